@@ -1,0 +1,45 @@
+# Afterhack: `make run` serves the app, `make test` runs the whole suite against real stores.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+VENV := .venv
+TOOLS := .tools
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+# The first interpreter >= 3.12 that actually runs: PYTHON=..., then the usual names, then pyenv's.
+PYTHON_CANDIDATES := $(PYTHON) python3.13 python3.12 python3 $(sort $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python3))
+FIND_PYTHON := for c in $(PYTHON_CANDIDATES); do \
+  if "$$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then command -v "$$c"; exit 0; fi; \
+done; echo "No Python >= 3.12 found: install one or run make PYTHON=/path/to/python3.12" >&2; exit 1
+
+.PHONY: run test lint format bench env clean-env
+
+$(VENV)/.synced: pyproject.toml uv.lock
+	@py=$$($(FIND_PYTHON)) && echo "Using $$py" && \
+	if [ ! -x $(TOOLS)/bin/uv ]; then "$$py" -m venv $(TOOLS) && $(TOOLS)/bin/pip install --quiet "uv==0.13.8"; fi && \
+	$(TOOLS)/bin/uv sync --frozen --python "$$py"
+	@touch $@
+
+env: $(VENV)/.synced
+
+run: $(VENV)/.synced
+	$(VENV)/bin/python manage.py run
+
+test: $(VENV)/.synced lint
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+
+format: $(VENV)/.synced
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(VENV)/.synced
+	$(VENV)/bin/python -m bench
+
+clean-env:
+	rm -rf $(VENV) $(TOOLS)

@@ -1,0 +1,149 @@
+"""The JSON API at /api/v1: authentication, the error format, and the apps' routers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI, Schema
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import APIKeyCookie, HttpBearer
+
+from afterhack.graph import GraphError
+from workspaces import services as workspace_services
+from workspaces.auth import user_for_token
+from workspaces.services import InvalidInput
+
+
+class BearerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Any | None:
+        user = user_for_token(token)
+        if user is not None:
+            request.user = user
+        return user
+
+
+class BrowserSession(APIKeyCookie):
+    """The logged-in browser session; CSRF is checked on writes."""
+
+    param_name = "sessionid"
+
+    def authenticate(self, request: HttpRequest, key: str | None) -> Any | None:
+        user = getattr(request, "user", None)
+        return user if user is not None and user.is_authenticated else None
+
+
+api = NinjaAPI(
+    title="Afterhack API",
+    version="1",
+    urls_namespace="api",
+    auth=[BearerToken(), BrowserSession()],
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+)
+
+
+class ApiError(Exception):
+    """An error answered as {"error", "detail"} with its status code."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.extra = status, code, detail, extra
+
+
+class ErrorOut(Schema):
+    error: str
+    detail: str
+
+
+def error_response(request: HttpRequest, status: int, code: str, detail: str, **extra: Any) -> HttpResponse:
+    """The API's one error shape."""
+    return api.create_response(request, {"error": code, "detail": detail, **extra}, status=status)
+
+
+@api.exception_handler(ApiError)
+def on_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error_response(request, exc.status, exc.code, exc.detail, **exc.extra)
+
+
+@api.exception_handler(InvalidInput)
+def on_invalid_input(request: HttpRequest, exc: InvalidInput) -> HttpResponse:
+    return error_response(request, 422, "invalid_input", str(exc))
+
+
+@api.exception_handler(AuthenticationError)
+def on_unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return error_response(request, 401, "unauthorized", "Send a valid API token as 'Authorization: Bearer <token>'.")
+
+
+@api.exception_handler(Http404)
+def on_not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return error_response(request, 404, "not_found", str(exc) or "Not found.")
+
+
+@api.exception_handler(PermissionDenied)
+def on_forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    return error_response(request, 403, "forbidden", str(exc) or "You are not allowed to do this.")
+
+
+@api.exception_handler(ValidationError)
+def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    return error_response(request, 422, "invalid_input", describe_validation_errors(exc.errors))
+
+
+@api.exception_handler(HttpError)
+def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    code = {400: "invalid_input", 401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
+    status = 422 if exc.status_code == 400 else exc.status_code
+    return error_response(request, status, code, str(exc.message))
+
+
+@api.exception_handler(GraphError)
+def on_graph_error(request: HttpRequest, exc: GraphError) -> HttpResponse:
+    return error_response(request, 503, "unavailable", "The graph database is not answering; try again shortly.")
+
+
+def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
+    """Pydantic's errors as one sentence a person can act on."""
+    parts = []
+    for error in errors[:5]:
+        location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
+        where = ".".join(location) or "the request body"
+        message = str(error.get("msg", "is invalid"))
+        if error.get("type") == "json_invalid":
+            parts.append("The request body is not valid JSON.")
+        elif error.get("type") == "missing":
+            parts.append(f"'{where}' is required.")
+        else:
+            parts.append(f"'{where}': {message}.")
+    return " ".join(dict.fromkeys(parts)) or "The request is not valid."
+
+
+class TokenIn(Schema):
+    username: str
+    password: str
+
+
+class TokenOut(Schema):
+    token: str
+
+
+@api.post("/auth/token", auth=None, response={200: TokenOut, 401: ErrorOut}, tags=["auth"])
+def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
+    """Exchanges a username and password for a bearer token."""
+    user = authenticate(request, username=payload.username, password=payload.password)
+    if user is None or not user.is_active:
+        raise ApiError(401, "unauthorized", "Wrong username or password.")
+    _, raw = workspace_services.token_issue(user=user, name="auth/token")
+    return {"token": raw}
+
+
+def _add_routers() -> None:
+    from workspaces.api import router as workspaces_router
+
+    api.add_router("/workspaces", workspaces_router)
+
+
+_add_routers()

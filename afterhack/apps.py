@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AfterhackConfig(AppConfig):
+    name = "afterhack"
+    verbose_name = "Afterhack"

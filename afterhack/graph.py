@@ -1,0 +1,111 @@
+"""The one gateway to FalkorDB: per-workspace graph handles, parameterized queries, timing, errors.
+
+No other module imports `falkordb`. A graph is only ever reached through a workspace, whose
+graph name is derived from its server-generated UUID, so no request can name a graph.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Protocol
+
+import redis
+from django.conf import settings
+from falkordb import FalkorDB
+
+logger = logging.getLogger("afterhack.graph")
+
+Row = list[Any]
+
+
+class HasGraph(Protocol):
+    """Anything that names its graph: a workspace."""
+
+    @property
+    def graph_name(self) -> str: ...
+
+
+class GraphError(RuntimeError):
+    """A FalkorDB call failed; the message says what and why, in words."""
+
+
+_local = threading.local()
+
+
+def client() -> FalkorDB:
+    """This thread's FalkorDB client (lazy; one connection pool per thread)."""
+    db = getattr(_local, "db", None)
+    if db is None or getattr(_local, "url", None) != settings.FALKORDB_URL:
+        db = FalkorDB.from_url(settings.FALKORDB_URL, socket_timeout=60, socket_connect_timeout=5)
+        _local.db, _local.url = db, settings.FALKORDB_URL
+    return db
+
+
+def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
+    graph = client().select_graph(workspace.graph_name)
+    started = time.perf_counter()
+    try:
+        if read_only:
+            result = graph.ro_query(cypher, params or {}, timeout=settings.GRAPH_READ_TIMEOUT_MS)
+        else:
+            result = graph.query(cypher, params or {})
+    except redis.exceptions.ResponseError as error:
+        raise GraphError(f"The graph refused a query: {error}") from error
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error
+    finally:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        logger.debug("graph=%s ro=%s %.1fms %s", workspace.graph_name, read_only, elapsed_ms, cypher.split("\n", 2)[:2])
+    return list(result.result_set)
+
+
+def query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[Row]:
+    """Runs one (atomic) write query on the workspace's graph; returns its rows."""
+    return _run(workspace, cypher, params, read_only=False)
+
+
+def ro_query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[Row]:
+    """Runs one read-only query, stopped after GRAPH_READ_TIMEOUT_MS; returns its rows."""
+    return _run(workspace, cypher, params, read_only=True)
+
+
+def graph_exists(workspace: HasGraph) -> bool:
+    """True when the workspace's graph has been created in FalkorDB."""
+    try:
+        return workspace.graph_name in client().list_graphs()
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error
+
+
+def graph_delete(workspace: HasGraph) -> None:
+    """Deletes the workspace's graph and everything in it."""
+    try:
+        client().select_graph(workspace.graph_name).delete()
+    except redis.exceptions.ResponseError as error:
+        if "empty key" not in str(error).lower() and "invalid graph" not in str(error).lower():
+            raise GraphError(f"The graph could not be deleted: {error}") from error
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error
+
+
+def list_graph_names() -> list[str]:
+    """Names of every graph on the server (for tests and operations, never for requests)."""
+    try:
+        return list(client().list_graphs())
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error
+
+
+def delete_graph_named(name: str) -> None:
+    """Deletes a graph by name (test clean-up and operations only)."""
+    client().select_graph(name).delete()
+
+
+def ping() -> None:
+    """Raises GraphError unless the FalkorDB server answers."""
+    try:
+        client().connection.ping()
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error

@@ -1,0 +1,163 @@
+"""Django settings for Afterhack; everything that differs per machine comes from the environment."""
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from afterhack import embedded
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = embedded.data_dir()
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    """True for 1/true/yes/on, False for 0/false/no/off, else the default."""
+    value = os.environ.get(name, "").strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    return default
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """A Django DATABASES entry from a postgres:// URL (host may be a socket dir in ?host=)."""
+    parsed = urlparse(url)
+    query = parse_qs(parsed.query)
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")) or "afterhack",
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": query.get("host", [parsed.hostname or ""])[0],
+        "PORT": str(parsed.port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": {"connect_timeout": 5},
+    }
+
+
+def secret_key() -> str:
+    """DJANGO_SECRET_KEY, else a random key kept in the data dir so sessions survive restarts."""
+    if key := os.environ.get("DJANGO_SECRET_KEY"):
+        return key
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        import secrets
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SERVICES = embedded.service_urls()
+
+SECRET_KEY = secret_key()
+DEBUG = env_flag("DJANGO_DEBUG")
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "ninja",
+    "afterhack",
+    "workspaces",
+    "claims",
+    "agents",
+    "corrections",
+]
+
+# The company portal's reverse proxy names the logged-in user in this header. Only set it
+# when every request reaches Django through that proxy, which must strip the header from
+# clients: anyone who can send it directly can log in as anyone.
+REMOTE_USER_HEADER = os.environ.get("AFTERHACK_REMOTE_USER_HEADER", "").strip()
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    *(["workspaces.auth.PortalRemoteUserMiddleware"] if REMOTE_USER_HEADER else []),
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    *(["workspaces.auth.PortalRemoteUserBackend"] if REMOTE_USER_HEADER else []),
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+ROOT_URLCONF = "afterhack.urls"
+WSGI_APPLICATION = "afterhack.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_from_url(SERVICES.database_url)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+FALKORDB_URL = SERVICES.falkordb_url
+# Reads that run longer than this are stopped by FalkorDB (writes are not: it can't).
+GRAPH_READ_TIMEOUT_MS = int(os.environ.get("AFTERHACK_GRAPH_READ_TIMEOUT_MS", "10000"))
+
+CELERY_BROKER_URL = SERVICES.broker_url
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "workspaces:list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {
+        "afterhack": {"handlers": ["console"], "level": os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")},
+        "workspaces": {"handlers": ["console"], "level": os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")},
+    },
+}

@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+from afterhack.api import api
+from afterhack.health import healthz
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="workspaces:list", permanent=False)),
+    path("healthz", healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("w/", include("workspaces.urls")),
+]

@@ -1,0 +1,62 @@
+"""Who may see and change a workspace: the first line of every view and endpoint.
+
+An outsider gets 404 (exactly as if the workspace did not exist), a viewer who tries to
+write gets 403. Membership in PostgreSQL is the single source of truth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from workspaces.models import Membership, Workspace
+
+
+class WorkspaceNotFound(Http404):
+    """No such workspace for this user (it may exist for others)."""
+
+
+class WorkspaceForbidden(PermissionDenied):
+    """The user is a member but their role does not allow this."""
+
+
+def _membership(user: Any, ws_id: UUID | str) -> Membership:
+    if not getattr(user, "is_authenticated", False):
+        raise WorkspaceNotFound("No such workspace.")
+    try:
+        ws_uuid = ws_id if isinstance(ws_id, UUID) else UUID(str(ws_id))
+    except ValueError:
+        raise WorkspaceNotFound("No such workspace.") from None
+    membership = Membership.objects.select_related("workspace").filter(user=user, workspace_id=ws_uuid).first()
+    if membership is None:
+        raise WorkspaceNotFound("No such workspace.")
+    return membership
+
+
+def get_membership(user: Any, ws_id: UUID | str) -> Membership:
+    """The user's membership of the workspace; 404 for outsiders."""
+    return _membership(user, ws_id)
+
+
+def get_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
+    """The workspace, for any member to read; 404 for outsiders."""
+    return _membership(user, ws_id).workspace
+
+
+def get_rw_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
+    """The workspace, for a reviewer or admin to change; 404 outsiders, 403 viewers."""
+    membership = _membership(user, ws_id)
+    if not membership.can_write:
+        raise WorkspaceForbidden("Viewers can read this workspace but not change it.")
+    return membership.workspace
+
+
+def get_admin_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
+    """The workspace, for its admins to manage; 404 outsiders, 403 everyone else."""
+    membership = _membership(user, ws_id)
+    if not membership.is_admin:
+        raise WorkspaceForbidden("Only this workspace's admins can manage its members.")
+    return membership.workspace

@@ -1,0 +1,49 @@
+"""How people and programs prove who they are: portal single sign-on and API tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.backends import RemoteUserBackend
+from django.contrib.auth.middleware import PersistentRemoteUserMiddleware
+from django.utils import timezone
+
+from workspaces.models import ApiToken, hash_token
+
+
+def _meta_key(header: str) -> str:
+    """`X-Forwarded-User` → `HTTP_X_FORWARDED_USER`, the way Django names request headers."""
+    return "HTTP_" + header.upper().replace("-", "_")
+
+
+class PortalRemoteUserMiddleware(PersistentRemoteUserMiddleware):
+    """Logs in the user the company portal's proxy names in AFTERHACK_REMOTE_USER_HEADER.
+
+    Persistent: a request without the header (an API call with a token, say) keeps the
+    session it has rather than being logged out.
+    """
+
+    def __init__(self, get_response: Any) -> None:
+        self.header = _meta_key(settings.REMOTE_USER_HEADER)
+        super().__init__(get_response)
+
+
+class PortalRemoteUserBackend(RemoteUserBackend):
+    """Creates a user the first time the portal names them; portal users get no password."""
+
+    create_unknown_user = True
+
+    def clean_username(self, username: str) -> str:
+        return username.strip()[:150]
+
+
+def user_for_token(raw: str) -> Any | None:
+    """The active user a bearer token belongs to, or None; records when it was last used."""
+    if not raw:
+        return None
+    token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(raw), revoked_at__isnull=True).first()
+    if token is None or not token.user.is_active:
+        return None
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token.user

@@ -1,0 +1,145 @@
+"""Workspaces, who belongs to them with which role, API tokens, and the append-only audit trail."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.db import models
+
+NAME_MAX_LENGTH = 200
+
+
+class Role(models.TextChoices):
+    VIEWER = "viewer", "Viewer"
+    REVIEWER = "reviewer", "Reviewer"
+    ADMIN = "admin", "Admin"
+
+
+class Workspace(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=NAME_MAX_LENGTH)
+    # Off by default: alternative support from the corrected claim's own source version counts.
+    independent_sources = models.BooleanField(
+        default=False,
+        help_text="Count a justification as alternative support only if none of its claims "
+        "comes from the corrected claim's source version.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    members: models.ManyToManyField[Any, Any] = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="workspaces"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def graph_name(self) -> str:
+        """The FalkorDB graph of this workspace, derived from its server-generated UUID."""
+        return f"ws_{self.id.hex}"
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace"], name="one_membership_per_user"),
+            models.CheckConstraint(condition=models.Q(role__in=Role.values), name="membership_role_known"),
+        ]
+        ordering = ["workspace__name", "user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.workspace} · {self.role}"
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in (Role.REVIEWER, Role.ADMIN)
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == Role.ADMIN
+
+
+class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AuditEventImmutable("Audit events are append-only: they cannot be updated.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AuditEventImmutable("Audit events are append-only: they cannot be deleted.")
+
+
+class AuditEventImmutable(Exception):
+    """Raised on any attempt to change or remove an audit event."""
+
+
+class AuditEvent(models.Model):
+    """One thing someone did. Append-only: a database trigger refuses UPDATE and DELETE."""
+
+    # PROTECT: a person or workspace with history cannot disappear from under its audit trail.
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True)
+    actor_name = models.CharField(max_length=150)
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, null=True, blank=True)
+    verb = models.CharField(max_length=64)
+    target = models.CharField(max_length=255, blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    objects: ClassVar[AuditEventQuerySet] = AuditEventQuerySet.as_manager()  # type: ignore[assignment]
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["workspace", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_name} {self.verb} {self.target}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AuditEventImmutable("Audit events are append-only: they cannot be updated.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AuditEventImmutable("Audit events are append-only: they cannot be deleted.")
+
+
+TOKEN_PREFIX = "ah_"
+
+
+def hash_token(raw: str) -> str:
+    """The stored form of a token: its SHA-256 (tokens are random, so no salt is needed)."""
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API; only its hash is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, default="API token")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    hint = models.CharField(max_length=16, editable=False, help_text="The first characters, to tell tokens apart.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}…) for {self.user}"
+
+    @classmethod
+    def issue(cls, *, user: Any, name: str = "API token") -> tuple[ApiToken, str]:
+        """A new token for `user` and its raw value, which is shown once and never stored."""
+        raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name, key_hash=hash_token(raw), hint=raw[:8])
+        return token, raw

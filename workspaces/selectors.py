@@ -1,0 +1,46 @@
+"""Reads of workspaces, memberships and the audit trail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from afterhack import graph
+from workspaces import graph as workspace_graph
+from workspaces.models import AuditEvent, Membership, Workspace
+
+
+def memberships_for_user(*, user: Any) -> QuerySet[Membership]:
+    """The user's memberships, with their workspaces, by workspace name."""
+    return Membership.objects.filter(user=user).select_related("workspace").order_by("workspace__name")
+
+
+def members_of(*, workspace: Workspace) -> QuerySet[Membership]:
+    """The workspace's memberships with their users, by username."""
+    return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
+
+
+def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEvent]:
+    """The workspace's newest audit events."""
+    return AuditEvent.objects.filter(workspace=workspace).order_by("-created_at", "-id")[:limit]
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    members: int
+    revision: int | None
+    counts: dict[str, int]
+    graph_error: str | None
+
+
+def dashboard(*, workspace: Workspace) -> Dashboard:
+    """Member count and the graph's node counts for the workspace dashboard."""
+    members = Membership.objects.filter(workspace=workspace).count()
+    try:
+        revision = workspace_graph.graph_revision(workspace=workspace, workspace_id=str(workspace.id))
+        counts = workspace_graph.node_counts(workspace=workspace)
+    except graph.GraphError as error:
+        return Dashboard(members, None, dict.fromkeys(workspace_graph.COUNTED_LABELS, 0), str(error))
+    return Dashboard(members, revision, counts, None)

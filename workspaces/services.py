@@ -1,0 +1,141 @@
+"""Writes: workspaces, memberships, tokens; each with its audit event in the same transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from workspaces import graph as workspace_graph
+from workspaces.models import NAME_MAX_LENGTH, ApiToken, AuditEvent, Membership, Role, Workspace
+
+
+class InvalidInput(ValueError):
+    """Input a person must fix; the message says what is wrong, in words."""
+
+
+def record_event(*, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None) -> AuditEvent:
+    """Appends one audit event (call it inside the transaction of the change it records)."""
+    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
+    return AuditEvent.objects.create(
+        actor=actor if authenticated else None,
+        actor_name=actor.get_username() if authenticated else "system",
+        workspace=workspace,
+        verb=verb,
+        target=target[:255],
+        payload=payload or {},
+    )
+
+
+def clean_workspace_name(name: Any) -> str:
+    """The name stripped of surrounding space, or InvalidInput saying what is wrong with it."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("A workspace needs a name.")
+    name = name.strip()
+    if len(name) > NAME_MAX_LENGTH:
+        raise InvalidInput(f"A workspace name can be at most {NAME_MAX_LENGTH} characters (this one has {len(name)}).")
+    if "\x00" in name:
+        raise InvalidInput("A workspace name cannot contain NUL characters.")
+    return name
+
+
+def clean_role(role: Any) -> Role:
+    """The role, or InvalidInput naming the roles there are."""
+    if role not in Role.values:
+        raise InvalidInput(f"Unknown role {role!r}: choose viewer, reviewer or admin.")
+    return Role(role)
+
+
+def workspace_create(*, name: str, creator: Any, creator_is_admin: bool = True) -> Workspace:
+    """A new workspace with its own graph; the creator becomes its admin unless told otherwise."""
+    return workspace_register(workspace=Workspace(name=name), creator=creator, creator_is_admin=creator_is_admin)
+
+
+def workspace_register(*, workspace: Workspace, creator: Any, creator_is_admin: bool = True) -> Workspace:
+    """Saves a new (unsaved) workspace, creates its graph and indexes, and audits it."""
+    workspace.name = clean_workspace_name(workspace.name)
+    with transaction.atomic():
+        workspace.save(force_insert=True)
+        if creator_is_admin:
+            Membership.objects.create(user=creator, workspace=workspace, role=Role.ADMIN)
+        record_event(actor=creator, workspace=workspace, verb="workspace.created", target=workspace.name)
+        # Last, so a failure here rolls the rows back; an empty orphan graph is harmless.
+        workspace_graph.graph_create(
+            workspace=workspace, workspace_id=str(workspace.id), created_at=timezone.now().isoformat()
+        )
+    return workspace
+
+
+def _user_named(username: Any) -> Any:
+    if not isinstance(username, str) or not username.strip():
+        raise InvalidInput("Give the username of the person to add.")
+    user = get_user_model().objects.filter(username=username.strip(), is_active=True).first()
+    if user is None:
+        raise InvalidInput(f"There is no active user called {username.strip()!r}.")
+    return user
+
+
+def _other_admins(membership: Membership) -> bool:
+    return (
+        Membership.objects.filter(workspace=membership.workspace, role=Role.ADMIN)
+        .exclude(pk=membership.pk)
+        .exists()
+    )
+
+
+def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) -> Membership:
+    """Adds a user to the workspace with a role."""
+    role = clean_role(role)
+    user = _user_named(username)
+    with transaction.atomic():
+        if Membership.objects.filter(workspace=workspace, user=user).exists():
+            raise InvalidInput(f"{user.get_username()} is already a member; change their role instead.")
+        membership = Membership.objects.create(workspace=workspace, user=user, role=role)
+        record_event(actor=actor, workspace=workspace, verb="member.added", target=user.get_username(), payload={"role": role})
+    return membership
+
+
+def _membership_in(workspace: Workspace, membership_id: Any) -> Membership:
+    membership = Membership.objects.select_related("user").filter(workspace=workspace, pk=membership_id).first()
+    if membership is None:
+        raise InvalidInput("That person is not a member of this workspace.")
+    return membership
+
+
+def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, actor: Any) -> Membership:
+    """Gives a member another role; the last admin cannot be demoted."""
+    role = clean_role(role)
+    with transaction.atomic():
+        membership = _membership_in(workspace, membership_id)
+        before = membership.role
+        if before == Role.ADMIN and role != Role.ADMIN and not _other_admins(membership):
+            raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")
+        if before != role:
+            membership.role = role
+            membership.save(update_fields=["role"])
+            record_event(
+                actor=actor, workspace=workspace, verb="member.role_changed",
+                target=membership.user.get_username(), payload={"from": before, "to": role},
+            )  # fmt: skip
+    return membership
+
+
+def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> None:
+    """Removes a member; the last admin cannot be removed."""
+    with transaction.atomic():
+        membership = _membership_in(workspace, membership_id)
+        if membership.role == Role.ADMIN and not _other_admins(membership):
+            raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")
+        username = membership.user.get_username()
+        membership.delete()
+        record_event(actor=actor, workspace=workspace, verb="member.removed", target=username, payload={"role": membership.role})
+
+
+def token_issue(*, user: Any, name: str = "API token", actor: Any = None) -> tuple[ApiToken, str]:
+    """A new API token for the user and its raw value, which is shown once and never stored."""
+    with transaction.atomic():
+        token, raw = ApiToken.issue(user=user, name=name[:100] or "API token")
+        record_event(actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}")
+    return token, raw
