@@ -32,7 +32,7 @@ test: $(VENV)/.synced lint
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy .
+	AFTERHACK_STORES=none $(VENV)/bin/mypy .
 
 format: $(VENV)/.synced
 	$(VENV)/bin/ruff format .

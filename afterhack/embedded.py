@@ -57,6 +57,10 @@ def service_urls() -> ServiceUrls:
     """URLs of the stores this process should use, starting embedded servers if needed."""
     database_url = os.environ.get("DATABASE_URL", "")
     falkordb_url = os.environ.get("FALKORDB_URL", "")
+    if os.environ.get("AFTERHACK_STORES") == "none":
+        # Type checking and other tools that load settings but never touch a store.
+        database_url = database_url or "postgresql://unused@localhost/unused"
+        falkordb_url = falkordb_url or "redis://localhost:1/0"
     if not database_url or not falkordb_url:
         services = EmbeddedServices.shared()
         if not database_url:

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from django.http import HttpRequest
 from ninja import Router, Schema
+from ninja.responses import Status
 
 from afterhack.api import ApiError, ErrorOut
 from workspaces import selectors, services
@@ -43,7 +44,7 @@ def workspace_create(request: HttpRequest, payload: WorkspaceIn) -> Any:
     if not request.user.has_perm("workspaces.add_workspace"):
         raise ApiError(403, "forbidden", "You are not allowed to create workspaces; ask an administrator.")
     workspace = services.workspace_create(name=payload.name, creator=request.user)
-    return 201, {"id": workspace.id, "name": workspace.name, "role": "admin"}
+    return Status(201, {"id": workspace.id, "name": workspace.name, "role": "admin"})
 
 
 @router.get("", response={200: list[WorkspaceOut], **ERRORS})
@@ -67,4 +68,4 @@ def member_add(request: HttpRequest, ws_id: str, payload: MemberIn) -> Any:
     """Adds a member with a role (workspace admins only)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.member_add(workspace=workspace, username=payload.username, role=payload.role, actor=request.user)
-    return 201, {"username": membership.user.get_username(), "role": membership.role}
+    return Status(201, {"username": membership.user.get_username(), "role": membership.role})

@@ -1,0 +1,85 @@
+"""Fixtures on the real stores: users, workspaces with graphs, API clients; graphs cleaned per test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from afterhack import graph
+from workspaces import services
+from workspaces.models import Role, Workspace
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(autouse=True)
+def _clean_graphs() -> Iterator[None]:
+    """Deletes every graph a test created, so each test starts from the graphs it found."""
+    before = set(graph.list_graph_names())
+    yield
+    for name in set(graph.list_graph_names()) - before:
+        graph.delete_graph_named(name)
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., Any]:
+    def make(username: str, **extra: Any) -> Any:
+        return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
+
+    return make
+
+
+@dataclass
+class Trio:
+    """A workspace seen by its admin (owner), a reviewer, a viewer, and an outsider."""
+
+    workspace: Workspace
+    owner: Any
+    reviewer: Any
+    viewer: Any
+    outsider: Any
+
+
+@pytest.fixture
+def trio(make_user: Callable[..., Any]) -> Trio:
+    owner = make_user("olivia", is_staff=False)
+    workspace = services.workspace_create(name="Launch planning", creator=owner)
+    reviewer, viewer, outsider = make_user("rita"), make_user("victor"), make_user("oscar")
+    services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=owner)
+    services.member_add(workspace=workspace, username="victor", role=Role.VIEWER, actor=owner)
+    return Trio(workspace, owner, reviewer, viewer, outsider)
+
+
+def client_for(user: Any) -> Client:
+    """A browser-like client logged in as `user`."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+class ApiClient:
+    """A JSON client for /api/v1 that sends a bearer token."""
+
+    def __init__(self, token: str | None) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str) -> Any:
+        return self.client.get("/api/v1" + path, headers=self.headers)
+
+    def post(self, path: str, body: Any = None, *, raw: str | None = None) -> Any:
+        import json
+
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        return self.client.post("/api/v1" + path, data=data, content_type="application/json", headers=self.headers)
+
+
+def api_for(user: Any) -> ApiClient:
+    """An API client holding a fresh token of `user`."""
+    _, raw = services.token_issue(user=user)
+    return ApiClient(raw)

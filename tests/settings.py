@@ -1,0 +1,51 @@
+"""Settings for the test suite: the app's settings on stores of its own.
+
+Order of preference for each store: an explicit URL (`DATABASE_URL`, `FALKORDB_URL`), then
+a Docker container when `DATABASE_BACKEND=docker` / `FALKORDB_BACKEND=docker` (needs a
+Docker engine), else the embedded servers in a fresh temp data dir that is removed at exit.
+"""
+
+import atexit
+import os
+import tempfile
+from pathlib import Path
+
+from afterhack import embedded
+
+
+def _docker_stores() -> None:
+    if os.environ.get("FALKORDB_BACKEND") == "docker" and not os.environ.get("FALKORDB_URL"):
+        from testcontainers.core.container import DockerContainer
+        from testcontainers.core.waiting_utils import wait_for_logs
+
+        falkordb = DockerContainer("falkordb/falkordb:latest").with_exposed_ports(6379)
+        falkordb.start()
+        wait_for_logs(falkordb, "Ready to accept connections")
+        atexit.register(falkordb.stop)
+        host, port = falkordb.get_container_host_ip(), falkordb.get_exposed_port(6379)
+        os.environ["FALKORDB_URL"] = f"redis://{host}:{port}/0"
+    if os.environ.get("DATABASE_BACKEND") == "docker" and not os.environ.get("DATABASE_URL"):
+        from testcontainers.postgres import PostgresContainer
+
+        postgres = PostgresContainer("postgres:18", driver=None)
+        postgres.start()
+        atexit.register(postgres.stop)
+        os.environ["DATABASE_URL"] = postgres.get_connection_url()
+
+
+def _test_data_dir() -> Path:
+    # Never the developer's data dir: the suite starts from empty stores every run.
+    root = Path(tempfile.mkdtemp(prefix="ah-test-"))
+    os.environ["AFTERHACK_DATA_DIR"] = str(root)
+    atexit.register(embedded.wipe, root)
+    return root
+
+
+_docker_stores()
+TEST_DATA_DIR = _test_data_dir()
+
+from afterhack.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True

@@ -1,0 +1,80 @@
+"""Every workspace page and endpoint: allowed for members, 403 for a viewer's writes, 404 for outsiders."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.conftest import Trio, api_for, client_for
+from workspaces.models import AuditEvent, Membership
+
+pytestmark = pytest.mark.django_db
+
+
+class PageAccessTests:
+    @pytest.mark.parametrize("page", ["dashboard", "members"])
+    def test_it_hides_every_workspace_page_from_outsiders(self, trio: Trio, page: str) -> None:
+        url = f"/w/{trio.workspace.id}/" + ("" if page == "dashboard" else "members/")
+        response = client_for(trio.outsider).get(url)
+        assert response.status_code == 404
+        assert b"Launch planning" not in response.content
+
+    def test_it_shows_the_dashboard_to_every_member(self, trio: Trio) -> None:
+        for user in (trio.owner, trio.reviewer, trio.viewer):
+            response = client_for(user).get(f"/w/{trio.workspace.id}/")
+            assert response.status_code == 200
+            assert b"Launch planning" in response.content
+
+    def test_it_lets_only_admins_manage_members(self, trio: Trio) -> None:
+        assert client_for(trio.owner).get(f"/w/{trio.workspace.id}/members/").status_code == 200
+        assert client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/members/").status_code == 403
+        assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/members/").status_code == 403
+
+    def test_it_refuses_member_writes_from_viewers_and_outsiders_without_writing(self, trio: Trio) -> None:
+        url = f"/w/{trio.workspace.id}/members/add"
+        before = (Membership.objects.count(), AuditEvent.objects.count())
+        assert client_for(trio.viewer).post(url, {"username": "oscar", "role": "admin"}).status_code == 403
+        assert client_for(trio.outsider).post(url, {"username": "oscar", "role": "admin"}).status_code == 404
+        assert (Membership.objects.count(), AuditEvent.objects.count()) == before
+
+    def test_it_answers_404_for_a_workspace_that_does_not_exist(self, trio: Trio) -> None:
+        assert client_for(trio.owner).get(f"/w/{uuid.uuid4()}/").status_code == 404
+
+    def test_it_sends_anonymous_visitors_to_the_login_page(self, trio: Trio) -> None:
+        from django.test import Client
+
+        response = Client().get(f"/w/{trio.workspace.id}/")
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/")
+
+
+class ApiAccessTests:
+    def test_it_lists_only_the_callers_workspaces(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+        response = api_for(trio.viewer).get("/workspaces")
+        assert response.status_code == 200
+        assert response.json() == [{"id": str(trio.workspace.id), "name": "Launch planning", "role": "viewer"}]
+        assert api_for(trio.outsider).get("/workspaces").json() == []
+
+    def test_it_answers_404_to_outsiders_exactly_as_for_a_missing_workspace(self, trio: Trio) -> None:
+        outsider = api_for(trio.outsider)
+        real = outsider.post(f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "admin"})
+        missing = outsider.post(f"/workspaces/{uuid.uuid4()}/members", {"username": "oscar", "role": "admin"})
+        assert real.status_code == missing.status_code == 404
+        assert real.json() == missing.json()
+        assert real.json()["error"] == "not_found"
+
+    def test_it_forbids_viewers_and_reviewers_from_adding_members(self, trio: Trio) -> None:
+        for user in (trio.viewer, trio.reviewer):
+            response = api_for(user).post(f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "viewer"})
+            assert response.status_code == 403
+            assert response.json()["error"] == "forbidden"
+            assert response.json()["detail"]
+        assert not Membership.objects.filter(user=trio.outsider).exists()
+
+    def test_it_lets_the_admin_add_a_member(self, trio: Trio) -> None:
+        response = api_for(trio.owner).post(f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "reviewer"})
+        assert response.status_code == 201
+        assert response.json() == {"username": "oscar", "role": "reviewer"}
+        assert Membership.objects.get(user=trio.outsider).role == "reviewer"
+        assert AuditEvent.objects.filter(verb="member.added", target="oscar", actor=trio.owner).exists()

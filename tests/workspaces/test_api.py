@@ -1,0 +1,134 @@
+"""The workspace API: tokens, creating workspaces, members, and the error format for bad input."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from afterhack import graph
+from tests.conftest import PASSWORD, ApiClient, Trio, api_for
+from workspaces import graph as workspace_graph
+from workspaces.models import ApiToken, AuditEvent, Membership, Workspace
+
+pytestmark = pytest.mark.django_db
+
+
+class TokenTests:
+    def test_it_issues_a_token_for_good_credentials_and_stores_only_its_hash(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        make_user("ada")
+        response = ApiClient(None).post("/auth/token", {"username": "ada", "password": PASSWORD})
+        assert response.status_code == 200
+        token = response.json()["token"]
+        stored = ApiToken.objects.get(user__username="ada")
+        assert stored.key_hash != token and token not in stored.key_hash
+        assert ApiClient(token).get("/workspaces").status_code == 200
+
+    def test_it_refuses_bad_credentials_with_401(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        make_user("ada")
+        response = ApiClient(None).post("/auth/token", {"username": "ada", "password": "wrong"})
+        assert response.status_code == 401
+        assert response.json()["error"] == "unauthorized"
+        assert not ApiToken.objects.exists()
+
+    @pytest.mark.parametrize("token", [None, "", "ah_not-a-real-token"])
+    def test_it_refuses_missing_or_bad_tokens_with_401(self, token: str | None) -> None:
+        response = ApiClient(token).get("/workspaces")
+        assert response.status_code == 401
+        assert response.json() == {
+            "error": "unauthorized",
+            "detail": "Send a valid API token as 'Authorization: Bearer <token>'.",
+        }
+
+    def test_it_refuses_a_revoked_token(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        from django.utils import timezone
+
+        user = make_user("ada")
+        client = api_for(user)
+        ApiToken.objects.filter(user=user).update(revoked_at=timezone.now())
+        assert client.get("/workspaces").status_code == 401
+
+
+class WorkspaceCreateTests:
+    def test_it_creates_a_workspace_with_its_graph_and_indexes(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada", is_superuser=True)
+        response = api_for(user).post("/workspaces", {"name": "  Research  "})
+        assert response.status_code == 201
+        body = response.json()
+        assert body["name"] == "Research" and body["role"] == "admin"
+        workspace = Workspace.objects.get(id=body["id"])
+        assert workspace.graph_name == "ws_" + workspace.id.hex
+        assert workspace.graph_name in graph.list_graph_names()
+        assert workspace_graph.graph_revision(workspace=workspace, workspace_id=str(workspace.id)) == 0
+        kinds = workspace_graph.index_kinds(workspace=workspace)
+        assert ("Claim", "id", "RANGE") in kinds and ("Claim", "statement", "FULLTEXT") in kinds
+        assert AuditEvent.objects.filter(verb="workspace.created", workspace=workspace).count() == 1
+
+    def test_it_needs_the_add_workspace_permission(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada")
+        response = api_for(user).post("/workspaces", {"name": "Research"})
+        assert response.status_code == 403
+        assert response.json()["error"] == "forbidden"
+        user.user_permissions.add(Permission.objects.get(codename="add_workspace"))
+        assert api_for(user).post("/workspaces", {"name": "Research"}).status_code == 201
+
+    @pytest.mark.parametrize(
+        ("body", "words"),
+        [
+            ({"name": ""}, "needs a name"),
+            ({"name": "   "}, "needs a name"),
+            ({"name": "x" * 201}, "at most 200"),
+            ({}, "'name' is required"),
+            ({"name": 12}, "name"),
+        ],
+    )
+    def test_it_refuses_bad_names_in_words_and_writes_nothing(self, make_user, body, words) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada", is_superuser=True)
+        graphs = set(graph.list_graph_names())
+        response = api_for(user).post("/workspaces", body)
+        assert response.status_code == 422
+        assert response.json()["error"] == "invalid_input"
+        assert words in response.json()["detail"]
+        assert not Workspace.objects.exists() and not AuditEvent.objects.filter(verb="workspace.created").exists()
+        assert set(graph.list_graph_names()) == graphs
+
+    def test_it_refuses_broken_json_with_422(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada", is_superuser=True)
+        response = api_for(user).post("/workspaces", raw='{"name": ')
+        assert response.status_code == 422
+        assert response.json()["error"] == "invalid_input"
+        assert not Workspace.objects.exists()
+
+
+class MemberApiTests:
+    @pytest.mark.parametrize(
+        ("body", "words"),
+        [
+            ({"username": "nobody", "role": "viewer"}, "no active user"),
+            ({"username": "oscar", "role": "owner"}, "Unknown role"),
+            ({"username": "", "role": "viewer"}, "Give the username"),
+            ({"username": "rita", "role": "viewer"}, "already a member"),
+        ],
+    )
+    def test_it_refuses_bad_members_in_words_and_writes_nothing(self, trio: Trio, body, words) -> None:  # type: ignore[no-untyped-def]
+        client = api_for(trio.owner)
+        before = list(Membership.objects.values_list("user__username", "role").order_by("pk"))
+        events = AuditEvent.objects.count()
+        response = client.post(f"/workspaces/{trio.workspace.id}/members", body)
+        assert response.status_code == 422
+        assert response.json()["error"] == "invalid_input"
+        assert words in response.json()["detail"]
+        assert list(Membership.objects.values_list("user__username", "role").order_by("pk")) == before
+        assert AuditEvent.objects.count() == events
+
+    def test_it_lists_members_for_the_admin(self, trio: Trio) -> None:
+        response = api_for(trio.owner).get(f"/workspaces/{trio.workspace.id}/members")
+        assert response.status_code == 200
+        assert {(m["username"], m["role"]) for m in response.json()} == {
+            ("olivia", "admin"), ("rita", "reviewer"), ("victor", "viewer"),
+        }  # fmt: skip
+
+    def test_it_serves_the_openapi_document(self) -> None:
+        response = ApiClient(None).get("/openapi.json")
+        assert response.status_code == 200
+        paths = response.json()["paths"]
+        assert "/api/v1/auth/token" in paths and "/api/v1/workspaces/{ws_id}/members" in paths

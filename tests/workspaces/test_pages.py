@@ -1,0 +1,147 @@
+"""The workspace pages: list, create, dashboard, and members management over HTMX."""
+
+from __future__ import annotations
+
+import pytest
+
+from afterhack import graph
+from tests.conftest import Trio, client_for
+from workspaces.models import AuditEvent, Membership, Workspace
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+class WorkspaceListTests:
+    def test_it_lists_my_workspaces_with_my_role_and_not_others(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+        from workspaces import services
+
+        stranger = make_user("sam", is_superuser=True)
+        services.workspace_create(name="Secret project", creator=stranger)
+        page = client_for(trio.viewer).get("/w/").content.decode()
+        assert "Launch planning" in page and "Viewer" in page
+        assert "Secret project" not in page
+
+    def test_it_creates_a_workspace_from_the_page(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada", is_superuser=True)
+        response = client_for(user).post("/w/new", {"name": "Research"})
+        workspace = Workspace.objects.get(name="Research")
+        assert response.status_code == 302 and response["Location"] == f"/w/{workspace.id}/"
+        assert workspace.graph_name in graph.list_graph_names()
+
+    def test_it_explains_a_bad_name_in_the_page_and_creates_nothing(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        user = make_user("ada", is_superuser=True)
+        response = client_for(user).post("/w/new", {"name": "x" * 201})
+        assert response.status_code == 422
+        assert "at most 200 characters" in response.content.decode()
+        assert not Workspace.objects.exists()
+
+    def test_it_forbids_creating_without_permission(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        response = client_for(make_user("ada")).post("/w/new", {"name": "Research"})
+        assert response.status_code == 403
+        assert not Workspace.objects.exists()
+
+
+class DashboardTests:
+    def test_it_shows_counts_from_the_graph_and_recent_activity(self, trio: Trio) -> None:
+        graph.query(trio.workspace, "CREATE (:Source {id: 's1'}), (:Claim {id: 'c1'}), (:Claim {id: 'c2'})")
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
+        assert "<strong>1</strong> sources" in page
+        assert "<strong>2</strong> claims" in page
+        assert "<strong>3</strong> members" in page
+        assert "member.added" in page
+
+
+class MembersPageTests:
+    def url(self, trio: Trio, tail: str = "") -> str:
+        return f"/w/{trio.workspace.id}/members/{tail}"
+
+    def test_it_adds_a_member_over_htmx_returning_only_the_section(self, trio: Trio) -> None:
+        response = client_for(trio.owner).post(self.url(trio, "add"), {"username": "oscar", "role": "viewer"}, headers=HTMX)
+        body = response.content.decode()
+        assert response.status_code == 200
+        assert body.lstrip().startswith('<section id="member-section">') and "<html" not in body
+        assert "oscar" in body and "oscar added as viewer" in body
+        assert Membership.objects.get(user=trio.outsider).role == "viewer"
+        assert AuditEvent.objects.filter(verb="member.added", target="oscar").count() == 1
+
+    def test_it_adds_a_member_without_javascript_too(self, trio: Trio) -> None:
+        response = client_for(trio.owner).post(self.url(trio, "add"), {"username": "oscar", "role": "reviewer"})
+        assert response.status_code == 302
+        assert Membership.objects.get(user=trio.outsider).role == "reviewer"
+
+    @pytest.mark.parametrize(
+        ("form", "words"),
+        [
+            ({"username": "nobody", "role": "viewer"}, "There is no active user called"),
+            ({"username": "oscar", "role": "owner"}, "Select a valid choice"),
+            ({"username": "", "role": "viewer"}, "This field is required"),
+        ],
+    )
+    def test_it_explains_bad_input_in_the_fragment_and_writes_nothing(self, trio: Trio, form, words) -> None:  # type: ignore[no-untyped-def]
+        events = AuditEvent.objects.count()
+        response = client_for(trio.owner).post(self.url(trio, "add"), form, headers=HTMX)
+        assert response.status_code == 422
+        assert words in response.content.decode()
+        assert not Membership.objects.filter(user=trio.outsider).exists()
+        assert AuditEvent.objects.count() == events
+
+    def test_it_changes_a_role_and_audits_it(self, trio: Trio) -> None:
+        membership = Membership.objects.get(user=trio.viewer)
+        response = client_for(trio.owner).post(self.url(trio, f"{membership.pk}/role"), {"role": "reviewer"}, headers=HTMX)
+        assert response.status_code == 200 and "victor is now reviewer" in response.content.decode()
+        membership.refresh_from_db()
+        assert membership.role == "reviewer"
+        event = AuditEvent.objects.get(verb="member.role_changed")
+        assert event.payload == {"from": "viewer", "to": "reviewer"} and event.actor == trio.owner
+
+    def test_it_removes_a_member_and_audits_it(self, trio: Trio) -> None:
+        membership = Membership.objects.get(user=trio.reviewer)
+        response = client_for(trio.owner).post(self.url(trio, f"{membership.pk}/remove"), headers=HTMX)
+        assert response.status_code == 200
+        assert not Membership.objects.filter(pk=membership.pk).exists()
+        assert AuditEvent.objects.filter(verb="member.removed", target="rita").exists()
+        assert client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/").status_code == 404
+
+    def test_it_keeps_the_last_admin(self, trio: Trio) -> None:
+        membership = Membership.objects.get(user=trio.owner)
+        client = client_for(trio.owner)
+        demoted = client.post(self.url(trio, f"{membership.pk}/role"), {"role": "viewer"}, headers=HTMX)
+        removed = client.post(self.url(trio, f"{membership.pk}/remove"), headers=HTMX)
+        assert demoted.status_code == removed.status_code == 422
+        assert "at least one admin" in removed.content.decode()
+        membership.refresh_from_db()
+        assert membership.role == "admin"
+
+    def test_it_refuses_a_membership_of_another_workspace(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+        from workspaces import services
+
+        other = services.workspace_create(name="Other", creator=trio.outsider)
+        foreign = Membership.objects.get(workspace=other)
+        response = client_for(trio.owner).post(self.url(trio, f"{foreign.pk}/remove"), headers=HTMX)
+        assert response.status_code == 422
+        assert Membership.objects.filter(pk=foreign.pk).exists()
+
+    def test_it_forbids_role_changes_by_viewers(self, trio: Trio) -> None:
+        membership = Membership.objects.get(user=trio.owner)
+        response = client_for(trio.viewer).post(self.url(trio, f"{membership.pk}/role"), {"role": "viewer"}, headers=HTMX)
+        assert response.status_code == 403
+        membership.refresh_from_db()
+        assert membership.role == "admin"
+
+
+class LoginTests:
+    def test_it_logs_in_with_a_password_and_explains_a_wrong_one(self, make_user) -> None:  # type: ignore[no-untyped-def]
+        from django.test import Client
+
+        from tests.conftest import PASSWORD
+
+        make_user("ada")
+        client = Client()
+        wrong = client.post("/accounts/login/", {"username": "ada", "password": "nope"})
+        assert wrong.status_code == 200 and "Wrong username or password" in wrong.content.decode()
+        right = client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
+        assert right.status_code == 302 and right["Location"] == "/w/"
+        assert client.post("/accounts/logout/").status_code == 302
+        assert client.get("/w/").status_code == 302
