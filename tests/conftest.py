@@ -16,6 +16,8 @@ from workspaces.models import Role, Workspace
 
 PASSWORD = "correct horse battery staple"
 
+MakeUser = Callable[..., Any]
+
 
 @pytest.fixture(autouse=True)
 def _clean_graphs() -> Iterator[None]:
@@ -27,7 +29,7 @@ def _clean_graphs() -> Iterator[None]:
 
 
 @pytest.fixture
-def make_user(db: None) -> Callable[..., Any]:
+def make_user(db: None) -> MakeUser:
     def make(username: str, **extra: Any) -> Any:
         return get_user_model().objects.create_user(username=username, password=PASSWORD, **extra)
 

@@ -67,5 +67,7 @@ def member_list(request: HttpRequest, ws_id: str) -> Any:
 def member_add(request: HttpRequest, ws_id: str, payload: MemberIn) -> Any:
     """Adds a member with a role (workspace admins only)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    membership = services.member_add(workspace=workspace, username=payload.username, role=payload.role, actor=request.user)
+    membership = services.member_add(
+        workspace=workspace, username=payload.username, role=payload.role, actor=request.user
+    )
     return Status(201, {"username": membership.user.get_username(), "role": membership.role})

@@ -25,7 +25,8 @@ class PortalRemoteUserMiddleware(PersistentRemoteUserMiddleware):
     """
 
     def __init__(self, get_response: Any) -> None:
-        self.header = _meta_key(settings.REMOTE_USER_HEADER)
+        # Read per instance, not at import, so the setting can differ between deployments and tests.
+        self.header = _meta_key(settings.REMOTE_USER_HEADER)  # type: ignore[misc]
         super().__init__(get_response)
 
 
@@ -36,6 +37,13 @@ class PortalRemoteUserBackend(RemoteUserBackend):
 
     def clean_username(self, username: str) -> str:
         return username.strip()[:150]
+
+    def configure_user(self, request: Any, user: Any, created: bool = True) -> Any:
+        # The portal vouches for them; a password login must never work for this account.
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        return user
 
 
 def user_for_token(raw: str) -> Any | None:

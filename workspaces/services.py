@@ -16,7 +16,9 @@ class InvalidInput(ValueError):
     """Input a person must fix; the message says what is wrong, in words."""
 
 
-def record_event(*, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None) -> AuditEvent:
+def record_event(
+    *, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None
+) -> AuditEvent:
     """Appends one audit event (call it inside the transaction of the change it records)."""
     authenticated = actor is not None and getattr(actor, "is_authenticated", False)
     return AuditEvent.objects.create(
@@ -78,11 +80,7 @@ def _user_named(username: Any) -> Any:
 
 
 def _other_admins(membership: Membership) -> bool:
-    return (
-        Membership.objects.filter(workspace=membership.workspace, role=Role.ADMIN)
-        .exclude(pk=membership.pk)
-        .exists()
-    )
+    return Membership.objects.filter(workspace=membership.workspace, role=Role.ADMIN).exclude(pk=membership.pk).exists()
 
 
 def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) -> Membership:
@@ -93,7 +91,9 @@ def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) ->
         if Membership.objects.filter(workspace=workspace, user=user).exists():
             raise InvalidInput(f"{user.get_username()} is already a member; change their role instead.")
         membership = Membership.objects.create(workspace=workspace, user=user, role=role)
-        record_event(actor=actor, workspace=workspace, verb="member.added", target=user.get_username(), payload={"role": role})
+        record_event(
+            actor=actor, workspace=workspace, verb="member.added", target=user.get_username(), payload={"role": role}
+        )
     return membership
 
 
@@ -130,12 +130,16 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> No
             raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")
         username = membership.user.get_username()
         membership.delete()
-        record_event(actor=actor, workspace=workspace, verb="member.removed", target=username, payload={"role": membership.role})
+        record_event(
+            actor=actor, workspace=workspace, verb="member.removed", target=username, payload={"role": membership.role}
+        )
 
 
 def token_issue(*, user: Any, name: str = "API token", actor: Any = None) -> tuple[ApiToken, str]:
     """A new API token for the user and its raw value, which is shown once and never stored."""
     with transaction.atomic():
         token, raw = ApiToken.issue(user=user, name=name[:100] or "API token")
-        record_event(actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}")
+        record_event(
+            actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}"
+        )
     return token, raw

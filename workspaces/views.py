@@ -7,11 +7,12 @@ from uuid import UUID
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from afterhack.graph import GraphError
+from afterhack.htmx import HtmxRequest
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
@@ -21,14 +22,14 @@ from workspaces.services import InvalidInput
 
 @require_GET
 @login_required
-def workspace_list(request: HttpRequest) -> HttpResponse:
+def workspace_list(request: HtmxRequest) -> HttpResponse:
     memberships = selectors.memberships_for_user(user=request.user)
     return render(request, "workspaces/workspace_list.html", {"memberships": memberships, "form": WorkspaceForm()})
 
 
 @require_POST
 @login_required
-def workspace_create(request: HttpRequest) -> HttpResponse:
+def workspace_create(request: HtmxRequest) -> HttpResponse:
     if not request.user.has_perm("workspaces.add_workspace"):
         raise PermissionDenied("You are not allowed to create workspaces; ask an administrator.")
     form = WorkspaceForm(request.POST)
@@ -47,7 +48,7 @@ def workspace_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-def dashboard(request: HttpRequest, ws_id: UUID) -> HttpResponse:
+def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     summary = selectors.dashboard(workspace=membership.workspace)
     context = {
@@ -59,7 +60,9 @@ def dashboard(request: HttpRequest, ws_id: UUID) -> HttpResponse:
     return render(request, "workspaces/dashboard.html", context)
 
 
-def _members_context(request: HttpRequest, workspace: Workspace, form: MemberAddForm | None = None) -> dict[str, object]:
+def _members_context(
+    request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None
+) -> dict[str, object]:
     return {
         "workspace": workspace,
         "members": selectors.members_of(workspace=workspace),
@@ -68,7 +71,9 @@ def _members_context(request: HttpRequest, workspace: Workspace, form: MemberAdd
     }
 
 
-def _members_response(request: HttpRequest, workspace: Workspace, form: MemberAddForm | None = None, status: int = 200) -> HttpResponse:
+def _members_response(
+    request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None, status: int = 200
+) -> HttpResponse:
     """The member section for HTMX, or the page again after a plain form post."""
     if request.htmx:
         context = _members_context(request, workspace, form)
@@ -78,14 +83,14 @@ def _members_response(request: HttpRequest, workspace: Workspace, form: MemberAd
 
 @require_GET
 @login_required
-def members(request: HttpRequest, ws_id: UUID) -> HttpResponse:
+def members(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     return render(request, "workspaces/members.html", _members_context(request, workspace))
 
 
 @require_POST
 @login_required
-def member_add(request: HttpRequest, ws_id: UUID) -> HttpResponse:
+def member_add(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     form = MemberAddForm(request.POST)
     if form.is_valid():
@@ -103,7 +108,7 @@ def member_add(request: HttpRequest, ws_id: UUID) -> HttpResponse:
 
 @require_POST
 @login_required
-def member_role(request: HttpRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
+def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     form = RoleForm(request.POST)
     try:
@@ -121,7 +126,7 @@ def member_role(request: HttpRequest, ws_id: UUID, membership_id: int) -> HttpRe
 
 @require_POST
 @login_required
-def member_remove(request: HttpRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
+def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     try:
         services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import Trio, api_for, client_for
+from tests.conftest import MakeUser, Trio, api_for, client_for
 from workspaces.models import AuditEvent, Membership
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ class PageAccessTests:
 
 
 class ApiAccessTests:
-    def test_it_lists_only_the_callers_workspaces(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_lists_only_the_callers_workspaces(self, trio: Trio, make_user: MakeUser) -> None:
         response = api_for(trio.viewer).get("/workspaces")
         assert response.status_code == 200
         assert response.json() == [{"id": str(trio.workspace.id), "name": "Launch planning", "role": "viewer"}]
@@ -66,14 +66,18 @@ class ApiAccessTests:
 
     def test_it_forbids_viewers_and_reviewers_from_adding_members(self, trio: Trio) -> None:
         for user in (trio.viewer, trio.reviewer):
-            response = api_for(user).post(f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "viewer"})
+            response = api_for(user).post(
+                f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "viewer"}
+            )
             assert response.status_code == 403
             assert response.json()["error"] == "forbidden"
             assert response.json()["detail"]
         assert not Membership.objects.filter(user=trio.outsider).exists()
 
     def test_it_lets_the_admin_add_a_member(self, trio: Trio) -> None:
-        response = api_for(trio.owner).post(f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "reviewer"})
+        response = api_for(trio.owner).post(
+            f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "reviewer"}
+        )
         assert response.status_code == 201
         assert response.json() == {"username": "oscar", "role": "reviewer"}
         assert Membership.objects.get(user=trio.outsider).role == "reviewer"

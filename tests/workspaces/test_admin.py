@@ -7,14 +7,14 @@ import re
 import pytest
 
 from afterhack import graph
-from tests.conftest import ApiClient, Trio, client_for
+from tests.conftest import ApiClient, MakeUser, Trio, client_for
 from workspaces.models import ApiToken, AuditEvent, Workspace
 
 pytestmark = pytest.mark.django_db
 
 
 class AdminTests:
-    def test_it_creates_a_workspace_with_its_graph_from_the_admin(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_creates_a_workspace_with_its_graph_from_the_admin(self, make_user: MakeUser) -> None:
         admin = make_user("root", is_staff=True, is_superuser=True)
         member = make_user("ada")
         form = {
@@ -30,13 +30,13 @@ class AdminTests:
         verbs = set(AuditEvent.objects.filter(workspace=workspace).values_list("verb", flat=True))
         assert verbs == {"workspace.created", "member.added"}
 
-    def test_it_lists_every_model_page(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_lists_every_model_page(self, trio: Trio, make_user: MakeUser) -> None:
         client = client_for(make_user("root", is_staff=True, is_superuser=True))
         for model in ("workspace", "membership", "auditevent", "apitoken"):
             assert client.get(f"/admin/workspaces/{model}/").status_code == 200
         assert client.get(f"/admin/workspaces/workspace/{trio.workspace.id}/change/").status_code == 200
 
-    def test_it_shows_a_new_token_once_and_stores_its_hash(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_shows_a_new_token_once_and_stores_its_hash(self, make_user: MakeUser) -> None:
         admin = make_user("root", is_staff=True, is_superuser=True)
         agent = make_user("agent")
         client = client_for(admin)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import Permission
 
 from afterhack import graph
-from tests.conftest import PASSWORD, ApiClient, Trio, api_for
+from tests.conftest import PASSWORD, ApiClient, MakeUser, Trio, api_for
 from workspaces import graph as workspace_graph
 from workspaces.models import ApiToken, AuditEvent, Membership, Workspace
 
@@ -14,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 class TokenTests:
-    def test_it_issues_a_token_for_good_credentials_and_stores_only_its_hash(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_issues_a_token_for_good_credentials_and_stores_only_its_hash(self, make_user: MakeUser) -> None:
         make_user("ada")
         response = ApiClient(None).post("/auth/token", {"username": "ada", "password": PASSWORD})
         assert response.status_code == 200
@@ -23,7 +25,7 @@ class TokenTests:
         assert stored.key_hash != token and token not in stored.key_hash
         assert ApiClient(token).get("/workspaces").status_code == 200
 
-    def test_it_refuses_bad_credentials_with_401(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_bad_credentials_with_401(self, make_user: MakeUser) -> None:
         make_user("ada")
         response = ApiClient(None).post("/auth/token", {"username": "ada", "password": "wrong"})
         assert response.status_code == 401
@@ -39,7 +41,7 @@ class TokenTests:
             "detail": "Send a valid API token as 'Authorization: Bearer <token>'.",
         }
 
-    def test_it_refuses_a_revoked_token(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_a_revoked_token(self, make_user: MakeUser) -> None:
         from django.utils import timezone
 
         user = make_user("ada")
@@ -49,7 +51,7 @@ class TokenTests:
 
 
 class WorkspaceCreateTests:
-    def test_it_creates_a_workspace_with_its_graph_and_indexes(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_creates_a_workspace_with_its_graph_and_indexes(self, make_user: MakeUser) -> None:
         user = make_user("ada", is_superuser=True)
         response = api_for(user).post("/workspaces", {"name": "  Research  "})
         assert response.status_code == 201
@@ -63,7 +65,7 @@ class WorkspaceCreateTests:
         assert ("Claim", "id", "RANGE") in kinds and ("Claim", "statement", "FULLTEXT") in kinds
         assert AuditEvent.objects.filter(verb="workspace.created", workspace=workspace).count() == 1
 
-    def test_it_needs_the_add_workspace_permission(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_needs_the_add_workspace_permission(self, make_user: MakeUser) -> None:
         user = make_user("ada")
         response = api_for(user).post("/workspaces", {"name": "Research"})
         assert response.status_code == 403
@@ -81,7 +83,9 @@ class WorkspaceCreateTests:
             ({"name": 12}, "name"),
         ],
     )
-    def test_it_refuses_bad_names_in_words_and_writes_nothing(self, make_user, body, words) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_bad_names_in_words_and_writes_nothing(
+        self, make_user: MakeUser, body: dict[str, Any], words: str
+    ) -> None:
         user = make_user("ada", is_superuser=True)
         graphs = set(graph.list_graph_names())
         response = api_for(user).post("/workspaces", body)
@@ -91,7 +95,7 @@ class WorkspaceCreateTests:
         assert not Workspace.objects.exists() and not AuditEvent.objects.filter(verb="workspace.created").exists()
         assert set(graph.list_graph_names()) == graphs
 
-    def test_it_refuses_broken_json_with_422(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_broken_json_with_422(self, make_user: MakeUser) -> None:
         user = make_user("ada", is_superuser=True)
         response = api_for(user).post("/workspaces", raw='{"name": ')
         assert response.status_code == 422
@@ -109,7 +113,9 @@ class MemberApiTests:
             ({"username": "rita", "role": "viewer"}, "already a member"),
         ],
     )
-    def test_it_refuses_bad_members_in_words_and_writes_nothing(self, trio: Trio, body, words) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_bad_members_in_words_and_writes_nothing(
+        self, trio: Trio, body: dict[str, Any], words: str
+    ) -> None:
         client = api_for(trio.owner)
         before = list(Membership.objects.values_list("user__username", "role").order_by("pk"))
         events = AuditEvent.objects.count()

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
 
-from tests.conftest import Trio, client_for
+from tests.conftest import MakeUser, Trio, client_for
 from workspaces.models import AuditEvent, AuditEventImmutable
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,7 @@ class AuditEventTests:
         assert AuditEvent.objects.count() == count
         assert not AuditEvent.objects.filter(verb="forged").exists()
 
-    def test_it_offers_no_add_change_or_delete_in_the_admin(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_offers_no_add_change_or_delete_in_the_admin(self, trio: Trio, make_user: MakeUser) -> None:
         admin = make_user("root", is_staff=True, is_superuser=True)
         client = client_for(admin)
         event = AuditEvent.objects.first()
@@ -49,7 +49,7 @@ class AuditEventTests:
         assert detail.status_code == 200 and 'name="verb"' not in detail.content.decode()
         assert AuditEvent.objects.filter(pk=event.pk, verb=event.verb).exists()
 
-    def test_it_filters_events_by_verb_in_the_admin(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_filters_events_by_verb_in_the_admin(self, trio: Trio, make_user: MakeUser) -> None:
         admin = make_user("root", is_staff=True, is_superuser=True)
         page = client_for(admin).get("/admin/workspaces/auditevent/?verb=workspace.created").content.decode()
         assert "workspace.created" in page

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack import graph
-from tests.conftest import api_for, client_for
+from tests.conftest import MakeUser, api_for, client_for
 from workspaces import services
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +14,7 @@ SEED = "CREATE (:Source {id: 'same-id', title: $title})-[:HAS_VERSION]->(:Source
 
 
 class IsolationTests:
-    def test_it_keeps_identical_graph_data_apart(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_keeps_identical_graph_data_apart(self, make_user: MakeUser) -> None:
         alice, bob = make_user("alice", is_superuser=True), make_user("bob", is_superuser=True)
         first = services.workspace_create(name="Same name", creator=alice)
         second = services.workspace_create(name="Same name", creator=bob)
@@ -27,7 +27,7 @@ class IsolationTests:
         graph.query(first, "MATCH (s:Source) DETACH DELETE s")
         assert graph.ro_query(second, "MATCH (s:Source) RETURN count(s)") == [[1]]
 
-    def test_it_keeps_pages_and_api_apart(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_keeps_pages_and_api_apart(self, make_user: MakeUser) -> None:
         alice, bob = make_user("alice", is_superuser=True), make_user("bob", is_superuser=True)
         first = services.workspace_create(name="Same name", creator=alice)
         second = services.workspace_create(name="Same name", creator=bob)

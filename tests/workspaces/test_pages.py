@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack import graph
-from tests.conftest import Trio, client_for
+from tests.conftest import MakeUser, Trio, client_for
 from workspaces.models import AuditEvent, Membership, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +14,7 @@ HTMX = {"HX-Request": "true"}
 
 
 class WorkspaceListTests:
-    def test_it_lists_my_workspaces_with_my_role_and_not_others(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_lists_my_workspaces_with_my_role_and_not_others(self, trio: Trio, make_user: MakeUser) -> None:
         from workspaces import services
 
         stranger = make_user("sam", is_superuser=True)
@@ -23,21 +23,21 @@ class WorkspaceListTests:
         assert "Launch planning" in page and "Viewer" in page
         assert "Secret project" not in page
 
-    def test_it_creates_a_workspace_from_the_page(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_creates_a_workspace_from_the_page(self, make_user: MakeUser) -> None:
         user = make_user("ada", is_superuser=True)
         response = client_for(user).post("/w/new", {"name": "Research"})
         workspace = Workspace.objects.get(name="Research")
         assert response.status_code == 302 and response["Location"] == f"/w/{workspace.id}/"
         assert workspace.graph_name in graph.list_graph_names()
 
-    def test_it_explains_a_bad_name_in_the_page_and_creates_nothing(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_explains_a_bad_name_in_the_page_and_creates_nothing(self, make_user: MakeUser) -> None:
         user = make_user("ada", is_superuser=True)
         response = client_for(user).post("/w/new", {"name": "x" * 201})
         assert response.status_code == 422
         assert "at most 200 characters" in response.content.decode()
         assert not Workspace.objects.exists()
 
-    def test_it_forbids_creating_without_permission(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_forbids_creating_without_permission(self, make_user: MakeUser) -> None:
         response = client_for(make_user("ada")).post("/w/new", {"name": "Research"})
         assert response.status_code == 403
         assert not Workspace.objects.exists()
@@ -58,7 +58,9 @@ class MembersPageTests:
         return f"/w/{trio.workspace.id}/members/{tail}"
 
     def test_it_adds_a_member_over_htmx_returning_only_the_section(self, trio: Trio) -> None:
-        response = client_for(trio.owner).post(self.url(trio, "add"), {"username": "oscar", "role": "viewer"}, headers=HTMX)
+        response = client_for(trio.owner).post(
+            self.url(trio, "add"), {"username": "oscar", "role": "viewer"}, headers=HTMX
+        )
         body = response.content.decode()
         assert response.status_code == 200
         assert body.lstrip().startswith('<section id="member-section">') and "<html" not in body
@@ -79,7 +81,9 @@ class MembersPageTests:
             ({"username": "", "role": "viewer"}, "This field is required"),
         ],
     )
-    def test_it_explains_bad_input_in_the_fragment_and_writes_nothing(self, trio: Trio, form, words) -> None:  # type: ignore[no-untyped-def]
+    def test_it_explains_bad_input_in_the_fragment_and_writes_nothing(
+        self, trio: Trio, form: dict[str, str], words: str
+    ) -> None:
         events = AuditEvent.objects.count()
         response = client_for(trio.owner).post(self.url(trio, "add"), form, headers=HTMX)
         assert response.status_code == 422
@@ -89,7 +93,9 @@ class MembersPageTests:
 
     def test_it_changes_a_role_and_audits_it(self, trio: Trio) -> None:
         membership = Membership.objects.get(user=trio.viewer)
-        response = client_for(trio.owner).post(self.url(trio, f"{membership.pk}/role"), {"role": "reviewer"}, headers=HTMX)
+        response = client_for(trio.owner).post(
+            self.url(trio, f"{membership.pk}/role"), {"role": "reviewer"}, headers=HTMX
+        )
         assert response.status_code == 200 and "victor is now reviewer" in response.content.decode()
         membership.refresh_from_db()
         assert membership.role == "reviewer"
@@ -114,7 +120,7 @@ class MembersPageTests:
         membership.refresh_from_db()
         assert membership.role == "admin"
 
-    def test_it_refuses_a_membership_of_another_workspace(self, trio: Trio, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_a_membership_of_another_workspace(self, trio: Trio, make_user: MakeUser) -> None:
         from workspaces import services
 
         other = services.workspace_create(name="Other", creator=trio.outsider)
@@ -125,14 +131,16 @@ class MembersPageTests:
 
     def test_it_forbids_role_changes_by_viewers(self, trio: Trio) -> None:
         membership = Membership.objects.get(user=trio.owner)
-        response = client_for(trio.viewer).post(self.url(trio, f"{membership.pk}/role"), {"role": "viewer"}, headers=HTMX)
+        response = client_for(trio.viewer).post(
+            self.url(trio, f"{membership.pk}/role"), {"role": "viewer"}, headers=HTMX
+        )
         assert response.status_code == 403
         membership.refresh_from_db()
         assert membership.role == "admin"
 
 
 class LoginTests:
-    def test_it_logs_in_with_a_password_and_explains_a_wrong_one(self, make_user) -> None:  # type: ignore[no-untyped-def]
+    def test_it_logs_in_with_a_password_and_explains_a_wrong_one(self, make_user: MakeUser) -> None:
         from django.test import Client
 
         from tests.conftest import PASSWORD

@@ -79,12 +79,16 @@ class Command(BaseCommand):
     def _single_launcher(self) -> IO[str]:
         path = settings.DATA_DIR / "run" / "launcher.lock"
         path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path, "a+")
+        # Held open (and locked) for as long as this launcher runs.
+        lock = open(path, "a+")  # noqa: SIM115
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.seek(0)
-            raise CommandError(f"Afterhack is already running from this data dir ({settings.DATA_DIR}): {lock.read().strip()}")
+            holder = lock.read().strip()
+            raise CommandError(
+                f"Afterhack is already running from this data dir ({settings.DATA_DIR}): {holder}"
+            ) from None
         lock.seek(0)
         lock.truncate()
         lock.write(f"pid {os.getpid()}\n")
@@ -103,7 +107,9 @@ class Command(BaseCommand):
             password = os.environ.get("DJANGO_SUPERUSER_PASSWORD") or ""
             generated = not password
             password = password or secrets.token_urlsafe(12)
-            users.create_superuser(username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password)
+            users.create_superuser(
+                username=username, email=os.environ.get("DJANGO_SUPERUSER_EMAIL", ""), password=password
+            )
         if generated:
             return f"log in as {username} with password {password}  (printed once: write it down)"
         return f"log in as {username} with the password in DJANGO_SUPERUSER_PASSWORD"
@@ -128,11 +134,11 @@ class Command(BaseCommand):
 
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
         log_path = self._logs() / f"{name}.log"
-        log = open(log_path, "ab")
-        child = subprocess.Popen(
-            command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=settings.BASE_DIR, preexec_fn=die_with_parent,
-        )  # fmt: skip
+        with open(log_path, "ab") as log:
+            child = subprocess.Popen(
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=settings.BASE_DIR, preexec_fn=die_with_parent,
+            )  # fmt: skip
         self.children.append((name, child, log_path))
 
     def _wait_healthy(self, port: int) -> None:

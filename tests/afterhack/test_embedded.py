@@ -1,0 +1,184 @@
+"""The embedded stores and `manage.py run` come back after a clean stop and after kill -9, data intact."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WRITE = """
+import sys
+from afterhack import embedded
+import psycopg
+from falkordb import FalkorDB
+urls = embedded.service_urls()
+with psycopg.connect(urls.database_url, autocommit=True) as pg:
+    pg.execute("CREATE TABLE IF NOT EXISTS notes (body text)")
+    pg.execute("INSERT INTO notes VALUES (%s)", [sys.argv[1]])
+FalkorDB.from_url(urls.falkordb_url).select_graph("ws_crash").query("CREATE (:Note {body: $b})", {"b": sys.argv[1]})
+print("written", flush=True)
+if len(sys.argv) > 2:
+    import time
+    time.sleep(600)
+"""
+
+READ = """
+from afterhack import embedded
+import psycopg
+from falkordb import FalkorDB
+urls = embedded.service_urls()
+with psycopg.connect(urls.database_url) as pg:
+    print(sorted(r[0] for r in pg.execute("SELECT body FROM notes")))
+rows = FalkorDB.from_url(urls.falkordb_url).select_graph("ws_crash").ro_query("MATCH (n:Note) RETURN n.body").result_set
+print(sorted(r[0] for r in rows))
+"""
+
+
+def store_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "FALKORDB_URL", "CELERY_BROKER_URL"}}
+    env.update(AFTERHACK_DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="afterhack.settings", PYTHONPATH=str(ROOT))
+    return env
+
+
+def python(code: str, *args: str, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def server_pids(data_dir: Path) -> list[int]:
+    """Pids of the postgres and redis-server processes serving `data_dir`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if str(data_dir) in cmdline and ("postgres" in cmdline or "redis-server" in cmdline):
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    from afterhack import embedded
+
+    root = tmp_path / "data"
+    yield root
+    embedded.wipe(root)
+
+
+class EmbeddedStoreTests:
+    def test_it_stops_the_servers_when_the_last_user_leaves(self, data_dir: Path) -> None:
+        env = store_env(data_dir)
+        assert "written" in python(WRITE, "first", env=env)
+        assert server_pids(data_dir) == []
+        assert python(READ, env=env).split("\n")[:2] == ["['first']", "['first']"]
+
+    def test_it_comes_back_after_its_user_is_killed(self, data_dir: Path) -> None:
+        env = store_env(data_dir)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", WRITE, "before-kill", "hold"], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "written"
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        # The servers outlive the killed process; the next one attaches to them.
+        assert server_pids(data_dir) != []
+        assert python(READ, env=env).split("\n")[:2] == ["['before-kill']", "['before-kill']"]
+        assert server_pids(data_dir) == []
+
+    def test_it_loses_no_acknowledged_write_when_the_servers_are_killed(self, data_dir: Path) -> None:
+        env = store_env(data_dir)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", WRITE, "acknowledged", "hold"], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "written"
+        for pid in server_pids(data_dir):
+            os.kill(pid, signal.SIGKILL)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        time.sleep(0.5)
+        assert python(READ, env=env).split("\n")[:2] == ["['acknowledged']", "['acknowledged']"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_app(env: dict[str, str], port: int) -> tuple[subprocess.Popen[str], str]:
+    """`manage.py run` until it says it is running; returns the process and what it printed."""
+    app = subprocess.Popen(
+        [sys.executable, "manage.py", "run", "--port", str(port)],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    printed = []
+    assert app.stdout is not None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = app.stdout.readline()
+        if not line:
+            break
+        printed.append(line)
+        if "Press Ctrl-C to stop" in line:
+            return app, "".join(printed)
+    app.kill()
+    raise AssertionError("manage.py run did not start:\n" + "".join(printed))
+
+
+def health(port: int) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as answer:
+        return int(answer.status)
+
+
+class LauncherTests:
+    def test_it_starts_stops_and_survives_kill_9_with_data_intact(self, data_dir: Path) -> None:
+        env = store_env(data_dir) | {"DJANGO_SUPERUSER_USERNAME": "", "DJANGO_SUPERUSER_PASSWORD": ""}
+        port = free_port()
+
+        app, printed = start_app(env, port)
+        password = re.search(r"log in as admin with password (\S+)", printed)
+        assert password is not None, printed
+        assert "Loaded the demo workspace" in printed
+        assert health(port) == 200
+        app.send_signal(signal.SIGTERM)
+        assert app.wait(timeout=60) == 0
+        assert server_pids(data_dir) == []
+
+        app, printed = start_app(env, port)
+        assert "with password" not in printed and "Loaded the demo workspace" not in printed
+        app.send_signal(signal.SIGKILL)
+        app.wait()
+
+        app, printed = start_app(env, port)
+        try:
+            assert health(port) == 200
+            check = python(
+                "import django; django.setup()\n"
+                "from django.contrib.auth import authenticate\n"
+                "from workspaces.models import Workspace\n"
+                "print(Workspace.objects.filter(name__startswith='Demo').count())\n"
+                f"print(authenticate(username='admin', password={password.group(1)!r}) is not None)\n",
+                env=env,
+            )
+            assert check.split("\n")[:2] == ["1", "True"]
+        finally:
+            app.send_signal(signal.SIGINT)
+            assert app.wait(timeout=60) == 0
+        assert server_pids(data_dir) == []

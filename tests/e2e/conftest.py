@@ -1,0 +1,58 @@
+"""Browser tests: Playwright driving Debian's Chromium against a live server on the real stores."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls in these tests are
+# still plain synchronous calls, which Django would otherwise refuse next to a running loop.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("AFTERHACK_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium is missing at {CHROMIUM}: .ci/run installs Debian's chromium package.")
+        pytest.skip(f"Chromium not installed at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Saves a full-page screenshot under test-artifacts/ for a person to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
