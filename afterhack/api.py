@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
@@ -10,11 +10,22 @@ from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie, HttpBearer
+from pydantic import AfterValidator
 
 from afterhack.graph import GraphError
 from workspaces import services as workspace_services
 from workspaces.auth import user_for_token
 from workspaces.services import InvalidInput
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+# Every string the API accepts: PostgreSQL cannot store NUL, so it is refused up front.
+Text = Annotated[str, AfterValidator(_no_nul)]
 
 
 class BearerToken(HttpBearer):
@@ -83,9 +94,16 @@ def on_not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
     return error_response(request, 404, "not_found", str(exc) or "Not found.")
 
 
+CSRF_FAILED = (
+    "A browser-session request needs its CSRF token in the X-CSRFToken header; "
+    "scripts should send 'Authorization: Bearer <token>' instead."
+)
+
+
 @api.exception_handler(PermissionDenied)
 def on_forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
-    return error_response(request, 403, "forbidden", str(exc) or "You are not allowed to do this.")
+    detail = str(exc) or "You are not allowed to do this."
+    return error_response(request, 403, "forbidden", CSRF_FAILED if "CSRF" in detail else detail)
 
 
 @api.exception_handler(ValidationError)
@@ -97,7 +115,8 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     code = {400: "invalid_input", 401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
     status = 422 if exc.status_code == 400 else exc.status_code
-    return error_response(request, status, code, str(exc.message))
+    detail = str(exc.message)
+    return error_response(request, status, code, CSRF_FAILED if "CSRF" in detail else detail)
 
 
 @api.exception_handler(GraphError)
@@ -112,7 +131,7 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
         location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
         where = ".".join(location) or "the request body"
         message = str(error.get("msg", "is invalid"))
-        if error.get("type") == "json_invalid":
+        if error.get("type") == "json_invalid" or message == "Cannot parse request body":
             parts.append("The request body is not valid JSON.")
         elif error.get("type") == "missing":
             parts.append(f"'{where}' is required.")
@@ -122,8 +141,8 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
 
 
 class TokenIn(Schema):
-    username: str
-    password: str
+    username: Text
+    password: Text
 
 
 class TokenOut(Schema):

@@ -44,9 +44,9 @@ def client() -> FalkorDB:
 
 
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
-    graph = client().select_graph(workspace.graph_name)
     started = time.perf_counter()
     try:
+        graph = client().select_graph(workspace.graph_name)
         if read_only:
             result = graph.ro_query(cypher, params or {}, timeout=settings.GRAPH_READ_TIMEOUT_MS)
         else:

@@ -82,6 +82,7 @@ REMOTE_USER_HEADER = os.environ.get("AFTERHACK_REMOTE_USER_HEADER", "").strip()
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "afterhack.middleware.ApiErrorFormatMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 from ninja.responses import Status
 
-from afterhack.api import ApiError, ErrorOut
+from afterhack.api import ApiError, ErrorOut, Text
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user
 
@@ -19,7 +19,7 @@ ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
 
 
 class WorkspaceIn(Schema):
-    name: str
+    name: Text
 
 
 class WorkspaceOut(Schema):
@@ -29,8 +29,8 @@ class WorkspaceOut(Schema):
 
 
 class MemberIn(Schema):
-    username: str
-    role: str
+    username: Text
+    role: Text
 
 
 class MemberOut(Schema):

@@ -138,3 +138,38 @@ class MemberApiTests:
         assert response.status_code == 200
         paths = response.json()["paths"]
         assert "/api/v1/auth/token" in paths and "/api/v1/workspaces/{ws_id}/members" in paths
+
+
+class ErrorFormatTests:
+    def test_it_answers_unknown_endpoints_and_methods_in_the_error_format(self, make_user: MakeUser) -> None:
+        client = api_for(make_user("ada"))
+        missing = client.get("/no-such-thing")
+        assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+        wrong_method = client.client.delete("/api/v1/workspaces", headers=client.headers)
+        assert wrong_method.status_code == 405 and wrong_method.json()["error"] == "method_not_allowed"
+
+    def test_it_refuses_nul_characters_in_words(self, make_user: MakeUser) -> None:
+        user = make_user("ada", is_superuser=True)
+        response = api_for(user).post("/workspaces", raw='{"name": "bad\\u0000name"}')
+        assert response.status_code == 422
+        assert "NUL" in response.json()["detail"]
+        login = ApiClient(None).post("/auth/token", raw='{"username": "ada\\u0000", "password": "x"}')
+        assert login.status_code == 422 and login.json()["error"] == "invalid_input"
+        assert not Workspace.objects.exists()
+
+    def test_it_accepts_a_browser_session_but_checks_its_csrf_token(self, make_user: MakeUser) -> None:
+        from django.test import Client
+
+        user = make_user("ada", is_superuser=True)
+        browser = Client(enforce_csrf_checks=True)
+        browser.force_login(user)
+        assert browser.get("/api/v1/workspaces").status_code == 200
+        refused = browser.post("/api/v1/workspaces", {"name": "Research"}, content_type="application/json")
+        assert refused.status_code == 403 and "X-CSRFToken" in refused.json()["detail"]
+        assert not Workspace.objects.exists()
+        browser.get("/w/")
+        token = browser.cookies["csrftoken"].value
+        accepted = browser.post(
+            "/api/v1/workspaces", {"name": "Research"}, content_type="application/json", headers={"X-CSRFToken": token}
+        )
+        assert accepted.status_code == 201

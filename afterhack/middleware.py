@@ -1,0 +1,37 @@
+"""Keeps every answer under /api/v1 in the API's error format, even those Django makes itself."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+API_PREFIX = "/api/v1/"
+
+FALLBACKS = {
+    404: ("not_found", "There is no such API endpoint; see /api/v1/docs."),
+    405: ("method_not_allowed", "This endpoint does not accept that HTTP method; see /api/v1/docs."),
+}
+
+
+class ApiErrorFormatMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.path.startswith(API_PREFIX) or response.status_code not in FALLBACKS:
+            return response
+        if response.get("Content-Type", "").startswith("application/json") and _has_error_shape(response):
+            return response
+        code, detail = FALLBACKS[response.status_code]
+        return JsonResponse({"error": code, "detail": detail}, status=response.status_code)
+
+
+def _has_error_shape(response: HttpResponse) -> bool:
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and "error" in body and "detail" in body

@@ -1,0 +1,70 @@
+"""The FalkorDB gateway: parameters, one error type in words, read timeouts, graphs per workspace."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.test import override_settings
+
+from afterhack import graph
+from tests.conftest import Trio
+
+pytestmark = pytest.mark.django_db
+
+
+class GatewayTests:
+    def test_it_passes_parameters_without_interpreting_them(self, trio: Trio) -> None:
+        hostile = "x'}) DETACH DELETE n //"
+        graph.query(trio.workspace, "CREATE (:Source {id: $id, title: $title})", {"id": "s1", "title": hostile})
+        assert graph.ro_query(trio.workspace, "MATCH (s:Source {id: $id}) RETURN s.title", {"id": "s1"}) == [[hostile]]
+
+    def test_it_maps_a_refused_query_to_graph_error_in_words(self, trio: Trio) -> None:
+        with pytest.raises(graph.GraphError, match="The graph refused a query"):
+            graph.query(trio.workspace, "MATCH (n RETURN n")
+
+    def test_it_refuses_writes_in_a_read_only_query(self, trio: Trio) -> None:
+        with pytest.raises(graph.GraphError):
+            graph.ro_query(trio.workspace, "CREATE (:Source {id: 'sneaky'})")
+        assert graph.ro_query(trio.workspace, "MATCH (s:Source) RETURN count(s)") == [[0]]
+
+    def test_it_stops_a_read_that_runs_too_long(self, trio: Trio) -> None:
+        slow = "UNWIND range(1, 5000000) AS i WITH i WHERE i % 7 = 123456789 RETURN count(i)"
+        with (
+            override_settings(GRAPH_READ_TIMEOUT_MS=5),
+            pytest.raises(graph.GraphError, match=r"(?i)timed out|timeout"),
+        ):
+            graph.ro_query(trio.workspace, slow)
+
+    def test_it_maps_an_unreachable_server_to_graph_error(self, trio: Trio, tmp_path: object) -> None:
+        with (
+            override_settings(FALKORDB_URL=f"unix://{tmp_path}/gone.sock"),
+            pytest.raises(graph.GraphError, match="could not be reached"),
+        ):
+            graph.ro_query(trio.workspace, "RETURN 1")
+
+    def test_it_logs_the_time_each_query_took(self, trio: Trio, caplog: pytest.LogCaptureFixture) -> None:
+        with caplog.at_level(logging.DEBUG, logger="afterhack.graph"):
+            graph.ro_query(trio.workspace, "RETURN 1")
+        assert any(trio.workspace.graph_name in r.getMessage() and "ms" in r.getMessage() for r in caplog.records)
+
+
+class BrokerTests:
+    @pytest.mark.filterwarnings("ignore:task_always_eager has no effect on send_task")
+    def test_it_queues_celery_messages_in_another_db_of_the_same_server(self) -> None:
+        import redis
+        from django.conf import settings
+
+        from afterhack.celery import app
+
+        assert settings.CELERY_BROKER_URL.endswith("virtual_host=1")
+        app.send_task("afterhack.no_such_task_for_this_test", queue="ah-test-queue")
+        server = redis.Redis(unix_socket_path=settings.FALKORDB_URL.removeprefix("unix://").split("?")[0], db=1)
+        try:
+            assert server.llen("ah-test-queue") == 1
+            assert redis.Redis(connection_pool=server.connection_pool).execute_command("SELECT", 0)
+            assert not redis.Redis(unix_socket_path=server.connection_pool.connection_kwargs["path"], db=0).exists(
+                "ah-test-queue"
+            )
+        finally:
+            server.delete("ah-test-queue")
