@@ -82,3 +82,37 @@ class ApiAccessTests:
         assert response.json() == {"username": "oscar", "role": "reviewer"}
         assert Membership.objects.get(user=trio.outsider).role == "reviewer"
         assert AuditEvent.objects.filter(verb="member.added", target="oscar", actor=trio.owner).exists()
+
+
+def workspace_routes(trio: Trio) -> list[tuple[str, str, dict[str, str], str]]:
+    """Every workspace-scoped page: (method, url, form, the least role that may use it)."""
+    ws = trio.workspace.id
+    victor = Membership.objects.get(user=trio.viewer).pk
+    return [
+        ("get", f"/w/{ws}/", {}, "viewer"),
+        ("get", f"/w/{ws}/members/", {}, "admin"),
+        ("post", f"/w/{ws}/members/add", {"username": "oscar", "role": "viewer"}, "admin"),
+        ("post", f"/w/{ws}/members/{victor}/role", {"role": "reviewer"}, "admin"),
+        ("post", f"/w/{ws}/members/{victor}/remove", {}, "admin"),
+    ]
+
+
+RANK = {"viewer": 0, "reviewer": 1, "admin": 2}
+
+
+class AccessMatrixTests:
+    def test_it_applies_the_same_rule_to_every_workspace_page(self, trio: Trio) -> None:
+        people = {"admin": trio.owner, "reviewer": trio.reviewer, "viewer": trio.viewer}
+        for method, url, form, least in workspace_routes(trio):
+            outsider = getattr(client_for(trio.outsider), method)(url, form)
+            assert outsider.status_code == 404, (url, "outsider")
+            for role, user in people.items():
+                if RANK[role] < RANK[least]:
+                    response = getattr(client_for(user), method)(url, form)
+                    assert response.status_code == 403, (url, role)
+        # Nothing the refused requests asked for happened.
+        assert Membership.objects.get(user=trio.viewer).role == "viewer"
+        assert not Membership.objects.filter(user=trio.outsider).exists()
+        for method, url, form, _ in workspace_routes(trio)[:3]:
+            response = getattr(client_for(trio.owner), method)(url, form)
+            assert response.status_code in (200, 302), url
