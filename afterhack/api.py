@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from django.contrib.auth import authenticate
@@ -12,10 +13,10 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 from pydantic import AfterValidator
 
+from afterhack.errors import UserError
 from afterhack.graph import GraphError
 from workspaces import services as workspace_services
 from workspaces.auth import user_for_token
-from workspaces.services import InvalidInput
 
 
 def _no_nul(value: str) -> str:
@@ -79,9 +80,9 @@ def on_api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
     return error_response(request, exc.status, exc.code, exc.detail, **exc.extra)
 
 
-@api.exception_handler(InvalidInput)
-def on_invalid_input(request: HttpRequest, exc: InvalidInput) -> HttpResponse:
-    return error_response(request, 422, "invalid_input", str(exc))
+@api.exception_handler(UserError)
+def on_user_error(request: HttpRequest, exc: UserError) -> HttpResponse:
+    return error_response(request, exc.status, exc.code, str(exc), **getattr(exc, "extra", {}))
 
 
 @api.exception_handler(AuthenticationError)
@@ -106,17 +107,44 @@ def on_forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
     return error_response(request, 403, "forbidden", CSRF_FAILED if "CSRF" in detail else detail)
 
 
+WORKSPACE_PATH = re.compile(r"^/api/v1/workspaces/([^/]+)/")
+
+
+def workspace_gate(request: HttpRequest) -> HttpResponse | None:
+    """The 404 or 403 a request under a workspace gets before any complaint about its body.
+
+    django-ninja parses the body before the endpoint's access check runs; without this an
+    outsider could tell a workspace exists from a 422.
+    """
+    match = WORKSPACE_PATH.match(request.path)
+    if match is None:
+        return None
+    from workspaces.access import get_membership
+
+    try:
+        membership = get_membership(request.user, match.group(1))
+    except Http404 as error:
+        return on_not_found(request, error)
+    if request.method not in ("GET", "HEAD", "OPTIONS") and not membership.can_write:
+        return error_response(request, 403, "forbidden", "Viewers can read this workspace but not change it.")
+    return None
+
+
 @api.exception_handler(ValidationError)
 def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    return error_response(request, 422, "invalid_input", describe_validation_errors(exc.errors))
+    return workspace_gate(request) or error_response(
+        request, 422, "invalid_input", describe_validation_errors(exc.errors)
+    )
 
 
 @api.exception_handler(HttpError)
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    code = {400: "invalid_input", 401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
-    status = 422 if exc.status_code == 400 else exc.status_code
     detail = str(exc.message)
-    return error_response(request, status, code, CSRF_FAILED if "CSRF" in detail else detail)
+    if exc.status_code == 400:
+        words = "The request body is not valid JSON." if "parse request body" in detail else detail
+        return workspace_gate(request) or error_response(request, 422, "invalid_input", words)
+    code = {401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
+    return error_response(request, exc.status_code, code, CSRF_FAILED if "CSRF" in detail else detail)
 
 
 @api.exception_handler(GraphError)
@@ -131,7 +159,7 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
         location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
         where = ".".join(location) or "the request body"
         message = str(error.get("msg", "is invalid"))
-        if error.get("type") == "json_invalid" or message == "Cannot parse request body":
+        if error.get("type") == "json_invalid":
             parts.append("The request body is not valid JSON.")
         elif error.get("type") == "missing":
             parts.append(f"'{where}' is required.")
@@ -160,9 +188,11 @@ def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
 
 
 def _add_routers() -> None:
+    from claims.api import router as claims_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
+    api.add_router("/workspaces", claims_router)
 
 
 _add_routers()

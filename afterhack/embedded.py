@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -181,8 +182,9 @@ class EmbeddedServices:
             log = pgdata / "log"
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise EmbeddedError(f"Embedded PostgreSQL did not start in {pgdata}: {error}\n{tail}") from error
-        # The library registers its own exit hook; we decide when to stop.
+        # The library registers its own exit hook and pid list; the leases decide when to stop.
         atexit.unregister(server._cleanup)
+        server.global_process_id_list.get_and_remove(os.getpid())
         admin_url = server.get_uri()
         _ensure_database(admin_url, PG_DATABASE)
         logger.info("embedded postgres ready in %.2fs", time.monotonic() - started)
@@ -317,8 +319,12 @@ def _socket_path(folder: Path, name: str) -> Path:
     if len(str(path).encode()) <= SOCKET_PATH_LIMIT:
         return path
     digest = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
-    short = Path(tempfile.gettempdir()) / f"afterhack-{digest}"
+    short = Path(tempfile.gettempdir()) / f"afterhack-{os.getuid()}-{digest}"
     short.mkdir(mode=0o700, exist_ok=True)
+    # The name is predictable: refuse a folder someone else made, or one others can enter.
+    info = short.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise EmbeddedError(f"{short} exists but is not a private folder of this user; remove it and start again.")
     return short / name
 
 

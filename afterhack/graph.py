@@ -31,15 +31,22 @@ class GraphError(RuntimeError):
     """A FalkorDB call failed; the message says what and why, in words."""
 
 
-_local = threading.local()
+# Queries slower than this are logged at INFO (the rest at DEBUG).
+SLOW_QUERY_MS = 100.0
+
+_clients: dict[str, FalkorDB] = {}
+_clients_lock = threading.Lock()
 
 
 def client() -> FalkorDB:
-    """This thread's FalkorDB client (lazy; one connection pool per thread)."""
-    db = getattr(_local, "db", None)
-    if db is None or getattr(_local, "url", None) != settings.FALKORDB_URL:
-        db = FalkorDB.from_url(settings.FALKORDB_URL, socket_timeout=60, socket_connect_timeout=5)
-        _local.db, _local.url = db, settings.FALKORDB_URL
+    """The FalkorDB client for the configured URL (lazy; its connection pool is thread-safe)."""
+    url = settings.FALKORDB_URL
+    db = _clients.get(url)
+    if db is None:
+        with _clients_lock:
+            db = _clients.get(url)
+            if db is None:
+                db = _clients[url] = FalkorDB.from_url(url, socket_timeout=60, socket_connect_timeout=5)
     return db
 
 
@@ -57,7 +64,9 @@ def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, rea
         raise GraphError(f"The graph database could not be reached: {error}") from error
     finally:
         elapsed_ms = (time.perf_counter() - started) * 1000
-        logger.debug("graph=%s ro=%s %.1fms %s", workspace.graph_name, read_only, elapsed_ms, cypher.split("\n", 2)[:2])
+        level = logging.INFO if elapsed_ms >= SLOW_QUERY_MS else logging.DEBUG
+        first_line = cypher.strip().split("\n", 1)[0][:80]
+        logger.log(level, "graph=%s ro=%s %.1fms %s", workspace.graph_name, read_only, elapsed_ms, first_line)
     return list(result.result_set)
 
 
@@ -71,18 +80,15 @@ def ro_query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = N
     return _run(workspace, cypher, params, read_only=True)
 
 
-def graph_exists(workspace: HasGraph) -> bool:
-    """True when the workspace's graph has been created in FalkorDB."""
-    try:
-        return workspace.graph_name in client().list_graphs()
-    except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
-
-
 def graph_delete(workspace: HasGraph) -> None:
-    """Deletes the workspace's graph and everything in it."""
+    """Deletes the workspace's graph and everything in it (nothing if it does not exist)."""
+    delete_graph_named(workspace.graph_name)
+
+
+def delete_graph_named(name: str) -> None:
+    """Deletes a graph by name (nothing if it does not exist); for lifecycle, tests and operations."""
     try:
-        client().select_graph(workspace.graph_name).delete()
+        client().select_graph(name).delete()
     except redis.exceptions.ResponseError as error:
         if "empty key" not in str(error).lower() and "invalid graph" not in str(error).lower():
             raise GraphError(f"The graph could not be deleted: {error}") from error
@@ -96,11 +102,6 @@ def list_graph_names() -> list[str]:
         return list(client().list_graphs())
     except redis.exceptions.RedisError as error:
         raise GraphError(f"The graph database could not be reached: {error}") from error
-
-
-def delete_graph_named(name: str) -> None:
-    """Deletes a graph by name (test clean-up and operations only)."""
-    client().select_graph(name).delete()
 
 
 def ping() -> None:

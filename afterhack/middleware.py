@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+logger = logging.getLogger("afterhack.api")
 
 API_PREFIX = "/api/v1/"
 
@@ -16,6 +19,8 @@ FALLBACKS = {
 
 
 class ApiErrorFormatMiddleware:
+    """404, 405 and unhandled errors under /api/v1 answered as {"error", "detail"}, never as HTML."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
@@ -27,6 +32,13 @@ class ApiErrorFormatMiddleware:
             return response
         code, detail = FALLBACKS[response.status_code]
         return JsonResponse({"error": code, "detail": detail}, status=response.status_code)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not request.path.startswith(API_PREFIX):
+            return None
+        logger.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
+        detail = "Something went wrong on the server. Try again, and report it if it repeats."
+        return JsonResponse({"error": "internal_error", "detail": detail}, status=500)
 
 
 def _has_error_shape(response: HttpResponse) -> bool:

@@ -123,6 +123,12 @@ FALKORDB_URL = SERVICES.falkordb_url
 # Reads that run longer than this are stopped by FalkorDB (writes are not: it can't).
 GRAPH_READ_TIMEOUT_MS = int(os.environ.get("AFTERHACK_GRAPH_READ_TIMEOUT_MS", "10000"))
 
+# Any OpenAI-compatible chat-completions endpoint; with no model set, the offline rules are used.
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
+AFTERHACK_LLM_MODEL = os.environ.get("AFTERHACK_LLM_MODEL", "")
+AFTERHACK_LLM_TIMEOUT = float(os.environ.get("AFTERHACK_LLM_TIMEOUT", "60"))
+
 CELERY_BROKER_URL = SERVICES.broker_url
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -8,12 +8,29 @@ Docker engine), else the embedded servers in a fresh temp data dir that is remov
 import atexit
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 from afterhack import embedded
 
 
+def _docker_available() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception:  # noqa: BLE001 - any failure means: no engine to use
+        warnings.warn(
+            "A Docker backend was asked for, but no Docker engine answers: using the embedded stores.", stacklevel=1
+        )
+        return False
+    return True
+
+
 def _docker_stores() -> None:
+    wanted = {os.environ.get("FALKORDB_BACKEND"), os.environ.get("DATABASE_BACKEND")}
+    if "docker" not in wanted or not _docker_available():
+        return
     if os.environ.get("FALKORDB_BACKEND") == "docker" and not os.environ.get("FALKORDB_URL"):
         from testcontainers.core.container import DockerContainer
         from testcontainers.core.waiting_utils import wait_for_logs

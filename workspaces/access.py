@@ -23,7 +23,8 @@ class WorkspaceForbidden(PermissionDenied):
     """The user is a member but their role does not allow this."""
 
 
-def _membership(user: Any, ws_id: UUID | str) -> Membership:
+def get_membership(user: Any, ws_id: UUID | str) -> Membership:
+    """The user's membership of the workspace; 404 for outsiders."""
     if not getattr(user, "is_authenticated", False):
         raise WorkspaceNotFound("No such workspace.")
     try:
@@ -36,19 +37,14 @@ def _membership(user: Any, ws_id: UUID | str) -> Membership:
     return membership
 
 
-def get_membership(user: Any, ws_id: UUID | str) -> Membership:
-    """The user's membership of the workspace; 404 for outsiders."""
-    return _membership(user, ws_id)
-
-
 def get_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
     """The workspace, for any member to read; 404 for outsiders."""
-    return _membership(user, ws_id).workspace
+    return get_membership(user, ws_id).workspace
 
 
 def get_rw_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
     """The workspace, for a reviewer or admin to change; 404 outsiders, 403 viewers."""
-    membership = _membership(user, ws_id)
+    membership = get_membership(user, ws_id)
     if not membership.can_write:
         raise WorkspaceForbidden("Viewers can read this workspace but not change it.")
     return membership.workspace
@@ -56,7 +52,7 @@ def get_rw_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
 
 def get_admin_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
     """The workspace, for its admins to manage; 404 outsiders, 403 everyone else."""
-    membership = _membership(user, ws_id)
+    membership = get_membership(user, ws_id)
     if not membership.is_admin:
         raise WorkspaceForbidden("Only this workspace's admins can manage its members.")
     return membership.workspace

@@ -1,20 +1,52 @@
-"""Django admin: workspaces with their members, memberships, the read-only audit trail, tokens."""
+"""Django admin: workspaces with their members, memberships, the read-only audit trail, tokens.
+
+Every change goes through `workspaces.services`, so the admin keeps the same rules (a
+workspace keeps an admin) and leaves the same audit events as the pages and the API.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from django.forms import ModelForm
+from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 
 from workspaces import services
-from workspaces.models import ApiToken, AuditEvent, Membership, Workspace
+from workspaces.models import ApiToken, AuditEvent, Membership, Role, Workspace
+
+
+class MembershipInlineForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ["user", "role"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            # A membership is one person's; to give the seat to someone else, remove and add.
+            self.fields["user"].disabled = True
+
+
+class MembershipFormSet(BaseInlineFormSet):
+    def clean(self) -> None:
+        super().clean()
+        roles = [
+            form.cleaned_data.get("role")
+            for form in self.forms
+            if form.cleaned_data and not form.cleaned_data.get("DELETE") and form.cleaned_data.get("user")
+        ]
+        if Role.ADMIN not in roles:
+            raise ValidationError("A workspace needs at least one admin: keep or make someone admin.")
 
 
 class MembershipInline(admin.TabularInline):
     model = Membership
+    form = MembershipInlineForm
+    formset = MembershipFormSet
     extra = 1
     autocomplete_fields = ["user"]
     fields = ["user", "role", "created_at"]
@@ -30,54 +62,83 @@ class WorkspaceAdmin(admin.ModelAdmin):
     inlines = [MembershipInline]
 
     def save_model(self, request: HttpRequest, obj: Workspace, form: ModelForm, change: bool) -> None:
-        if change:
-            super().save_model(request, obj, form, change)
+        if not change:
+            # Members come from the inline, so the admin who creates it is not added by default.
+            services.workspace_register(workspace=obj, creator=request.user, creator_is_admin=False)
+            return
+        super().save_model(request, obj, form, change)
+        if form.changed_data:
             services.record_event(
                 actor=request.user, workspace=obj, verb="workspace.changed",
                 target=obj.name, payload={"fields": list(form.changed_data)},
             )  # fmt: skip
-        else:
-            # Members come from the inline, so the admin who creates it is not added by default.
-            services.workspace_register(workspace=obj, creator=request.user, creator_is_admin=False)
 
     def save_formset(self, request: HttpRequest, form: ModelForm, formset: Any, change: bool) -> None:
-        instances = formset.save(commit=False)
-        for membership in formset.deleted_objects:
-            services.record_event(
-                actor=request.user, workspace=membership.workspace, verb="member.removed",
-                target=membership.user.get_username(), payload={"role": membership.role, "via": "admin"},
-            )  # fmt: skip
-            membership.delete()
-        for membership in instances:
-            verb = "member.role_changed" if membership.pk else "member.added"
-            membership.save()
-            services.record_event(
-                actor=request.user, workspace=membership.workspace, verb=verb,
-                target=membership.user.get_username(), payload={"role": membership.role, "via": "admin"},
-            )  # fmt: skip
-        formset.save_m2m()
+        workspace = form.instance
+        # What the admin's change message reads (formset.save() would set these).
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        # Additions and promotions first, removals last, so the workspace always keeps an admin.
+        for inline in formset.forms:
+            data = inline.cleaned_data
+            if not data or data.get("DELETE") or not data.get("user"):
+                continue
+            if inline.instance.pk is None:
+                formset.new_objects.append(services.member_add(
+                    workspace=workspace, username=data["user"].get_username(), role=data["role"], actor=request.user
+                ))  # fmt: skip
+            elif "role" in inline.changed_data:
+                formset.changed_objects.append((services.member_change_role(
+                    workspace=workspace, membership_id=inline.instance.pk, role=data["role"], actor=request.user
+                ), ["role"]))  # fmt: skip
+        for inline in formset.forms:
+            if inline.cleaned_data.get("DELETE") and inline.instance.pk:
+                services.member_remove(workspace=workspace, membership_id=inline.instance.pk, actor=request.user)
+                formset.deleted_objects.append(inline.instance)
+
+
+class MembershipAdminForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ["user", "workspace", "role"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.instance.pk and self.instance.role == Role.ADMIN and data.get("role") != Role.ADMIN:
+            others = Membership.objects.filter(workspace=self.instance.workspace, role=Role.ADMIN).exclude(
+                pk=self.instance.pk
+            )
+            if not others.exists():
+                raise ValidationError("A workspace needs at least one admin: make someone else admin first.")
+        return data
 
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipAdminForm
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
     search_fields = ["user__username", "workspace__name"]
     autocomplete_fields = ["user", "workspace"]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["user", "workspace"] if obj is not None else []
+
     def save_model(self, request: HttpRequest, obj: Membership, form: ModelForm, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        services.record_event(
-            actor=request.user, workspace=obj.workspace, verb="member.role_changed" if change else "member.added",
-            target=obj.user.get_username(), payload={"role": obj.role, "via": "admin"},
-        )  # fmt: skip
+        if change:
+            services.member_change_role(
+                workspace=obj.workspace, membership_id=obj.pk, role=obj.role, actor=request.user
+            )
+        else:
+            created = services.member_add(
+                workspace=obj.workspace, username=obj.user.get_username(), role=obj.role, actor=request.user
+            )
+            obj.pk = created.pk
 
     def delete_model(self, request: HttpRequest, obj: Membership) -> None:
-        services.record_event(
-            actor=request.user, workspace=obj.workspace, verb="member.removed",
-            target=obj.user.get_username(), payload={"role": obj.role, "via": "admin"},
-        )  # fmt: skip
-        super().delete_model(request, obj)
+        try:
+            services.member_remove(workspace=obj.workspace, membership_id=obj.pk, actor=request.user)
+        except services.InvalidInput as error:
+            messages.error(request, str(error))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
         for membership in queryset.select_related("user", "workspace"):
@@ -110,13 +171,32 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ["revoked_at"]
     search_fields = ["name", "user__username", "hint"]
     autocomplete_fields = ["user"]
-    readonly_fields = ["hint", "created_at", "last_used_at"]
     fields = ["user", "name", "hint", "created_at", "last_used_at", "revoked_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # A token stays with the person it was issued to.
+        frozen = ["hint", "created_at", "last_used_at"]
+        return ["user", *frozen] if obj is not None else frozen
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: ModelForm, change: bool) -> None:
         if change:
             super().save_model(request, obj, form, change)
+            if "revoked_at" in form.changed_data:
+                verb = "token.revoked" if obj.revoked_at else "token.restored"
+                services.record_event(
+                    actor=request.user, workspace=None, verb=verb, target=f"{obj.hint}… for {obj.user}"
+                )
             return
         created, raw = services.token_issue(user=obj.user, name=obj.name, actor=request.user)
         obj.pk, obj.hint, obj.key_hash = created.pk, created.hint, created.key_hash
         messages.warning(request, f"The new token is {raw} — copy it now; it is not stored and cannot be shown again.")
+
+    def delete_model(self, request: HttpRequest, obj: ApiToken) -> None:
+        services.record_event(
+            actor=request.user, workspace=None, verb="token.deleted", target=f"{obj.hint}… for {obj.user}"
+        )
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        for token in queryset.select_related("user"):
+            self.delete_model(request, token)

@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from workspaces.models import ApiToken, hash_token
 
+USERNAME_MAX = 150
+
 
 def _meta_key(header: str) -> str:
     """`X-Forwarded-User` → `HTTP_X_FORWARDED_USER`, the way Django names request headers."""
@@ -35,8 +37,12 @@ class PortalRemoteUserBackend(RemoteUserBackend):
 
     create_unknown_user = True
 
-    def clean_username(self, username: str) -> str:
-        return username.strip()[:150]
+    def authenticate(self, request: Any, remote_user: str | None) -> Any:  # type: ignore[override]
+        # A blank or over-long name is refused, never stripped or cut: two different portal
+        # identities must never end up as one account.
+        if not remote_user or remote_user != remote_user.strip() or len(remote_user) > USERNAME_MAX:
+            return None
+        return super().authenticate(request, remote_user)
 
     def configure_user(self, request: Any, user: Any, created: bool = True) -> Any:
         # The portal vouches for them; a password login must never work for this account.

@@ -16,7 +16,10 @@ ID_INDEXED_LABELS = (
     "Correction",
     "AgentRun",
     "Handoff",
+    "Extraction",
 )
+# Other properties the apps look nodes up by.
+EXTRA_RANGE_INDEXES = (("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"))
 
 WORKSPACE_NODE_CREATE = """
 MERGE (w:Workspace {id: $workspace_id})
@@ -53,6 +56,9 @@ def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> 
         if (label, "id", "RANGE") not in existing:
             # Labels are module constants, never input, so this cannot inject.
             graph.query(workspace, "CREATE INDEX FOR (n:" + label + ") ON (n.id)")
+    for label, prop in EXTRA_RANGE_INDEXES:
+        if (label, prop, "RANGE") not in existing:
+            graph.query(workspace, "CREATE INDEX FOR (n:" + label + ") ON (n." + prop + ")")
     if ("Claim", "statement", "FULLTEXT") not in existing:
         graph.query(workspace, FULLTEXT_CLAIM_STATEMENT)
 

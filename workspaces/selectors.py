@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,8 @@ from django.db.models import QuerySet
 from afterhack import graph
 from workspaces import graph as workspace_graph
 from workspaces.models import AuditEvent, Membership, Workspace
+
+logger = logging.getLogger("workspaces")
 
 
 def memberships_for_user(*, user: Any) -> QuerySet[Membership]:
@@ -41,6 +44,8 @@ def dashboard(*, workspace: Workspace) -> Dashboard:
     try:
         revision = workspace_graph.graph_revision(workspace=workspace, workspace_id=str(workspace.id))
         counts = workspace_graph.node_counts(workspace=workspace)
-    except graph.GraphError as error:
-        return Dashboard(members, None, dict.fromkeys(workspace_graph.COUNTED_LABELS, 0), str(error))
+    except graph.GraphError:
+        logger.exception("dashboard of %s: graph unreadable", workspace.id)
+        words = "The graph database is not answering right now; the counts below are unknown."
+        return Dashboard(members, None, dict.fromkeys(workspace_graph.COUNTED_LABELS, 0), words)
     return Dashboard(members, revision, counts, None)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 
+from afterhack import graph
+from afterhack.errors import UserError
 from workspaces import graph as workspace_graph
 from workspaces.models import NAME_MAX_LENGTH, ApiToken, AuditEvent, Membership, Role, Workspace
 
 
-class InvalidInput(ValueError):
+class InvalidInput(UserError):
     """Input a person must fix; the message says what is wrong, in words."""
 
 
@@ -56,18 +59,61 @@ def workspace_create(*, name: str, creator: Any, creator_is_admin: bool = True) 
 
 
 def workspace_register(*, workspace: Workspace, creator: Any, creator_is_admin: bool = True) -> Workspace:
-    """Saves a new (unsaved) workspace, creates its graph and indexes, and audits it."""
+    """Saves a new (unsaved) workspace, creates its graph and indexes, and audits it.
+
+    The graph is written last inside the transaction: if it fails, the rows roll back and
+    whatever part of the graph was made is dropped. (If an enclosing transaction rolls back
+    later, an empty graph is left; `manage.py reconcile_graphs` finds and removes those.)
+    """
     workspace.name = clean_workspace_name(workspace.name)
     with transaction.atomic():
         workspace.save(force_insert=True)
         if creator_is_admin:
             Membership.objects.create(user=creator, workspace=workspace, role=Role.ADMIN)
         record_event(actor=creator, workspace=workspace, verb="workspace.created", target=workspace.name)
-        # Last, so a failure here rolls the rows back; an empty orphan graph is harmless.
-        workspace_graph.graph_create(
-            workspace=workspace, workspace_id=str(workspace.id), created_at=timezone.now().isoformat()
-        )
+        try:
+            graph_ensure(workspace=workspace)
+        except Exception:
+            workspace_graph.graph_drop(workspace=workspace)
+            raise
     return workspace
+
+
+def graph_ensure(*, workspace: Workspace) -> None:
+    """Creates the workspace's graph, or adds whatever indexes it lacks (idempotent)."""
+    workspace_graph.graph_create(
+        workspace=workspace, workspace_id=str(workspace.id), created_at=workspace.created_at.isoformat()
+    )
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    ensured: int
+    orphans: list[str]
+    deleted: list[str]
+
+
+def graphs_reconcile(*, delete_orphans: bool = False) -> GraphReport:
+    """Gives every workspace its graph and current indexes; finds graphs whose workspace is gone."""
+    workspaces = list(Workspace.objects.all())
+    for workspace in workspaces:
+        graph_ensure(workspace=workspace)
+    known = {workspace.graph_name for workspace in workspaces}
+    orphans = sorted(name for name in graph.list_graph_names() if WORKSPACE_GRAPH.fullmatch(name) and name not in known)
+    deleted = []
+    if delete_orphans:
+        for name in orphans:
+            graph.delete_graph_named(name)
+            deleted.append(name)
+    return GraphReport(len(workspaces), orphans, deleted)
+
+
+WORKSPACE_GRAPH = re.compile(r"ws_[0-9a-f]{32}")
+
+
+def _locked(workspace: Workspace) -> None:
+    """Serialises membership changes of one workspace (call inside a transaction)."""
+    list(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk", flat=True))
 
 
 def _user_named(username: Any) -> Any:
@@ -88,6 +134,7 @@ def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) ->
     role = clean_role(role)
     user = _user_named(username)
     with transaction.atomic():
+        _locked(workspace)
         if Membership.objects.filter(workspace=workspace, user=user).exists():
             raise InvalidInput(f"{user.get_username()} is already a member; change their role instead.")
         membership = Membership.objects.create(workspace=workspace, user=user, role=role)
@@ -108,6 +155,7 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
     """Gives a member another role; the last admin cannot be demoted."""
     role = clean_role(role)
     with transaction.atomic():
+        _locked(workspace)
         membership = _membership_in(workspace, membership_id)
         before = membership.role
         if before == Role.ADMIN and role != Role.ADMIN and not _other_admins(membership):
@@ -125,6 +173,7 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
 def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> None:
     """Removes a member; the last admin cannot be removed."""
     with transaction.atomic():
+        _locked(workspace)
         membership = _membership_in(workspace, membership_id)
         if membership.role == Role.ADMIN and not _other_admins(membership):
             raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")

@@ -5,7 +5,7 @@ document.addEventListener("htmx:responseError", function (event) {
     403: "You are not allowed to do this.",
     404: "That is no longer there, or it is not shared with you.",
     409: "Someone changed this in the meantime; reload the page and try again.",
-  }[status] || "The server could not do this (" + status + "). Nothing was half-saved; try again.";
+  }[status] || "The server could not do this (" + status + "). Try again, and tell an administrator if it repeats.";
   var box = document.getElementById("messages");
   if (!box) return;
   var line = document.createElement("p");

@@ -148,6 +148,22 @@ def health(port: int) -> int:
 
 
 class LauncherTests:
+    def test_it_stops_promptly_when_told_to_while_still_starting(self, data_dir: Path) -> None:
+        env = store_env(data_dir)
+        app = subprocess.Popen(
+            [sys.executable, "manage.py", "run", "--port", str(free_port())],
+            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        # Settings load starts the stores; stop it before it has finished migrating.
+        deadline = time.monotonic() + 60
+        while not (data_dir / "run" / "launcher.lock").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        app.send_signal(signal.SIGTERM)
+        output, _ = app.communicate(timeout=60)
+        assert app.returncode == 0, output
+        assert "Afterhack is running" not in output
+        assert server_pids(data_dir) == []
+
     def test_it_starts_stops_and_survives_kill_9_with_data_intact(self, data_dir: Path) -> None:
         env = store_env(data_dir) | {"DJANGO_SUPERUSER_USERNAME": "", "DJANGO_SUPERUSER_PASSWORD": ""}
         port = free_port()

@@ -1,4 +1,4 @@
-"""Django admin: workspaces get their graph, member changes are audited, tokens are shown once."""
+"""Django admin: workspaces get their graph, member changes go through the same rules and audit, tokens shown once."""
 
 from __future__ import annotations
 
@@ -8,27 +8,81 @@ import pytest
 
 from afterhack import graph
 from tests.conftest import ApiClient, MakeUser, Trio, client_for
-from workspaces.models import ApiToken, AuditEvent, Workspace
+from workspaces.models import ApiToken, AuditEvent, Membership, Workspace
 
 pytestmark = pytest.mark.django_db
 
 
-class AdminTests:
-    def test_it_creates_a_workspace_with_its_graph_from_the_admin(self, make_user: MakeUser) -> None:
-        admin = make_user("root", is_staff=True, is_superuser=True)
-        member = make_user("ada")
-        form = {
-            "name": "Admin made",
-            "memberships-TOTAL_FORMS": "1", "memberships-INITIAL_FORMS": "0",
-            "memberships-0-user": str(member.pk), "memberships-0-role": "reviewer",
-        }  # fmt: skip
-        response = client_for(admin).post("/admin/workspaces/workspace/add/", form)
+def inline_form(rows: list[dict[str, str]], initial: int = 0, **extra: str) -> dict[str, str]:
+    form = {"memberships-TOTAL_FORMS": str(len(rows)), "memberships-INITIAL_FORMS": str(initial), **extra}
+    for index, row in enumerate(rows):
+        form.update({f"memberships-{index}-{key}": value for key, value in row.items()})
+    return form
+
+
+class AdminWorkspaceTests:
+    def test_it_creates_a_workspace_with_its_graph_and_audited_members(self, make_user: MakeUser) -> None:
+        root = make_user("root", is_staff=True, is_superuser=True)
+        ada, bo = make_user("ada"), make_user("bo")
+        form = inline_form(
+            [{"user": str(ada.pk), "role": "admin"}, {"user": str(bo.pk), "role": "reviewer"}], name="Admin made"
+        )
+        response = client_for(root).post("/admin/workspaces/workspace/add/", form)
         assert response.status_code == 302, response.content.decode()[:2000]
         workspace = Workspace.objects.get(name="Admin made")
         assert workspace.graph_name in graph.list_graph_names()
-        assert workspace.memberships.get().user == member
-        verbs = set(AuditEvent.objects.filter(workspace=workspace).values_list("verb", flat=True))
-        assert verbs == {"workspace.created", "member.added"}
+        assert dict(workspace.memberships.values_list("user__username", "role")) == {"ada": "admin", "bo": "reviewer"}
+        verbs = sorted(AuditEvent.objects.filter(workspace=workspace).values_list("verb", flat=True))
+        assert verbs == ["member.added", "member.added", "workspace.created"]
+
+    def test_it_refuses_a_workspace_without_an_admin_and_writes_nothing(self, make_user: MakeUser) -> None:
+        root = make_user("root", is_staff=True, is_superuser=True)
+        ada = make_user("ada")
+        graphs = set(graph.list_graph_names())
+        response = client_for(root).post(
+            "/admin/workspaces/workspace/add/", inline_form([{"user": str(ada.pk), "role": "viewer"}], name="No admin")
+        )
+        assert response.status_code == 200 and "needs at least one admin" in response.content.decode()
+        assert not Workspace.objects.filter(name="No admin").exists()
+        assert set(graph.list_graph_names()) == graphs
+
+    def test_it_keeps_the_last_admin_when_editing_members_inline(self, trio: Trio, make_user: MakeUser) -> None:
+        root = make_user("root", is_staff=True, is_superuser=True)
+        rows = [
+            {
+                "id": str(m.pk),
+                "user": str(m.user_id),
+                "role": "viewer" if m.role == "admin" else m.role,
+                "workspace": str(trio.workspace.id),
+            }
+            for m in Membership.objects.filter(workspace=trio.workspace).order_by("pk")
+        ]
+        form = inline_form(rows, initial=len(rows), name=trio.workspace.name)
+        response = client_for(root).post(f"/admin/workspaces/workspace/{trio.workspace.id}/change/", form)
+        assert response.status_code == 200 and "needs at least one admin" in response.content.decode()
+        assert Membership.objects.get(user=trio.owner).role == "admin"
+
+    def test_it_audits_a_role_change_made_inline(self, trio: Trio, make_user: MakeUser) -> None:
+        root = make_user("root", is_staff=True, is_superuser=True)
+        rows = [
+            {
+                "id": str(m.pk),
+                "user": str(m.user_id),
+                "role": "reviewer" if m.user == trio.viewer else m.role,
+                "workspace": str(trio.workspace.id),
+            }
+            for m in Membership.objects.filter(workspace=trio.workspace).order_by("pk")
+        ]
+        response = client_for(root).post(
+            f"/admin/workspaces/workspace/{trio.workspace.id}/change/",
+            inline_form(rows, initial=len(rows), name=trio.workspace.name),
+        )
+        assert response.status_code == 302
+        event = AuditEvent.objects.get(verb="member.role_changed")
+        assert (
+            event.target == "victor" and event.payload == {"from": "viewer", "to": "reviewer"} and event.actor == root
+        )
+        assert not AuditEvent.objects.filter(verb="workspace.changed").exists()
 
     def test_it_lists_every_model_page(self, trio: Trio, make_user: MakeUser) -> None:
         client = client_for(make_user("root", is_staff=True, is_superuser=True))
@@ -36,13 +90,31 @@ class AdminTests:
             assert client.get(f"/admin/workspaces/{model}/").status_code == 200
         assert client.get(f"/admin/workspaces/workspace/{trio.workspace.id}/change/").status_code == 200
 
+
+class AdminTokenTests:
     def test_it_shows_a_new_token_once_and_stores_its_hash(self, make_user: MakeUser) -> None:
-        admin = make_user("root", is_staff=True, is_superuser=True)
+        root = make_user("root", is_staff=True, is_superuser=True)
         agent = make_user("agent")
-        client = client_for(admin)
-        response = client.post("/admin/workspaces/apitoken/add/", {"user": agent.pk, "name": "nightly"}, follow=True)
+        response = client_for(root).post(
+            "/admin/workspaces/apitoken/add/", {"user": agent.pk, "name": "nightly"}, follow=True
+        )
         raw = re.search(r"The new token is (ah_[\w-]+)", response.content.decode())
         assert raw is not None
         token = ApiToken.objects.get(name="nightly")
         assert token.user == agent and raw.group(1) not in token.key_hash
         assert ApiClient(raw.group(1)).get("/workspaces").status_code == 200
+        assert AuditEvent.objects.get(verb="token.issued").actor == root
+
+    def test_it_audits_revoking_and_never_moves_a_token_to_someone_else(self, make_user: MakeUser) -> None:
+        from workspaces import services
+
+        root = make_user("root", is_staff=True, is_superuser=True)
+        agent, thief = make_user("agent"), make_user("thief")
+        token, raw = services.token_issue(user=agent)
+        form = {"user": thief.pk, "name": token.name, "revoked_at_0": "2026-01-01", "revoked_at_1": "00:00:00"}
+        response = client_for(root).post(f"/admin/workspaces/apitoken/{token.pk}/change/", form)
+        assert response.status_code == 302
+        token.refresh_from_db()
+        assert token.user == agent and token.revoked_at is not None
+        assert AuditEvent.objects.filter(verb="token.revoked", actor=root).exists()
+        assert ApiClient(raw).get("/workspaces").status_code == 401

@@ -173,3 +173,19 @@ class ErrorFormatTests:
             "/api/v1/workspaces", {"name": "Research"}, content_type="application/json", headers={"X-CSRFToken": token}
         )
         assert accepted.status_code == 201
+
+
+class UnexpectedErrorTests:
+    def test_it_answers_an_unexpected_api_error_as_json_500_and_leaves_pages_alone(self) -> None:
+        from django.test import RequestFactory
+
+        from afterhack.middleware import ApiErrorFormatMiddleware
+
+        middleware = ApiErrorFormatMiddleware(lambda request: None)  # type: ignore[arg-type,return-value]
+        answer = middleware.process_exception(RequestFactory().get("/api/v1/workspaces"), RuntimeError("boom"))
+        assert answer is not None and answer.status_code == 500
+        import json
+
+        body = json.loads(answer.content)
+        assert body["error"] == "internal_error" and "boom" not in body["detail"]
+        assert middleware.process_exception(RequestFactory().get("/w/"), RuntimeError("boom")) is None

@@ -47,6 +47,15 @@ class PortalLoginTests:
         assert Client().get(f"/w/{trio.workspace.id}/", headers={"X-Portal-User": "stranger"}).status_code == 404
 
     def test_it_ignores_the_header_when_single_sign_on_is_off(self, trio: Trio) -> None:
-        response = Client().get("/w/", headers={"X-Portal-User": "rita"})
-        assert response.status_code == 302
-        assert not get_user_model().objects.filter(username="X-Portal-User").exists()
+        users = get_user_model().objects.count()
+        response = Client().get("/w/", headers={"X-Portal-User": "newcomer"})
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+        assert get_user_model().objects.count() == users
+
+    @PORTAL
+    @pytest.mark.parametrize("name", ["   ", " rita", "x" * 151])
+    def test_it_refuses_blank_padded_or_overlong_names_instead_of_merging_accounts(self, trio: Trio, name: str) -> None:
+        users = get_user_model().objects.count()
+        response = Client().get("/w/", headers={"X-Portal-User": name})
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+        assert get_user_model().objects.count() == users

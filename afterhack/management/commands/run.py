@@ -27,8 +27,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from afterhack.demo import demo_load
+from workspaces.services import graphs_reconcile
 
 PR_SET_PDEATHSIG = 1
+
+
+class StopRequested(Exception):
+    """Ctrl-C, SIGTERM or SIGHUP arrived while starting up: stop at once, cleanly."""
 
 
 def die_with_parent() -> None:
@@ -49,11 +54,13 @@ class Command(BaseCommand):
         die_with_parent()
         self.children: list[tuple[str, subprocess.Popen[bytes], Path]] = []
         self.stopping = False
+        self.supervising = False
         lock = self._single_launcher()
-        signal.signal(signal.SIGTERM, self._on_signal)
-        signal.signal(signal.SIGINT, self._on_signal)
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, self._on_signal)
         try:
             call_command("migrate", interactive=False, verbosity=0)
+            graphs_reconcile()
             login = self._first_user()
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
             if owner is not None and demo_load(owner=owner) is not None:
@@ -70,7 +77,11 @@ class Command(BaseCommand):
             self._wait_healthy(port)
             self._announce(port, login, time.monotonic() - started)
             self._supervise()
+        except StopRequested:
+            self.stdout.write("Stopped before it finished starting.")
         finally:
+            # From here on a second signal only sets the flag: the clean-up must run to its end.
+            self.supervising = True
             self._stop_children()
             lock.close()
 
@@ -168,6 +179,9 @@ class Command(BaseCommand):
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.stopping = True
+        # While starting up there is no loop to notice the flag: interrupt whatever runs.
+        if not self.supervising:
+            raise StopRequested
 
     def _check_children(self) -> None:
         for name, child, log_path in self.children:
@@ -176,6 +190,9 @@ class Command(BaseCommand):
                 raise CommandError(f"The {name} process stopped (exit {child.returncode}). Its log ends:\n{tail}")
 
     def _supervise(self) -> None:
+        self.supervising = True
+        if self.stopping:
+            return
         while not self.stopping:
             self._check_children()
             time.sleep(0.5)

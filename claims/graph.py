@@ -1,0 +1,538 @@
+"""The claims app's slice of the graph: Source, SourceVersion, SourceFragment, Claim, SUPPORTED_BY,
+DERIVED_FROM, and the Extraction and RejectedClaim records of extraction runs.
+
+Only this module writes those labels. Every write that must be atomic is one query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+
+# -- shapes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fragment:
+    id: str
+    start: int
+    end: int
+    text: str
+    origin_type: str
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> Fragment:
+        return cls(row["id"], row["start"], row["end"], row["text"], row.get("origin_type") or "source")
+
+
+@dataclass(frozen=True)
+class SourceSummary:
+    id: str
+    title: str
+    origin_type: str
+    status: str
+    version: int
+    length: int
+    claims: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class SourceVersion:
+    id: str
+    source_id: str
+    title: str
+    origin_type: str
+    status: str
+    version: int
+    sha256: str
+    length: int
+    text: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ClaimSpan:
+    """Where a claim's evidence sits in a version's text (for highlighting)."""
+
+    id: str
+    start: int
+    end: int
+    status: str
+    statement: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    statement: str
+    status: str
+    evidence_quote: str | None
+    start: int | None
+    end: int | None
+    confidence: float | None
+    confidence_kind: str
+    extractor: str
+    source_id: str | None
+    version_id: str | None
+    created_at: str
+    created_by: str | None
+    fragments: list[Fragment] = field(default_factory=list)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    derived_from: list[list[str]] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: list[Any]) -> Claim:
+        props, fragments, supersedes, superseded_by, premises = row
+        justifications: dict[int, list[str]] = {}
+        for index, premise_id in premises:
+            if premise_id is not None:
+                justifications.setdefault(int(index), []).append(premise_id)
+        return cls(
+            id=props["id"],
+            statement=props["statement"],
+            status=props["status"],
+            evidence_quote=props.get("evidence_quote"),
+            start=props.get("start"),
+            end=props.get("end"),
+            confidence=props.get("confidence"),
+            confidence_kind=props.get("confidence_kind") or "",
+            extractor=props.get("extractor") or "",
+            source_id=props.get("source_id"),
+            version_id=props.get("version_id"),
+            created_at=props.get("created_at") or "",
+            created_by=props.get("created_by"),
+            fragments=[Fragment.from_map(f) for f in fragments],
+            supersedes=supersedes,
+            superseded_by=superseded_by,
+            derived_from=[sorted(ids) for _, ids in sorted(justifications.items())],
+        )
+
+
+@dataclass(frozen=True)
+class Extraction:
+    id: str
+    version_id: str
+    status: str
+    done: int
+    total: int
+    error: str | None
+    extractor: str
+    claims_added: int
+    rejected: int
+    started_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class RejectedClaim:
+    statement: str
+    evidence_quote: str
+    reason: str
+    detail: str
+    hint_start: int | None
+    hint_end: int | None
+    extractor: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Dependent:
+    """Something that rests on a claim: a derived claim or a decision."""
+
+    id: str
+    label: str
+    title: str
+    status: str
+
+
+# -- sources ----------------------------------------------------------------------------
+
+SOURCE_CREATE = """
+CREATE (s:Source {id: $source_id, title: $title, origin_type: $origin_type, origin_name: $origin_name,
+                  status: 'active', created_at: $now, created_by: $created_by})
+CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id, version: 1, sha256: $sha256, text: $text,
+                                             length: $length, current: true, created_at: $now})
+WITH v
+UNWIND $fragments AS f
+CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text,
+                                              origin_type: $origin_type, created_at: $now})
+RETURN count(*)
+"""
+
+
+def source_create(
+    *,
+    workspace: HasGraph,
+    source_id: str,
+    version_id: str,
+    title: str,
+    text: str,
+    sha256: str,
+    origin_type: str,
+    origin_name: str,
+    fragments: list[dict[str, Any]],
+    created_by: str,
+    now: str,
+) -> None:
+    """Creates a source, its first version and all its fragments in one atomic query."""
+    graph.query(
+        workspace,
+        SOURCE_CREATE,
+        {
+            "source_id": source_id, "version_id": version_id, "title": title, "text": text,
+            "sha256": sha256, "length": len(text), "origin_type": origin_type, "origin_name": origin_name,
+            "fragments": fragments, "created_by": created_by, "now": now,
+        },
+    )  # fmt: skip
+
+
+SOURCE_LIST = """
+MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true})
+OPTIONAL MATCH (c:Claim {version_id: v.id})
+WITH s, v, count(c) AS claims
+RETURN s.id, s.title, s.origin_type, s.status, v.version, v.length, claims, s.created_at
+ORDER BY s.created_at DESC
+SKIP $offset LIMIT $limit
+"""
+
+
+def source_list(*, workspace: HasGraph, offset: int = 0, limit: int = 100) -> list[SourceSummary]:
+    """Sources, newest first, with their current version's size and claim count."""
+    rows = graph.ro_query(workspace, SOURCE_LIST, {"offset": offset, "limit": limit})
+    return [SourceSummary(*row) for row in rows]
+
+
+SOURCE_GET = """
+MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion {current: true})
+RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.length, v.text, v.created_at
+"""
+
+
+def source_get(*, workspace: HasGraph, source_id: str) -> SourceVersion | None:
+    """The source with its current version's text, or None."""
+    rows = graph.ro_query(workspace, SOURCE_GET, {"source_id": source_id})
+    return SourceVersion(*rows[0]) if rows else None
+
+
+VERSION_GET = """
+MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
+RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.length, v.text, v.created_at
+"""
+
+
+def version_get(*, workspace: HasGraph, version_id: str) -> SourceVersion | None:
+    """One version of a source with its text, or None."""
+    rows = graph.ro_query(workspace, VERSION_GET, {"version_id": version_id})
+    return SourceVersion(*rows[0]) if rows else None
+
+
+VERSION_FRAGMENTS = """
+MATCH (:SourceVersion {id: $version_id})-[:HAS_FRAGMENT]->(f:SourceFragment)
+RETURN f {.id, .start, .end, .text, .origin_type}
+ORDER BY f.start
+"""
+
+
+def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]:
+    """The version's fragments in text order."""
+    rows = graph.ro_query(workspace, VERSION_FRAGMENTS, {"version_id": version_id})
+    return [Fragment.from_map(row[0]) for row in rows]
+
+
+VERSION_CLAIM_SPANS = """
+MATCH (c:Claim {version_id: $version_id})
+RETURN c.id, c.start, c.end, c.status, c.statement
+ORDER BY c.start, c.end DESC
+"""
+
+
+def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSpan]:
+    """Every claim whose evidence is in this version, by position."""
+    rows = graph.ro_query(workspace, VERSION_CLAIM_SPANS, {"version_id": version_id})
+    return [ClaimSpan(*row) for row in rows]
+
+
+# -- claims -----------------------------------------------------------------------------
+
+# Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor.
+# MERGE on the key makes the write idempotent: the same claim again is the same node, and
+# `created_in` tells which rows this very write created.
+CLAIMS_RECORD = """
+MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
+CALL {
+  WITH s, v
+  UNWIND $claims AS row
+  MERGE (c:Claim {key: row.key})
+  ON CREATE SET c.id = row.id, c.statement = row.statement, c.evidence_quote = row.evidence_quote,
+                c.start = row.start, c.end = row.end, c.confidence = row.confidence,
+                c.confidence_kind = row.confidence_kind, c.extractor = row.extractor, c.status = 'current',
+                c.revision = 0, c.source_id = s.id, c.version_id = v.id, c.created_at = $now,
+                c.created_by = $created_by, c.created_in = $write_id
+  WITH v, c, row
+  MATCH (v)-[:HAS_FRAGMENT]->(f:SourceFragment)
+  WHERE f.start < row.end AND f.end > row.start
+  MERGE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f)
+}
+CALL {
+  WITH v
+  UNWIND $rejected AS r
+  MERGE (v)-[:REJECTED]->(x:RejectedClaim {key: r.key})
+  ON CREATE SET x.statement = r.statement, x.evidence_quote = r.evidence_quote, x.reason = r.reason,
+                x.detail = r.detail, x.hint_start = r.hint_start, x.hint_end = r.hint_end,
+                x.extractor = r.extractor, x.created_at = $now
+}
+WITH v
+OPTIONAL MATCH (c:Claim) WHERE c.key IN $keys
+WITH collect(c) AS stored
+WITH [key IN $keys | [c IN stored WHERE c.key = key][0]] AS ordered
+OPTIONAL MATCH (e:Extraction {id: $extraction_id})
+FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
+  SET x.status = 'done', x.done = x.total, x.updated_at = $now, x.error = null,
+      x.claims_added = size([c IN ordered WHERE c.created_in = $write_id]), x.rejected = size($rejected))
+RETURN [c IN ordered | [c.id, c.created_in = $write_id]]
+"""
+
+
+def claims_record(
+    *,
+    workspace: HasGraph,
+    version_id: str,
+    claims: list[dict[str, Any]],
+    rejected: list[dict[str, Any]],
+    created_by: str,
+    now: str,
+    write_id: str,
+    extraction_id: str | None = None,
+) -> list[tuple[str, bool]] | None:
+    """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query.
+
+    Returns (claim id, created by this write) for each claim row in order, or None when the
+    version does not exist.
+    """
+    params = {
+        "version_id": version_id, "claims": claims, "rejected": rejected, "created_by": created_by,
+        "now": now, "write_id": write_id, "extraction_id": extraction_id or "",
+        "keys": [row["key"] for row in claims],
+    }  # fmt: skip
+    rows = graph.query(workspace, CLAIMS_RECORD, params)
+    if not rows:
+        return None
+    return [(claim_id, bool(created)) for claim_id, created in rows[0][0]]
+
+
+DERIVED_CLAIM_CREATE = """
+UNWIND $premise_ids AS premise_id
+OPTIONAL MATCH (p:Claim {id: premise_id})
+WITH collect(p) AS premises
+WITH premises WHERE size(premises) = $count AND all(p IN premises WHERE p.status = 'current')
+CREATE (c:Claim {id: $claim_id, key: $claim_id, statement: $statement, status: 'current', revision: 0,
+                 confidence_kind: 'derived', extractor: 'derived', created_at: $now, created_by: $created_by})
+WITH c, premises
+UNWIND premises AS p
+CREATE (c)-[:DERIVED_FROM {justification: 0}]->(p)
+WITH DISTINCT c
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN c.id
+"""
+
+
+def derived_claim_create(
+    *, workspace: HasGraph, claim_id: str, statement: str, premise_ids: list[str], created_by: str, now: str
+) -> bool:
+    """Creates a claim justified by the premises together, only if all exist and are current."""
+    rows = graph.query(
+        workspace,
+        DERIVED_CLAIM_CREATE,
+        {
+            "claim_id": claim_id, "statement": statement, "premise_ids": premise_ids,
+            "count": len(premise_ids), "created_by": created_by, "now": now,
+        },
+    )  # fmt: skip
+    return bool(rows)
+
+
+CLAIM_STATUSES = """
+UNWIND $claim_ids AS claim_id
+MATCH (c:Claim {id: claim_id})
+RETURN c.id, c.status
+"""
+
+
+def claim_statuses(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, str]:
+    """The status of each of these claims that exists."""
+    return {row[0]: row[1] for row in graph.ro_query(workspace, CLAIM_STATUSES, {"claim_ids": claim_ids})}
+
+
+CLAIM_GET = """
+MATCH (c:Claim {id: $claim_id})
+OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment)
+WITH c, f ORDER BY f.start
+WITH c, collect(f {.id, .start, .end, .text, .origin_type}) AS fragments
+OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
+OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
+OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
+RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id])
+"""
+
+
+def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
+    """The claim with its evidence fragments, what it supersedes or is superseded by, and its premises."""
+    rows = graph.ro_query(workspace, CLAIM_GET, {"claim_id": claim_id})
+    return Claim.from_row(rows[0]) if rows else None
+
+
+CLAIM_DEPENDENTS = """
+MATCH (c:Claim {id: $claim_id})<-[:DERIVED_FROM|SUPPORTS*1..6]-(n)
+WHERE n:Claim OR n:Decision
+RETURN DISTINCT n.id, labels(n)[0], coalesce(n.statement, n.title), n.status
+LIMIT 200
+"""
+
+
+def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
+    """Derived claims and decisions that rest on this claim, directly or through others."""
+    rows = graph.ro_query(workspace, CLAIM_DEPENDENTS, {"claim_id": claim_id})
+    return [Dependent(*row) for row in rows]
+
+
+CLAIM_SEARCH_PHRASE = """
+MATCH (c:Claim)
+WHERE toLower(c.statement) CONTAINS $phrase
+RETURN c.id, c.statement, c.status, c.source_id, 1 AS hits
+LIMIT $limit
+"""
+
+CLAIM_SEARCH_WORDS = """
+MATCH (c:Claim)
+WITH c, size([w IN $words WHERE toLower(c.statement) CONTAINS w]) AS hits
+WHERE hits > 0
+RETURN c.id, c.statement, c.status, c.source_id, hits
+ORDER BY hits DESC
+LIMIT $limit
+"""
+
+CLAIM_FULLTEXT_SCORES = """
+CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
+RETURN node.id, score
+LIMIT $limit
+"""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    id: str
+    statement: str
+    status: str
+    source_id: str | None
+    hits: int
+
+
+def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int) -> list[SearchHit]:
+    """Claims whose statement contains the phrase (lower-cased by the caller)."""
+    rows = graph.ro_query(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit})
+    return [SearchHit(*row) for row in rows]
+
+
+def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int) -> list[SearchHit]:
+    """Claims containing any of the (lower-cased) words, those with more of them first."""
+    rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit})
+    return [SearchHit(*row) for row in rows]
+
+
+def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dict[str, float]:
+    """Fulltext relevance of claims for a RediSearch query made only of word characters and '|'."""
+    rows = graph.ro_query(workspace, CLAIM_FULLTEXT_SCORES, {"query": query, "limit": limit})
+    return {row[0]: float(row[1]) for row in rows}
+
+
+REJECTED_LIST = """
+MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion {current: true})-[:REJECTED]->(x:RejectedClaim)
+RETURN x.statement, x.evidence_quote, x.reason, x.detail, x.hint_start, x.hint_end, x.extractor, x.created_at
+ORDER BY x.created_at, x.statement
+"""
+
+
+def rejected_list(*, workspace: HasGraph, source_id: str) -> list[RejectedClaim]:
+    """Claims refused for the source's current version, with why."""
+    rows = graph.ro_query(workspace, REJECTED_LIST, {"source_id": source_id})
+    return [RejectedClaim(*row) for row in rows]
+
+
+# -- extraction runs --------------------------------------------------------------------
+
+EXTRACTION_START = """
+MATCH (v:SourceVersion {id: $version_id})
+OPTIONAL MATCH (v)<-[:OF]-(busy:Extraction)
+WHERE busy.status IN ['queued', 'running'] AND busy.updated_at > $stale_before
+WITH v, collect(busy.id) AS busy_ids
+WITH v, busy_ids WHERE size(busy_ids) = 0
+CREATE (v)<-[:OF]-(e:Extraction {id: $extraction_id, version_id: v.id, status: 'queued', done: 0,
+                                 total: $total, error: null, extractor: $extractor, claims_added: 0,
+                                 rejected: 0, started_at: $now, updated_at: $now})
+RETURN e.id
+"""
+
+
+def extraction_start(
+    *, workspace: HasGraph, extraction_id: str, version_id: str, total: int, extractor: str, now: str, stale_before: str
+) -> bool:
+    """Queues an extraction of the version unless one is already queued or running (and not stale)."""
+    params = {
+        "extraction_id": extraction_id, "version_id": version_id, "total": total,
+        "extractor": extractor, "now": now, "stale_before": stale_before,
+    }  # fmt: skip
+    return bool(graph.query(workspace, EXTRACTION_START, params))
+
+
+EXTRACTION_PROGRESS = """
+MATCH (e:Extraction {id: $extraction_id})
+WHERE e.status IN ['queued', 'running']
+SET e.status = 'running', e.done = $done, e.updated_at = $now
+RETURN e.id
+"""
+
+
+def extraction_progress(*, workspace: HasGraph, extraction_id: str, done: int, now: str) -> bool:
+    """Records how many fragments are done; False if the run is no longer active."""
+    params = {"extraction_id": extraction_id, "done": done, "now": now}
+    return bool(graph.query(workspace, EXTRACTION_PROGRESS, params))
+
+
+EXTRACTION_FAIL = """
+MATCH (e:Extraction {id: $extraction_id})
+SET e.status = 'failed', e.error = $error, e.updated_at = $now
+"""
+
+
+def extraction_fail(*, workspace: HasGraph, extraction_id: str, error: str, now: str) -> None:
+    """Marks the run failed with a sentence saying why; it wrote no claims."""
+    graph.query(workspace, EXTRACTION_FAIL, {"extraction_id": extraction_id, "error": error, "now": now})
+
+
+EXTRACTION_FIELDS = """e.id, e.version_id, e.status, e.done, e.total, e.error, e.extractor,
+       e.claims_added, e.rejected, e.started_at, e.updated_at"""
+
+EXTRACTION_GET = "MATCH (e:Extraction {id: $extraction_id}) RETURN " + EXTRACTION_FIELDS
+
+EXTRACTION_LATEST = (
+    "MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(:SourceVersion {current: true})<-[:OF]-(e:Extraction) "
+    "RETURN " + EXTRACTION_FIELDS + " ORDER BY e.started_at DESC LIMIT 1"
+)
+
+
+def extraction_get(*, workspace: HasGraph, extraction_id: str) -> Extraction | None:
+    """One extraction run, or None."""
+    rows = graph.ro_query(workspace, EXTRACTION_GET, {"extraction_id": extraction_id})
+    return Extraction(*rows[0]) if rows else None
+
+
+def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | None:
+    """The newest extraction run of the source's current version, or None."""
+    rows = graph.ro_query(workspace, EXTRACTION_LATEST, {"source_id": source_id})
+    return Extraction(*rows[0]) if rows else None

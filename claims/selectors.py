@@ -1,0 +1,167 @@
+"""Reads of the claims app: search with its stop-word fallback, the highlighted source text, provenance."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html import escape
+from itertools import pairwise
+
+from django.utils.safestring import SafeString, mark_safe
+
+from claims import graph as claims_graph
+from claims.graph import ClaimSpan, SearchHit
+from workspaces.models import Workspace
+
+SEARCH_LIMIT = 50
+MAX_QUERY_CHARS = 500
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her here
+    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+    off on once only or other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up very was we were what
+    when where which while who whom why will with would you your yours yourself yourselves
+    s t don shall may might must also yet get got""".split()
+)
+QUERY_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def content_words(query: str) -> list[str]:
+    """The query's words, lower-cased, without stop words or repeats, in order."""
+    words = [word.lower() for word in QUERY_WORD.findall(query)]
+    return list(dict.fromkeys(word for word in words if word.isdigit() or (word not in STOP_WORDS and len(word) > 1)))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[SearchHit]
+    query: str
+    words: list[str]
+    fell_back: bool
+
+
+def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT) -> SearchResult:
+    """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
+
+    Ranked: current claims first, then more matching words, then fulltext relevance.
+    """
+    query = " ".join(query.split())[:MAX_QUERY_CHARS]
+    if not query:
+        return SearchResult([], query, [], False)
+    words = content_words(query)
+    hits = claims_graph.claim_search_phrase(workspace=workspace, phrase=query.lower(), limit=limit * 4)
+    fell_back = not hits and bool(words)
+    if fell_back:
+        hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=limit * 4)
+    scores = _fulltext_scores(workspace, words, limit * 8) if len(hits) > 1 else {}
+    hits.sort(key=lambda hit: (hit.status != "current", -hit.hits, -scores.get(hit.id, 0.0)))
+    return SearchResult(hits[:limit], query, words, fell_back)
+
+
+def _fulltext_scores(workspace: Workspace, words: list[str], limit: int) -> dict[str, float]:
+    # The words are runs of word characters only, so they cannot carry query syntax.
+    safe = [word for word in words if QUERY_WORD.fullmatch(word)]
+    if not safe:
+        return {}
+    return claims_graph.claim_fulltext_scores(workspace=workspace, query="|".join(safe), limit=limit)
+
+
+# -- the highlighted source text ---------------------------------------------------------------
+
+
+def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
+    """The text, HTML-escaped, with every claim's evidence span marked; overlaps nest as deeper marks.
+
+    The text is cut at every span boundary; each piece is marked with the claims covering it.
+    """
+    cuts = sorted({0, len(text), *(s.start for s in spans), *(s.end for s in spans)})
+    starting: dict[int, list[ClaimSpan]] = {}
+    ending: dict[int, list[ClaimSpan]] = {}
+    for span in spans:
+        if 0 <= span.start < span.end <= len(text):
+            starting.setdefault(span.start, []).append(span)
+            ending.setdefault(span.end, []).append(span)
+    active: dict[str, ClaimSpan] = {}
+    parts: list[str] = []
+    for here, following in pairwise(cuts):
+        for span in ending.get(here, ()):
+            active.pop(span.id, None)
+        for span in starting.get(here, ()):
+            active[span.id] = span
+        piece = escape(text[here:following], quote=False)
+        if not active:
+            parts.append(piece)
+            continue
+        ids = " ".join(active)
+        statuses = {span.status for span in active.values()}
+        status = "current" if "current" in statuses else next(iter(statuses))
+        depth = min(len(active), 3)
+        parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}">{piece}</mark>')
+    return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    version: claims_graph.SourceVersion
+    spans: list[ClaimSpan]
+    highlighted: SafeString
+    extraction: claims_graph.Extraction | None
+    rejected: list[claims_graph.RejectedClaim]
+
+
+def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
+    """Everything the source page shows, or None when there is no such source."""
+    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
+    if version is None:
+        return None
+    spans = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+    return SourcePage(
+        version=version,
+        spans=spans,
+        highlighted=highlight(version.text, spans),
+        extraction=claims_graph.extraction_latest(workspace=workspace, source_id=source_id),
+        rejected=claims_graph.rejected_list(workspace=workspace, source_id=source_id),
+    )
+
+
+# -- provenance ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Provenance:
+    claim: claims_graph.Claim
+    version: claims_graph.SourceVersion | None
+    context_before: str
+    context_after: str
+    premises: list[claims_graph.Claim]
+    dependents: list[claims_graph.Dependent]
+
+
+CONTEXT_CHARS = 240
+
+
+def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | None:
+    """The claim's because-chain: source, version, fragment and quote in context, premises, dependents."""
+    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    if claim is None:
+        return None
+    version = claims_graph.version_get(workspace=workspace, version_id=claim.version_id) if claim.version_id else None
+    before = after = ""
+    if version is not None and claim.start is not None and claim.end is not None:
+        before = version.text[max(0, claim.start - CONTEXT_CHARS) : claim.start]
+        after = version.text[claim.end : claim.end + CONTEXT_CHARS]
+    premise_ids = [pid for justification in claim.derived_from for pid in justification]
+    premises = [p for pid in premise_ids if (p := claims_graph.claim_get(workspace=workspace, claim_id=pid))]
+    dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
+    return Provenance(claim, version, before, after, premises, dependents)
+
+
+def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[claims_graph.Claim]:
+    """The claims with these ids that exist, in the order given."""
+    return [c for cid in claim_ids[:20] if (c := claims_graph.claim_get(workspace=workspace, claim_id=cid))]
+
+
+def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[claims_graph.SourceSummary]:
+    """Sources of the workspace, newest first."""
+    return claims_graph.source_list(workspace=workspace, offset=offset, limit=limit)

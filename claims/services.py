@@ -1,0 +1,330 @@
+"""Writes of the claims app: sources, evidence-backed and derived claims, extraction runs."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.http import Http404
+
+from afterhack import llm
+from afterhack.errors import UserError
+from claims import graph as claims_graph
+from claims.evidence import Rejection, validate_quote
+from claims.extraction import (
+    MODEL_CONFIDENCE_KIND,
+    RULE_CONFIDENCE_KIND,
+    RULE_EXTRACTOR,
+    Accepted,
+    Refused,
+    extract_fragments,
+    model_proposals,
+    rule_proposals,
+)
+from claims.text import clean_source_text, clean_title, fragment_spans
+from workspaces.models import Workspace
+from workspaces.services import record_event
+
+logger = logging.getLogger("claims")
+
+MAX_STATEMENT_CHARS = 2_000
+MAX_PREMISES = 50
+# An extraction that has not reported progress for this long is taken to have died with its worker.
+EXTRACTION_STALE_AFTER = timedelta(minutes=10)
+
+
+class EvidenceNotFound(UserError):
+    code = "evidence_not_found"
+
+    def __init__(self, rejection: Rejection) -> None:
+        super().__init__(rejection.detail)
+        self.rejection = rejection
+        self.extra = {"reason": str(rejection.reason)}
+
+
+class InvalidSupport(UserError):
+    code = "invalid_support"
+
+
+class SourceNotFound(Http404):
+    pass
+
+
+class ClaimNotFound(Http404):
+    pass
+
+
+def now_iso() -> str:
+    """The current time as ISO 8601 UTC, the form every graph timestamp takes."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _actor_name(actor: Any) -> str:
+    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
+
+
+def clean_statement(statement: object) -> str:
+    """The statement with its whitespace folded, or UserError saying what is wrong with it."""
+    if not isinstance(statement, str) or not statement.strip():
+        raise UserError("A claim needs a statement; this one is empty.")
+    if "\x00" in statement:
+        raise UserError("A statement cannot contain NUL characters.")
+    statement = " ".join(statement.split())
+    if len(statement) > MAX_STATEMENT_CHARS:
+        raise UserError(
+            f"A statement can be at most {MAX_STATEMENT_CHARS:,} characters (this one has {len(statement):,})."
+        )
+    return statement
+
+
+def claim_key(*, version_id: str, start: int, end: int, statement: str) -> str:
+    """The identity of an evidence-backed claim: same version, span and statement = same claim."""
+    basis = f"{version_id}\x1f{start}\x1f{end}\x1f{' '.join(statement.casefold().split())}"
+    return hashlib.sha256(basis.encode()).hexdigest()
+
+
+# -- sources --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddedSource:
+    id: str
+    title: str
+    version: int
+    sha256: str
+    length: int
+    fragments: list[dict[str, Any]]
+
+
+def source_add(*, workspace: Workspace, title: object, text: object, actor: Any, origin_name: str = "") -> AddedSource:
+    """Stores a new source: its text (line endings normalised) as version 1, cut into fragments."""
+    title = clean_title(title)
+    text = clean_source_text(text)
+    source_id, version_id = str(uuid.uuid4()), str(uuid.uuid4())
+    sha256 = hashlib.sha256(text.encode()).hexdigest()
+    fragments = [
+        {"id": str(uuid.uuid4()), "start": span.start, "end": span.end, "text": text[span.start : span.end]}
+        for span in fragment_spans(text)
+    ]
+    with transaction.atomic():
+        record_event(
+            actor=actor, workspace=workspace, verb="source.added", target=title,
+            payload={"source_id": source_id, "sha256": sha256, "length": len(text), "fragments": len(fragments)},
+        )  # fmt: skip
+        # Inside the transaction: if the graph write fails, the audit row is rolled back too.
+        claims_graph.source_create(
+            workspace=workspace, source_id=source_id, version_id=version_id, title=title, text=text,
+            sha256=sha256, origin_type="document", origin_name=origin_name or _actor_name(actor),
+            fragments=fragments, created_by=_actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+    return AddedSource(
+        source_id, title, 1, sha256, len(text), [{k: f[k] for k in ("id", "start", "end")} for f in fragments]
+    )
+
+
+def _current_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:
+    version = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
+    if version is None:
+        raise SourceNotFound("No such source in this workspace.")
+    return version
+
+
+# -- claims ---------------------------------------------------------------------------------
+
+
+def claim_add(
+    *,
+    workspace: Workspace,
+    source_id: object,
+    statement: object,
+    evidence_quote: object,
+    start: object = None,
+    actor: Any,
+) -> claims_graph.Claim:
+    """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
+    statement = clean_statement(statement)
+    version = _current_version(workspace, source_id)
+    result = validate_quote(version.text, evidence_quote, start)
+    if isinstance(result, Rejection):
+        raise EvidenceNotFound(result)
+    row = {
+        "key": claim_key(version_id=version.id, start=result.start, end=result.end, statement=statement),
+        "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": evidence_quote,
+        "start": result.start, "end": result.end, "confidence": None, "confidence_kind": "manual",
+        "extractor": "manual",
+    }  # fmt: skip
+    with transaction.atomic():
+        stored = claims_graph.claims_record(
+            workspace=workspace, version_id=version.id, claims=[row], rejected=[],
+            created_by=_actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()),
+        )  # fmt: skip
+        if not stored:
+            raise SourceNotFound("No such source in this workspace.")
+        claim_id, created = stored[0]
+        if created:
+            record_event(
+                actor=actor, workspace=workspace, verb="claim.added", target=statement[:255],
+                payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end},
+            )  # fmt: skip
+    return _claim(workspace, claim_id)
+
+
+def derived_claim_add(
+    *, workspace: Workspace, statement: object, derived_from: object, actor: Any
+) -> claims_graph.Claim:
+    """A claim inferred from others: the listed claims together are its one justification."""
+    statement = clean_statement(statement)
+    premise_ids = _clean_premises(derived_from)
+    claim_id = str(uuid.uuid4())
+    with transaction.atomic():
+        created = claims_graph.derived_claim_create(
+            workspace=workspace, claim_id=claim_id, statement=statement, premise_ids=premise_ids,
+            created_by=_actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+        if not created:
+            raise InvalidSupport(_why_unsupported(workspace, premise_ids))
+        record_event(
+            actor=actor, workspace=workspace, verb="claim.derived", target=statement[:255],
+            payload={"claim_id": claim_id, "derived_from": premise_ids},
+        )  # fmt: skip
+    return _claim(workspace, claim_id)
+
+
+def _clean_premises(derived_from: object) -> list[str]:
+    if not isinstance(derived_from, list) or not derived_from:
+        raise InvalidSupport("A derived claim needs “derived_from”: a non-empty list of claim ids.")
+    if len(derived_from) > MAX_PREMISES:
+        raise InvalidSupport(f"A derived claim can rest on at most {MAX_PREMISES} claims.")
+    if not all(isinstance(item, str) and item for item in derived_from):
+        raise InvalidSupport("Every entry of “derived_from” must be a claim id (a string).")
+    return list(dict.fromkeys(derived_from))
+
+
+def _why_unsupported(workspace: Workspace, premise_ids: list[str]) -> str:
+    statuses = claims_graph.claim_statuses(workspace=workspace, claim_ids=premise_ids)
+    missing = [pid for pid in premise_ids if pid not in statuses]
+    if missing:
+        return f"These claims do not exist in this workspace: {', '.join(missing)}."
+    stale = [f"{pid} ({statuses[pid]})" for pid in premise_ids if statuses[pid] != "current"]
+    return f"A derived claim can only rest on current claims; these are not: {', '.join(stale)}."
+
+
+def _claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
+    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    if claim is None:
+        raise ClaimNotFound("No such claim in this workspace.")
+    return claim
+
+
+# -- extraction -----------------------------------------------------------------------------
+
+
+def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> claims_graph.Extraction:
+    """Queues extraction of the source's current version (or returns the run already going)."""
+    version = _current_version(workspace, source_id)
+    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    extractor = f"model:{llm.model_name()}" if llm.is_configured() else RULE_EXTRACTOR
+    extraction_id = str(uuid.uuid4())
+    now = datetime.now(UTC)
+    started = claims_graph.extraction_start(
+        workspace=workspace, extraction_id=extraction_id, version_id=version.id, total=len(fragments),
+        extractor=extractor, now=now.isoformat(timespec="microseconds"),
+        stale_before=(now - EXTRACTION_STALE_AFTER).isoformat(timespec="microseconds"),
+    )  # fmt: skip
+    if not started:
+        running = claims_graph.extraction_latest(workspace=workspace, source_id=version.source_id)
+        assert running is not None
+        return running
+    with transaction.atomic():
+        record_event(
+            actor=actor, workspace=workspace, verb="extraction.requested", target=version.title,
+            payload={"source_id": version.source_id, "extraction_id": extraction_id, "extractor": extractor},
+        )  # fmt: skip
+        # Imported here: tasks import services, and the task must only run once this commits.
+        from claims.tasks import run_extraction
+
+        transaction.on_commit(lambda: run_extraction.delay(str(workspace.id), extraction_id))
+    extraction = claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    assert extraction is not None
+    return extraction
+
+
+def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.Extraction | None:
+    """Runs a queued extraction: proposals per fragment, validated, then stored in one atomic write."""
+    extraction = claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    if extraction is None or extraction.status not in ("queued", "running"):
+        return extraction
+    version = claims_graph.version_get(workspace=workspace, version_id=extraction.version_id)
+    if version is None:
+        return _fail(workspace, extraction_id, "The source version to extract from no longer exists.")
+    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    if extraction.extractor.startswith("model:") and not llm.is_configured():
+        return _fail(
+            workspace, extraction_id, "This extraction was queued for a model, but no model is configured now."
+        )
+    use_model = extraction.extractor.startswith("model:")
+    accepted: list[Accepted] = []
+    refused: list[Refused] = []
+    try:
+        results = extract_fragments(
+            text=version.text,
+            fragments=fragments,
+            propose=(lambda f: model_proposals(title=version.title, fragment_text=f.text))
+            if use_model
+            else (lambda f: rule_proposals(f.text)),
+        )
+        for done, outcomes in enumerate(results, start=1):
+            accepted += [o for o in outcomes if isinstance(o, Accepted)]
+            refused += [o for o in outcomes if isinstance(o, Refused)]
+            claims_graph.extraction_progress(workspace=workspace, extraction_id=extraction_id, done=done, now=now_iso())
+    except llm.LLMError as error:
+        return _fail(workspace, extraction_id, str(error))
+    claims_graph.claims_record(
+        workspace=workspace, version_id=version.id,
+        claims=_claim_rows(version.id, accepted, extraction.extractor, use_model),
+        rejected=_rejected_rows(version.id, refused, extraction.extractor),
+        created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,
+    )  # fmt: skip
+    return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+
+
+def _fail(workspace: Workspace, extraction_id: str, why: str) -> claims_graph.Extraction | None:
+    logger.warning("extraction %s failed: %s", extraction_id, why)
+    claims_graph.extraction_fail(workspace=workspace, extraction_id=extraction_id, error=why, now=now_iso())
+    return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+
+
+def extraction_fail_unexpectedly(*, workspace: Workspace, extraction_id: str) -> None:
+    """Marks a run failed after an unexpected error, so it never stays 'running' forever."""
+    _fail(workspace, extraction_id, "The extraction stopped on an internal error; it wrote no claims. Try again.")
+
+
+def _claim_rows(version_id: str, accepted: list[Accepted], extractor: str, use_model: bool) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for claim in accepted:
+        key = claim_key(version_id=version_id, start=claim.span.start, end=claim.span.end, statement=claim.statement)
+        rows.setdefault(key, {
+            "key": key, "id": str(uuid.uuid4()), "statement": claim.statement, "evidence_quote": claim.evidence_quote,
+            "start": claim.span.start, "end": claim.span.end, "confidence": claim.confidence,
+            "confidence_kind": MODEL_CONFIDENCE_KIND if use_model else RULE_CONFIDENCE_KIND, "extractor": extractor,
+        })  # fmt: skip
+    return list(rows.values())
+
+
+def _rejected_rows(version_id: str, refused: list[Refused], extractor: str) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for item in refused:
+        basis = f"{version_id}\x1f{item.statement}\x1f{item.evidence_quote}\x1f{item.rejection.reason}"
+        key = hashlib.sha256(basis.encode()).hexdigest()
+        hint = item.rejection.hint
+        rows.setdefault(key, {
+            "key": key, "statement": item.statement[:MAX_STATEMENT_CHARS], "evidence_quote": item.evidence_quote[:5000],
+            "reason": str(item.rejection.reason), "detail": item.rejection.detail,
+            "hint_start": hint.start if hint else None, "hint_end": hint.end if hint else None, "extractor": extractor,
+        })  # fmt: skip
+    return list(rows.values())
