@@ -42,6 +42,13 @@ class BrowserSession(APIKeyCookie):
 
     param_name = "sessionid"
 
+    def _get_key(self, request: HttpRequest) -> str | None:
+        # Without a logged-in session there is nothing to protect: answer 401, not a CSRF 403.
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None
+        return super()._get_key(request)
+
     def authenticate(self, request: HttpRequest, key: str | None) -> Any | None:
         user = getattr(request, "user", None)
         return user if user is not None and user.is_authenticated else None
@@ -161,6 +168,8 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
         message = str(error.get("msg", "is invalid"))
         if error.get("type") == "json_invalid":
             parts.append("The request body is not valid JSON.")
+        elif error.get("type") == "missing" and not location:
+            parts.append("The request body must be a JSON object.")
         elif error.get("type") == "missing":
             parts.append(f"'{where}' is required.")
         else:

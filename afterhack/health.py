@@ -7,6 +7,7 @@ import logging
 from django.db import connection
 from django.db.utils import Error as DatabaseError
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from afterhack import graph
@@ -15,6 +16,7 @@ from afterhack import graph
 logger = logging.getLogger("afterhack.health")
 
 
+@csrf_exempt
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     report = {"status": "ok", "postgres": "ok", "falkordb": "ok"}

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 logger = logging.getLogger("afterhack.api")
 
-API_PREFIX = "/api/v1/"
+API_PREFIX = "/api/"
 
 FALLBACKS = {
     404: ("not_found", "There is no such API endpoint; see /api/v1/docs."),
@@ -31,7 +31,10 @@ class ApiErrorFormatMiddleware:
         if response.get("Content-Type", "").startswith("application/json") and _has_error_shape(response):
             return response
         code, detail = FALLBACKS[response.status_code]
-        return JsonResponse({"error": code, "detail": detail}, status=response.status_code)
+        answer = JsonResponse({"error": code, "detail": detail}, status=response.status_code)
+        if response.has_header("Allow"):
+            answer["Allow"] = response["Allow"]
+        return answer
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not request.path.startswith(API_PREFIX):

@@ -15,3 +15,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("w/", include("workspaces.urls")),
 ]
+
+admin.site.site_header = "Afterhack administration"
+admin.site.site_title = "Afterhack admin"
+admin.site.index_title = "Workspaces, people and the audit trail"

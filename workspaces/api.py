@@ -33,6 +33,10 @@ class MemberIn(Schema):
     role: Text
 
 
+class RoleIn(Schema):
+    role: Text
+
+
 class MemberOut(Schema):
     username: str
     role: str
@@ -71,3 +75,23 @@ def member_add(request: HttpRequest, ws_id: str, payload: MemberIn) -> Any:
         workspace=workspace, username=payload.username, role=payload.role, actor=request.user
     )
     return Status(201, {"username": membership.user.get_username(), "role": membership.role})
+
+
+@router.patch("/{ws_id}/members/{username}", response={200: MemberOut, **ERRORS})
+def member_change_role(request: HttpRequest, ws_id: str, username: str, payload: RoleIn) -> Any:
+    """Gives a member another role (workspace admins only; the last admin stays admin)."""
+    workspace = get_admin_workspace_for_user(request.user, ws_id)
+    membership = services.membership_of(workspace=workspace, username=username)
+    membership = services.member_change_role(
+        workspace=workspace, membership_id=membership.pk, role=payload.role, actor=request.user
+    )
+    return {"username": membership.user.get_username(), "role": membership.role}
+
+
+@router.delete("/{ws_id}/members/{username}", response={204: None, **ERRORS})
+def member_remove(request: HttpRequest, ws_id: str, username: str) -> Any:
+    """Removes a member (workspace admins only; the last admin cannot be removed)."""
+    workspace = get_admin_workspace_for_user(request.user, ws_id)
+    membership = services.membership_of(workspace=workspace, username=username)
+    services.member_remove(workspace=workspace, membership_id=membership.pk, actor=request.user)
+    return Status(204, None)

@@ -59,7 +59,7 @@ class Membership(models.Model):
         ordering = ["workspace__name", "user__username"]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.workspace} · {self.role}"
+        return f"{self.user} as {self.get_role_display().lower()} of {self.workspace}"
 
     @property
     def can_write(self) -> bool:
@@ -80,6 +80,23 @@ class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
 
 class AuditEventImmutable(Exception):
     """Raised on any attempt to change or remove an audit event."""
+
+
+EVENT_WORDS = {
+    "workspace.created": "created the workspace “{target}”",
+    "workspace.changed": "changed the workspace settings",
+    "demo.loaded": "loaded the demo content",
+    "member.added": "added {target} as {role}",
+    "member.role_changed": "made {target} {to} (was {from})",
+    "member.removed": "removed {target}",
+    "token.issued": "issued an API token {target}",
+    "token.revoked": "revoked the API token {target}",
+    "token.deleted": "deleted the API token {target}",
+    "source.added": "added the source “{target}”",
+    "claim.added": "added the claim “{target}”",
+    "claim.derived": "derived the claim “{target}”",
+    "extraction.requested": "asked for claims to be extracted from “{target}”",
+}
 
 
 class AuditEvent(models.Model):
@@ -111,6 +128,14 @@ class AuditEvent(models.Model):
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AuditEventImmutable("Audit events are append-only: they cannot be deleted.")
 
+    @property
+    def summary(self) -> str:
+        """The event in words, e.g. “added rita as reviewer”."""
+        template = EVENT_WORDS.get(self.verb)
+        if template is None:
+            return f"{self.verb} {self.target}".strip()
+        return template.format(target=self.target, **{k: v for k, v in self.payload.items() if isinstance(v, str)})
+
 
 TOKEN_PREFIX = "ah_"  # noqa: S105 - a prefix that marks tokens, not a secret
 
@@ -133,6 +158,7 @@ class ApiToken(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "API token"
 
     def __str__(self) -> str:
         return f"{self.name} ({self.hint}…) for {self.user}"

@@ -121,7 +121,8 @@ def _user_named(username: Any) -> Any:
         raise InvalidInput("Give the username of the person to add.")
     user = get_user_model().objects.filter(username=username.strip(), is_active=True).first()
     if user is None:
-        raise InvalidInput(f"There is no active user called {username.strip()!r}.")
+        shown = username.strip()[:60] + ("…" if len(username.strip()) > 60 else "")
+        raise InvalidInput(f"There is no active user called {shown!r}.")
     return user
 
 
@@ -141,6 +142,14 @@ def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) ->
         record_event(
             actor=actor, workspace=workspace, verb="member.added", target=user.get_username(), payload={"role": role}
         )
+    return membership
+
+
+def membership_of(*, workspace: Workspace, username: str) -> Membership:
+    """The workspace membership of the user with this username, or InvalidInput."""
+    membership = Membership.objects.filter(workspace=workspace, user__username=username).first()
+    if membership is None:
+        raise InvalidInput(f"{username[:60]!r} is not a member of this workspace.")
     return membership
 
 
@@ -170,8 +179,8 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
     return membership
 
 
-def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> None:
-    """Removes a member; the last admin cannot be removed."""
+def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> str:
+    """Removes a member (the last admin cannot be removed); returns their username."""
     with transaction.atomic():
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
@@ -182,6 +191,7 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> No
         record_event(
             actor=actor, workspace=workspace, verb="member.removed", target=username, payload={"role": membership.role}
         )
+    return username
 
 
 def token_issue(*, user: Any, name: str = "API token", actor: Any = None) -> tuple[ApiToken, str]:

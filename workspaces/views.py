@@ -129,9 +129,9 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
 def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     try:
-        services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
+        username = services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
     except InvalidInput as error:
         messages.error(request, str(error))
         return _members_response(request, workspace, status=422)
-    messages.success(request, "Member removed.")
+    messages.success(request, f"{username} removed from {workspace.name}.")
     return _members_response(request, workspace)

@@ -48,7 +48,7 @@ class MembersFlowTests:
 
         page.on("dialog", lambda dialog: dialog.accept())
         page.locator("tr", has_text="newcomer").get_by_role("button", name="Remove").click()
-        page.get_by_text("Member removed.").wait_for()
+        page.get_by_text("newcomer removed from Launch planning.").wait_for()
         assert not Membership.objects.filter(user__username="newcomer").exists()
         # Everything happened over HTMX: the page itself was never reloaded.
         assert page.evaluate("window.__sameDocument") is True

@@ -189,3 +189,45 @@ class UnexpectedErrorTests:
         body = json.loads(answer.content)
         assert body["error"] == "internal_error" and "boom" not in body["detail"]
         assert middleware.process_exception(RequestFactory().get("/w/"), RuntimeError("boom")) is None
+
+
+class MemberChangeApiTests:
+    def test_it_changes_a_role_and_removes_a_member(self, trio: Trio) -> None:
+        client = api_for(trio.owner)
+        changed = client.client.patch(
+            f"/api/v1/workspaces/{trio.workspace.id}/members/victor", {"role": "reviewer"},
+            content_type="application/json", headers=client.headers,
+        )  # fmt: skip
+        assert changed.status_code == 200 and changed.json() == {"username": "victor", "role": "reviewer"}
+        removed = client.client.delete(f"/api/v1/workspaces/{trio.workspace.id}/members/rita", headers=client.headers)
+        assert removed.status_code == 204
+        assert set(Membership.objects.values_list("user__username", flat=True)) == {"olivia", "victor"}
+        assert [
+            e.summary
+            for e in AuditEvent.objects.filter(verb__in=["member.role_changed", "member.removed"]).order_by("id")
+        ] == [
+            "made victor reviewer (was viewer)",
+            "removed rita",
+        ]
+
+    def test_it_keeps_the_last_admin_and_refuses_non_members(self, trio: Trio) -> None:
+        client = api_for(trio.owner)
+        last = client.client.delete(f"/api/v1/workspaces/{trio.workspace.id}/members/olivia", headers=client.headers)
+        assert last.status_code == 422 and "at least one admin" in last.json()["detail"]
+        stranger = client.client.delete(f"/api/v1/workspaces/{trio.workspace.id}/members/oscar", headers=client.headers)
+        assert stranger.status_code == 422 and "not a member" in stranger.json()["detail"]
+        viewer = api_for(trio.viewer)
+        refused = viewer.client.delete(f"/api/v1/workspaces/{trio.workspace.id}/members/rita", headers=viewer.headers)
+        assert refused.status_code == 403
+        assert Membership.objects.count() == 3
+
+
+class AnonymousWriteTests:
+    def test_it_answers_401_not_a_csrf_403_to_a_write_without_credentials(self) -> None:
+        response = ApiClient(None).post("/workspaces", {"name": "x"})
+        assert response.status_code == 401 and response.json()["error"] == "unauthorized"
+
+    def test_it_keeps_the_allow_header_on_405(self, make_user: MakeUser) -> None:
+        client = api_for(make_user("ada"))
+        response = client.client.put("/api/v1/workspaces", headers=client.headers)
+        assert response.status_code == 405 and "GET" in response["Allow"]

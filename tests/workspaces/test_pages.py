@@ -50,7 +50,7 @@ class DashboardTests:
         assert "<strong>1</strong> sources" in page
         assert "<strong>2</strong> claims" in page
         assert "<strong>3</strong> members" in page
-        assert "member.added" in page
+        assert "added victor as viewer" in page and "added rita as reviewer" in page
 
 
 class MembersPageTests:

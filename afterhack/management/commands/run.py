@@ -84,6 +84,7 @@ class Command(BaseCommand):
             self.supervising = True
             self._stop_children()
             lock.close()
+            self.stdout.write("Stopped. (The embedded databases stop as this process exits.)")
 
     # -- start-up ---------------------------------------------------------------
 
