@@ -90,13 +90,17 @@ def chat(*, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None =
     except openai.APITimeoutError:
         raise LLMError(f"The model did not answer within {settings.AFTERHACK_LLM_TIMEOUT:g} seconds.") from None
     except openai.APIStatusError as error:
-        raise LLMError(f"The model's server answered HTTP {error.status_code}: {_short(error.message)}") from None
+        raise LLMError(f"The model's server answered HTTP {error.status_code}: {_short(error.message)}.") from None
     except openai.APIConnectionError:
         raise LLMError(
             f"The model's server at {settings.OPENAI_BASE_URL or 'the default endpoint'} could not be reached."
         ) from None
-    except (openai.OpenAIError, ValueError) as error:
-        raise LLMError(f"The model call failed: {_short(str(error))}") from None
+    except ValueError:
+        raise LLMError(
+            "The model's server sent a response that is not JSON; is OPENAI_BASE_URL an OpenAI-compatible endpoint?"
+        ) from None
+    except openai.OpenAIError as error:
+        raise LLMError(f"The model call failed: {_short(str(error))}.") from None
     seconds = time.perf_counter() - started
     if not getattr(completion, "choices", None):
         raise LLMError("The model's answer had no choices in it.")

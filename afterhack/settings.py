@@ -150,6 +150,11 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# A source may hold 2,000,000 characters (claims.text.MAX_SOURCE_CHARS); room for that as a form
+# post or JSON body, with multi-byte characters. Larger bodies are refused before they are read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "static"

@@ -14,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("w/", include("workspaces.urls")),
+    path("w/", include("claims.urls")),
 ]
 
 admin.site.site_header = "Afterhack administration"

@@ -127,6 +127,10 @@ class Extraction:
     started_at: str
     updated_at: str
 
+    @property
+    def busy(self) -> bool:
+        return self.status in ("queued", "running")
+
 
 @dataclass(frozen=True)
 class RejectedClaim:

@@ -102,12 +102,23 @@ def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
 
 
 @dataclass(frozen=True)
+class RejectedRow:
+    """A rejected claim with the text of its near-miss hint (for reviewers)."""
+
+    statement: str
+    evidence_quote: str
+    reason: str
+    detail: str
+    hint: str | None
+
+
+@dataclass(frozen=True)
 class SourcePage:
     version: claims_graph.SourceVersion
     spans: list[ClaimSpan]
     highlighted: SafeString
     extraction: claims_graph.Extraction | None
-    rejected: list[claims_graph.RejectedClaim]
+    rejected: list[RejectedRow]
 
 
 def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
@@ -121,8 +132,17 @@ def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
         spans=spans,
         highlighted=highlight(version.text, spans),
         extraction=claims_graph.extraction_latest(workspace=workspace, source_id=source_id),
-        rejected=claims_graph.rejected_list(workspace=workspace, source_id=source_id),
+        rejected=[
+            RejectedRow(r.statement, r.evidence_quote, r.reason, r.detail, _hint_text(version.text, r))
+            for r in claims_graph.rejected_list(workspace=workspace, source_id=source_id)
+        ],
     )
+
+
+def _hint_text(text: str, rejected: claims_graph.RejectedClaim) -> str | None:
+    if rejected.hint_start is None or rejected.hint_end is None:
+        return None
+    return text[rejected.hint_start : rejected.hint_end]
 
 
 # -- provenance ------------------------------------------------------------------------------------

@@ -85,3 +85,29 @@ def api_for(user: Any) -> ApiClient:
     """An API client holding a fresh token of `user`."""
     _, raw = services.token_issue(user=user)
     return ApiClient(raw)
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[Any]:
+    from tests.llm_server import ScriptedLLM
+
+    server = ScriptedLLM()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def llm(llm_server: Any, settings: Any) -> Any:
+    """The model, replaced by the scripted local server for this test."""
+    settings.OPENAI_BASE_URL = llm_server.url
+    settings.OPENAI_API_KEY = "test-key"
+    settings.AFTERHACK_LLM_MODEL = "scripted-model"
+    settings.AFTERHACK_LLM_TIMEOUT = 2.0
+    llm_server.script({"content": '{"claims": []}'})
+    return llm_server
+
+
+@pytest.fixture
+def no_llm(settings: Any) -> None:
+    """No model configured: the offline algorithms run."""
+    settings.AFTERHACK_LLM_MODEL = ""

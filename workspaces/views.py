@@ -65,6 +65,7 @@ def _members_context(
 ) -> dict[str, object]:
     return {
         "workspace": workspace,
+        "membership": get_membership(request.user, workspace.id),
         "members": selectors.members_of(workspace=workspace),
         "form": form or MemberAddForm(),
         "roles": Role.choices,

@@ -23,3 +23,33 @@ document.addEventListener("htmx:sendError", function () {
   line.textContent = "The server did not answer. Check your connection and try again.";
   box.replaceChildren(line);
 });
+
+// Source page: a click on a highlighted passage shows the claims it supports.
+document.addEventListener("click", function (event) {
+  var mark = event.target.closest && event.target.closest("mark[data-claims]");
+  var text = document.getElementById("source-text");
+  if (!mark || !text || !text.contains(mark)) return;
+  var url = text.dataset.cardsUrl + "?ids=" + encodeURIComponent(mark.dataset.claims);
+  text.querySelectorAll("mark.selected").forEach(function (m) { m.classList.remove("selected"); });
+  mark.classList.add("selected");
+  htmx.ajax("GET", url, { target: "#claim-panel", swap: "innerHTML" });
+});
+
+// Source page: selecting text fills the "Add a claim" form with the exact quote and its start,
+// counted in code points (as the server counts), not in JavaScript's UTF-16 units.
+document.addEventListener("mouseup", function () {
+  var text = document.getElementById("source-text");
+  var quote = document.getElementById("quote-input");
+  var start = document.getElementById("start-input");
+  var selection = window.getSelection();
+  if (!text || !quote || !start || !selection || selection.isCollapsed) return;
+  var range = selection.getRangeAt(0);
+  if (!text.contains(range.startContainer) || !text.contains(range.endContainer)) return;
+  var before = document.createRange();
+  before.setStart(text, 0);
+  before.setEnd(range.startContainer, range.startOffset);
+  var chosen = range.toString();
+  if (!chosen.trim()) return;
+  quote.value = chosen;
+  start.value = Array.from(before.toString()).length;
+});

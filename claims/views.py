@@ -1,0 +1,238 @@
+"""Pages: sources, adding a source, the highlighted source text, claim search, claim provenance."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from afterhack import llm
+from afterhack.errors import UserError
+from afterhack.htmx import HtmxRequest
+from claims import selectors, services
+from claims.text import MAX_SOURCE_CHARS
+from workspaces.access import get_membership, get_rw_workspace_for_user
+from workspaces.models import AuditEvent, Workspace
+
+MAX_UPLOAD_BYTES = 8 * 1024 * 1024
+
+
+class SourceForm(forms.Form):
+    title = forms.CharField(max_length=300, required=False, strip=True)
+    text = forms.CharField(widget=forms.Textarea, required=False, strip=False)
+    file = forms.FileField(required=False, help_text="A .txt or .md file in UTF-8.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        upload = data.get("file")
+        if upload is not None:
+            if not upload.name.lower().endswith((".txt", ".md", ".markdown")):
+                raise forms.ValidationError("Upload a .txt or .md file (plain text in UTF-8).")
+            if upload.size > MAX_UPLOAD_BYTES:
+                raise forms.ValidationError(f"The file is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,}.")
+            data["text"] = upload.read()
+            data["title"] = data.get("title") or upload.name.rsplit(".", 1)[0]
+        elif not data.get("text"):
+            raise forms.ValidationError("Paste the text, or choose a file to upload.")
+        return data
+
+
+class ClaimForm(forms.Form):
+    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    evidence_quote = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=False)
+    start = forms.IntegerField(required=False, min_value=0)
+
+
+class DerivedClaimForm(forms.Form):
+    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    derived_from = forms.CharField(required=False)
+
+    def clean_derived_from(self) -> list[str]:
+        return [value for value in self.data.getlist("derived_from") if value]  # type: ignore[attr-defined]
+
+
+def extractor_label() -> str:
+    """Which extractor a new extraction will use, in words for the page."""
+    if llm.is_configured():
+        return f"Model: {llm.model_name()}"
+    return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "sources": selectors.sources(workspace=membership.workspace),
+    }
+    return render(request, "claims/source_list.html", context)
+
+
+@login_required
+def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    form = SourceForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                added = services.source_add(
+                    workspace=workspace,
+                    title=form.cleaned_data["title"],
+                    text=form.cleaned_data["text"],
+                    actor=request.user,
+                )
+            except UserError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(
+                    request, f"Added “{added.title}” ({added.length:,} characters, {len(added.fragments)} fragments)."
+                )
+                return redirect("claims:source", ws_id=workspace.id, source_id=added.id)
+        status = 422
+    context = {"workspace": workspace, "form": form, "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES}
+    return render(request, "claims/source_new.html", context, status=status)
+
+
+def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: Any) -> dict[str, Any]:
+    membership = get_membership(request.user, ws_id)
+    page = selectors.source_page(workspace=membership.workspace, source_id=source_id)
+    if page is None:
+        raise Http404("No such source in this workspace.")
+    return {
+        "workspace": membership.workspace, "membership": membership, "page": page,
+        "claim_form": extra.pop("claim_form", None) or ClaimForm(), "extractor_label": extractor_label(), **extra,
+    }  # fmt: skip
+
+
+@require_GET
+@login_required
+def source_detail(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
+    return render(request, "claims/source_detail.html", _source_context(request, ws_id, source_id))
+
+
+@require_GET
+@login_required
+def source_extraction(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
+    """The extraction box; polled while a run is going. When one finishes, the page reloads to show it."""
+    context = _source_context(request, ws_id, source_id)
+    response = render(request, "claims/source_detail.html#extraction", context)
+    extraction = context["page"].extraction
+    if request.GET.get("polling") and extraction is not None and extraction.status in ("done", "failed"):
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@require_POST
+@login_required
+def source_extract(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+    if request.htmx:
+        return render(request, "claims/source_detail.html#extraction", _source_context(request, ws_id, source_id))
+    return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
+
+
+@require_POST
+@login_required
+def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    form = ClaimForm(request.POST)
+    if form.is_valid():
+        try:
+            claim = services.claim_add(
+                workspace=workspace, source_id=source_id, actor=request.user, **form.cleaned_data
+            )
+        except services.EvidenceNotFound as error:
+            form.add_error("evidence_quote", str(error))
+        except UserError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Claim added: “{claim.statement}”.")
+            return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
+    context = _source_context(request, ws_id, source_id, claim_form=form)
+    if request.htmx:
+        return render(request, "claims/source_detail.html#claim-form", context, status=422)
+    return render(request, "claims/source_detail.html", context, status=422)
+
+
+# -- claims ---------------------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    result = selectors.claim_search(workspace=membership.workspace, query=request.GET.get("q", ""))
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "result": result,
+        "derive_form": DerivedClaimForm(),
+    }
+    template = "claims/claim_search.html#results" if request.htmx else "claims/claim_search.html"
+    return render(request, template, context)
+
+
+@require_GET
+@login_required
+def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The claims behind a clicked highlight (several where spans overlap)."""
+    membership = get_membership(request.user, ws_id)
+    ids = [value for value in request.GET.get("ids", "").split() if value][:20]
+    claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids)
+    return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
+
+
+@require_GET
+@login_required
+def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    provenance = selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id)
+    if provenance is None:
+        raise Http404("No such claim in this workspace.")
+    history = AuditEvent.objects.filter(workspace=membership.workspace, payload__claim_id=claim_id).order_by(
+        "created_at", "id"
+    )
+    context = {"workspace": membership.workspace, "membership": membership, "p": provenance, "history": history}
+    return render(request, "claims/claim_detail.html", context)
+
+
+@require_POST
+@login_required
+def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    form = DerivedClaimForm(request.POST)
+    if form.is_valid():
+        try:
+            claim = services.derived_claim_add(
+                workspace=workspace, statement=form.cleaned_data["statement"],
+                derived_from=form.cleaned_data["derived_from"], actor=request.user,
+            )  # fmt: skip
+        except UserError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Derived claim added: “{claim.statement}”.")
+            return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
+    else:
+        messages.error(request, "A derived claim needs a statement.")
+    return _back_to_search(request, workspace)
+
+
+def _back_to_search(request: HtmxRequest, workspace: Workspace) -> HttpResponse:
+    query = request.POST.get("q", "")
+    target = redirect("claims:search", ws_id=workspace.id)
+    target["Location"] += f"?{urlencode({'q': query})}" if query else ""
+    return target

@@ -1,0 +1,223 @@
+"""The claims pages: add a source (paste or upload), the highlighted text, search, provenance; access rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from claims import graph as claims_graph
+from claims import services
+from claims.graph import ClaimSpan
+from claims.selectors import highlight
+from tests.claims.test_sources_api import LAUNCH
+from tests.conftest import Trio, client_for
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def make_source(trio: Trio, text: str = LAUNCH, title: str = "Launch plan") -> str:
+    return services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
+
+
+class AddSourcePageTests:
+    def test_it_adds_a_pasted_source_and_shows_it(self, trio: Trio) -> None:
+        response = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/sources/new", {"title": "Pasted", "text": "The launch is in June.\r\n"}
+        )
+        assert response.status_code == 302
+        page = client_for(trio.viewer).get(response["Location"]).content.decode()
+        assert "Pasted" in page and "The launch is in June." in page
+
+    def test_it_adds_an_uploaded_utf8_file_titled_from_its_name(self, trio: Trio) -> None:
+        upload = SimpleUploadedFile("board-minutes.md", "# Minutes\n\nBudget is 40k €.".encode())
+        response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "", "file": upload})
+        assert response.status_code == 302
+        sources = claims_graph.source_list(workspace=trio.workspace)
+        assert [s.title for s in sources] == ["board-minutes"]
+
+    @pytest.mark.parametrize(
+        ("name", "content", "words"),
+        [
+            ("data.bin", b"\x00\x01", "Upload a .txt or .md file"),
+            ("latin1.txt", "café".encode("latin-1"), "not UTF-8"),
+            ("nul.txt", b"a\x00b", "NUL"),
+            ("empty.txt", b"", "empty"),
+        ],
+    )
+    def test_it_refuses_files_that_are_not_utf8_text_in_words(
+        self, trio: Trio, name: str, content: bytes, words: str
+    ) -> None:
+        upload = SimpleUploadedFile(name, content)
+        response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "x", "file": upload})
+        assert response.status_code == 422 and words in response.content.decode()
+        assert claims_graph.source_list(workspace=trio.workspace) == []
+
+    def test_it_is_for_reviewers_and_admins_only(self, trio: Trio) -> None:
+        assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/new").status_code == 403
+        assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/sources/new").status_code == 404
+        assert (
+            client_for(trio.viewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "t", "text": "x"}).status_code
+            == 403
+        )
+
+
+class SourcePageTests:
+    def test_it_highlights_every_claims_quote_and_renders_markup_inert(self, trio: Trio) -> None:
+        text = "<script>alert('x')</script> The launch is in June. <b>bold</b> & more."
+        source_id = make_source(trio, text=text)
+        services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="Script.",
+            evidence_quote="<script>alert('x')</script>",
+            actor=trio.reviewer,
+        )
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
+        assert "<script>alert" not in page and "&lt;script&gt;alert('x')&lt;/script&gt;" in page
+        assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt; &amp; more." in page
+        assert page.count('<mark class="ev') == 2
+
+    def test_the_source_page_follows_the_access_rules(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").status_code == 200
+        assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/sources/{source_id}/").status_code == 404
+        assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/nope/").status_code == 404
+        assert client_for(trio.viewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/extract").status_code == 403
+        assert client_for(trio.viewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/claims", {}).status_code == 403
+
+    def test_adding_a_claim_with_a_paraphrase_explains_why_in_the_fragment(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        form = {"statement": "June.", "evidence_quote": "launch happens in June"}
+        response = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/sources/{source_id}/claims", form, headers=HTMX
+        )
+        body = response.content.decode()
+        assert response.status_code == 422 and body.lstrip().startswith('<section class="card" id="claim-form">')
+        assert "does not occur in the source text" in body
+        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        assert version is not None
+        assert claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id) == []
+
+    def test_the_extraction_box_is_a_fragment_for_htmx(
+        self, trio: Trio, no_llm: None, django_capture_on_commit_callbacks: Any
+    ) -> None:
+        source_id = make_source(trio)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client_for(trio.reviewer).post(
+                f"/w/{trio.workspace.id}/sources/{source_id}/extract", headers=HTMX
+            )
+        assert response.status_code == 200 and response.content.decode().lstrip().startswith(
+            '<section class="card" id="extraction"'
+        )
+        polled = client_for(trio.viewer).get(
+            f"/w/{trio.workspace.id}/sources/{source_id}/extraction?polling=1", headers=HTMX
+        )
+        assert "Done:" in polled.content.decode() and polled["HX-Refresh"] == "true"
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
+        assert "offline rule-based extractor" in page and page.count('<mark class="ev') >= 3
+
+
+class HighlightTests:
+    def test_overlapping_spans_nest_and_every_piece_is_escaped(self) -> None:
+        text = "a<b>cdef&g"
+        spans = [ClaimSpan("one", 1, 5, "current", ""), ClaimSpan("two", 3, 8, "current", "")]
+        html = str(highlight(text, spans))
+        assert html == (
+            'a<mark class="ev d1 st-current" data-claims="one">&lt;b</mark>'
+            '<mark class="ev d2 st-current" data-claims="one two">&gt;c</mark>'
+            '<mark class="ev d1 st-current" data-claims="two">def</mark>&amp;g'
+        )
+
+    def test_identical_and_nested_spans_and_emoji_offsets(self) -> None:
+        text = "🚀 launch in June 🚀"
+        spans = [
+            ClaimSpan("a", 2, 16, "current", ""),
+            ClaimSpan("b", 2, 16, "superseded", ""),
+            ClaimSpan("c", 9, 11, "current", ""),
+        ]
+        html = str(highlight(text, spans))
+        assert html.startswith('🚀 <mark class="ev d2 st-current" data-claims="a b">launch ')
+        assert '<mark class="ev d3 st-current" data-claims="a b c">in</mark>' in html
+        assert html.endswith("</mark> 🚀")
+
+
+class SearchAndClaimPageTests:
+    def test_the_search_page_serves_results_as_a_fragment(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="The launch is in June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        full = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=june").content.decode()
+        assert "<html" in full and "The launch is in June." in full
+        fragment = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=june", headers=HTMX).content.decode()
+        assert fragment.lstrip().startswith('<section id="results">') and "The launch is in June." in fragment
+        assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/claims/?q=june").status_code == 404
+
+    def test_the_claim_page_shows_the_because_chain_and_what_rests_on_it(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        june = services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="The launch is in June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        ana = services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="Ana owns it.",
+            evidence_quote="Ana owns the launch checklist",
+            actor=trio.reviewer,
+        )
+        derived = services.derived_claim_add(
+            workspace=trio.workspace,
+            statement="Ana must be done by June.",
+            derived_from=[june.id, ana.id],
+            actor=trio.reviewer,
+        )
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/{june.id}/").content.decode()
+        assert (
+            "Launch plan" in page and "version 1" in page and '<mark class="ev d1">The launch is in June</mark>' in page
+        )
+        assert "Ana must be done by June." in page and "added the claim" in page
+        derived_page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/{derived.id}/").content.decode()
+        assert "Derived from" in derived_page and "Ana owns it." in derived_page
+        assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/claims/{june.id}/").status_code == 404
+
+    def test_deriving_from_the_search_page(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        june = services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="The launch is in June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        response = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/claims/derive",
+            {"statement": "Summer launch.", "derived_from": [june.id], "q": "june"},
+        )
+        assert response.status_code == 302
+        refused = client_for(trio.viewer).post(
+            f"/w/{trio.workspace.id}/claims/derive", {"statement": "x", "derived_from": [june.id]}
+        )
+        assert refused.status_code == 403
+        nothing = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/claims/derive", {"statement": "x", "q": "june"}
+        )
+        assert nothing.status_code == 302 and nothing["Location"].endswith("?q=june")

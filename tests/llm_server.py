@@ -1,0 +1,109 @@
+"""A local OpenAI-compatible chat-completions server whose answers the tests script.
+
+It replaces the model (and only the model): requests really go over HTTP through the
+official `openai` client. A script is a list of replies, used in order (the last one
+repeats); each reply is a function of the request's JSON, or one of:
+`{"content": str}`, `{"tool_calls": [...]}`, `{"status": 500}`, `{"delay": seconds, ...}`,
+`{"raw": "not json at all"}`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class ScriptedLLM:
+    def __init__(self) -> None:
+        self.replies: list[Reply] = [{"content": '{"claims": []}'}]
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """The replies to give, in order; the last one is repeated."""
+        with self._lock:
+            self.replies = list(replies)
+            self.requests.clear()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _next(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.requests.append(request)
+            reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+        return reply(request) if callable(reply) else reply
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        llm = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length) or b"{}")
+                reply = llm._next(request)
+                if reply.get("delay"):
+                    time.sleep(float(reply["delay"]))
+                status = int(reply.get("status", 200))
+                if "raw" in reply:
+                    body = str(reply["raw"]).encode()
+                elif status != 200:
+                    body = json.dumps({"error": {"message": reply.get("message", "scripted failure")}}).encode()
+                else:
+                    body = json.dumps(completion(reply, request)).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+        return Handler
+
+
+def completion(reply: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    """A chat.completion object carrying the scripted message."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    finish = "stop"
+    if reply.get("tool_calls"):
+        message["tool_calls"] = [
+            {"id": call.get("id", f"call_{i}"), "type": "function",
+             "function": {"name": call["name"], "arguments": call["arguments"] if isinstance(call["arguments"], str) else json.dumps(call["arguments"])}}
+            for i, call in enumerate(reply["tool_calls"])
+        ]  # fmt: skip
+        finish = "tool_calls"
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def json_reply(value: Any, *, fenced: bool = False) -> dict[str, Any]:
+    """A reply whose content is `value` as JSON, optionally inside a ```json fence with chatter around it."""
+    text = json.dumps(value)
+    return {"content": f"Here you go:\n```json\n{text}\n```\nDone." if fenced else text}
