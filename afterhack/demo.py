@@ -1,4 +1,7 @@
-"""The demo workspace a newcomer sees on first start; loaded once per database."""
+"""The demo workspace a newcomer sees on first start; loaded once per database.
+
+The story the product exists for: a plan says the launch is in June, and things rest on it.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,42 @@ from typing import Any
 
 from django.db import transaction
 
+from claims import services as claims_services
+from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
 
 DEMO_NAME = "Demo: product launch"
 DEMO_LOADED = "demo.loaded"
+
+LAUNCH_PLAN = """Launch plan — update from the March planning meeting
+
+The product launch is in June. Ana Costa owns the launch checklist and reports to the board every two weeks.
+
+Marketing starts the campaign in May, four weeks before the launch. The launch budget is 40,000 EUR, approved by the board on 3 March.
+
+Risks: the payment provider's certification may slip; if it does, the launch moves to July.
+"""
+
+CUSTOMER_EMAIL = """From: Priya Shah, Northwind Logistics
+Subject: Rollout planning
+
+Hi team, we were told the launch is in June, so we plan our warehouse rollout for the first week of July.
+Please let us know as soon as anything changes.
+"""
+
+# (source, statement, exact quote)
+CLAIMS = [
+    ("plan", "The product launch is in June.", "The product launch is in June"),
+    ("plan", "Ana Costa owns the launch checklist.", "Ana Costa owns the launch checklist"),
+    (
+        "plan",
+        "The marketing campaign starts in May.",
+        "Marketing starts the campaign in May, four weeks before the launch",
+    ),
+    ("plan", "The launch budget is 40,000 EUR.", "The launch budget is 40,000 EUR, approved by the board on 3 March"),
+    ("email", "Northwind expects the launch in June.", "we were told the launch is in June"),
+]
 
 
 def demo_load(*, owner: Any) -> Workspace | None:
@@ -20,5 +54,33 @@ def demo_load(*, owner: Any) -> Workspace | None:
         if AuditEvent.objects.filter(verb=DEMO_LOADED).exists():
             return None
         workspace = workspace_services.workspace_create(name=DEMO_NAME, creator=owner)
+        try:
+            _fill(workspace, owner)
+        except Exception:
+            workspace_graph.graph_drop(workspace=workspace)
+            raise
         workspace_services.record_event(actor=owner, workspace=workspace, verb=DEMO_LOADED, target=DEMO_NAME)
     return workspace
+
+
+def _fill(workspace: Workspace, owner: Any) -> None:
+    sources = {
+        "plan": claims_services.source_add(
+            workspace=workspace, title="Launch plan (March update)", text=LAUNCH_PLAN, actor=owner
+        ),
+        "email": claims_services.source_add(
+            workspace=workspace, title="Email from Northwind Logistics", text=CUSTOMER_EMAIL, actor=owner
+        ),
+    }
+    claims = {}
+    for source, statement, quote in CLAIMS:
+        claim = claims_services.claim_add(
+            workspace=workspace, source_id=sources[source].id, statement=statement, evidence_quote=quote, actor=owner
+        )
+        claims[statement] = claim.id
+    claims_services.derived_claim_add(
+        workspace=workspace,
+        statement="The campaign must be ready in May because the launch is in June.",
+        derived_from=[claims["The product launch is in June."], claims["The marketing campaign starts in May."]],
+        actor=owner,
+    )

@@ -6,7 +6,11 @@ import json
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from claims.text import MAX_SOURCE_CHARS
 
 logger = logging.getLogger("afterhack.api")
 
@@ -39,6 +43,11 @@ class ApiErrorFormatMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not request.path.startswith(API_PREFIX):
             return None
+        if isinstance(exception, RequestDataTooBig):
+            code = "invalid_source" if request.path.rstrip("/").endswith("/sources") else "invalid_input"
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
+            detail = f"The request body is larger than {limit} MB; a source can hold at most {MAX_SOURCE_CHARS:,} characters."
+            return JsonResponse({"error": code, "detail": detail}, status=422)
         logger.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
         detail = "Something went wrong on the server. Try again, and report it if it repeats."
         return JsonResponse({"error": "internal_error", "detail": detail}, status=500)

@@ -250,3 +250,13 @@ class DerivedClaimApiTests:
         graph.query(trio.workspace, "MATCH (c:Claim {id: $id}) SET c.status = 'superseded'", {"id": ids[0]})
         response = client.post(f"/workspaces/{ws}/claims", {"statement": "Derived.", "derived_from": ids})
         assert response.status_code == 422 and "superseded" in response.json()["detail"]
+
+
+class OversizedBodyTests:
+    def test_a_body_over_the_upload_limit_is_refused_as_invalid_source(self, trio: Trio) -> None:
+        before = node_count(trio)
+        response = api_for(trio.reviewer).post(
+            f"/workspaces/{trio.workspace.id}/sources", {"title": "Huge", "text": "é" * 6_000_000}
+        )
+        assert response.status_code == 422 and response.json()["error"] == "invalid_source"
+        assert node_count(trio) == before

@@ -56,3 +56,33 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def settled(page: Any) -> None:
+    """Waits until htmx has swapped and settled (its new content has its listeners)."""
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
+
+
+@pytest.fixture
+def celery_worker_thread() -> Iterator[Any]:
+    """A real Celery worker (in a thread of this process) on the real broker, instead of eager tasks."""
+    from celery.contrib.testing.worker import start_worker
+
+    from afterhack.celery import app
+
+    app.conf.task_always_eager = False
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10) as worker:
+            yield worker
+    finally:
+        app.conf.task_always_eager = True
+
+
+def log_in(page: Any, live_server: Any, user: Any) -> None:
+    """Puts a session cookie for `user` into the browser."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"]
+    page.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])

@@ -7,20 +7,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeUser, Trio
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import log_in, screenshot, settled
 from workspaces.models import AuditEvent, Membership
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def log_in(page: Any, live_server: Any, user: Any) -> None:
-    """Puts a session cookie for `user` into the browser."""
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies["sessionid"]
-    page.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
 
 
 class MembersFlowTests:
@@ -36,14 +26,17 @@ class MembersFlowTests:
         page.locator("#member-section form.row select[name=role]").select_option("viewer")
         page.get_by_role("button", name="Add").click()
         page.get_by_text("newcomer added as viewer").wait_for()
+        settled(page)
 
         page.get_by_label("Role of newcomer").select_option("reviewer")
         page.get_by_text("newcomer is now reviewer").wait_for()
+        settled(page)
         assert Membership.objects.get(user__username="newcomer").role == "reviewer"
 
         page.get_by_label("Username").fill("nobody")
         page.get_by_role("button", name="Add").click()
         page.get_by_text("There is no active user called 'nobody'.").wait_for()
+        settled(page)
         screenshot(page, "members")
 
         page.on("dialog", lambda dialog: dialog.accept())

@@ -1,0 +1,38 @@
+"""The demo workspace: loaded once, with highlighted evidence ready to look at."""
+
+from __future__ import annotations
+
+import pytest
+
+from afterhack.demo import DEMO_NAME, demo_load
+from claims import graph as claims_graph
+from tests.conftest import MakeUser, client_for
+from workspaces.models import Workspace
+
+pytestmark = pytest.mark.django_db
+
+
+class DemoTests:
+    def test_it_loads_once_with_sources_claims_and_a_derived_claim(self, make_user: MakeUser) -> None:
+        admin = make_user("admin", is_superuser=True)
+        workspace = demo_load(owner=admin)
+        assert workspace is not None and workspace.name == DEMO_NAME
+        sources = claims_graph.source_list(workspace=workspace)
+        assert sorted(s.claims for s in sources) == [1, 4]
+        assert demo_load(owner=admin) is None
+        assert Workspace.objects.filter(name=DEMO_NAME).count() == 1
+
+    def test_its_source_page_shows_highlighted_evidence(self, make_user: MakeUser) -> None:
+        admin = make_user("admin", is_superuser=True)
+        workspace = demo_load(owner=admin)
+        assert workspace is not None
+        plan = next(s for s in claims_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
+        page = client_for(admin).get(f"/w/{workspace.id}/sources/{plan.id}/").content.decode()
+        assert page.count('<mark class="ev') >= 4 and ">The product launch is in June</mark>" in page
+
+    def test_a_deleted_demo_is_not_loaded_again(self, make_user: MakeUser) -> None:
+        admin = make_user("admin", is_superuser=True)
+        workspace = demo_load(owner=admin)
+        assert workspace is not None
+        workspace.memberships.all().delete()
+        assert demo_load(owner=admin) is None
