@@ -38,8 +38,11 @@ format: $(VENV)/.synced
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Benchmarks on fresh embedded stores in a temporary data dir; figures go in docs/benchmarks.md.
 bench: $(VENV)/.synced
-	$(VENV)/bin/python -m bench
+	@dir=$$(mktemp -d /tmp/ah-bench-XXXXXX) && \
+	AFTERHACK_DATA_DIR=$$dir AFTERHACK_LOG_LEVEL=WARNING $(VENV)/bin/python manage.py bench $(BENCH_ARGS); \
+	status=$$?; rm -rf $$dir; exit $$status
 
 clean-env:
 	rm -rf $(VENV) $(TOOLS)

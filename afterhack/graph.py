@@ -104,6 +104,19 @@ def list_graph_names() -> list[str]:
         raise GraphError(f"The graph database could not be reached: {error}") from error
 
 
+def server_version() -> str:
+    """The FalkorDB module version the server reports (for benchmark reports)."""
+    try:
+        modules = client().connection.execute_command("MODULE", "LIST")
+    except redis.exceptions.RedisError as error:
+        raise GraphError(f"The graph database could not be reached: {error}") from error
+    for module in modules:
+        if str(module.get("name", "")).lower() in ("graph", "falkordb"):
+            version = int(module.get("ver", 0))
+            return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
+    return "unknown"
+
+
 def ping() -> None:
     """Raises GraphError unless the FalkorDB server answers."""
     try:

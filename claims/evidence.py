@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from claims.text import Span
 
@@ -70,37 +71,54 @@ WORD = re.compile(r"\w+", re.UNICODE)
 NEAR_MISS_MIN_SHARE = 0.5
 
 
+@lru_cache(maxsize=256)
+def _words(text: str) -> list[str]:
+    """The text's words, case-folded; cached, since one text is usually checked against many quotes."""
+    return [word.casefold() for word in WORD.findall(text)]
+
+
+def _word_span(text: str, first: int, last: int) -> Span:
+    """From the start of the text's word number `first` to the end of word number `last`."""
+    start = 0
+    for number, match in enumerate(WORD.finditer(text)):
+        if number == first:
+            start = match.start()
+        if number == last:
+            return Span(start, match.end())
+    raise ValueError("word index out of range")
+
+
 def near_miss(text: str, quote: str) -> Span | None:
     """The span of `text` whose words best match the quote's (a sliding window), or None.
 
-    Linear in the text: a window half again as long as the quote (a paraphrase adds words)
-    slides over the text's words, keeping a running count of how many of the quote's words
-    it holds; the best window is then trimmed to its first and last matching word.
+    A window half again as long as the quote (a paraphrase adds words) slides over the
+    text's words, counting how many of the quote's words it holds; only positions where a
+    quote word occurs are visited. The result runs from the best window's first matching
+    word to its last.
     """
     wanted = Counter(word.casefold() for word in WORD.findall(quote))
     size = sum(wanted.values())
     if size == 0:
         return None
-    words = [(m.group().casefold(), m.start(), m.end()) for m in WORD.finditer(text)]
-    if not words:
-        return None
-    window_size = size + size // 2 + 1
+    words = _words(text)
+    hits = [index for index, word in enumerate(words) if word in wanted]
+    window = size + size // 2 + 1
     held: Counter[str] = Counter()
-    matched = best = 0
-    best_end = -1
-    for index, (word, _, _) in enumerate(words):
+    matched = best = left = 0
+    best_range = (0, 0)
+    for index in hits:
+        word = words[index]
         held[word] += 1
         if held[word] <= wanted[word]:
             matched += 1
-        if index >= window_size:
-            leaving = words[index - window_size][0]
+        while index - hits[left] >= window:
+            leaving = words[hits[left]]
             if held[leaving] <= wanted[leaving]:
                 matched -= 1
             held[leaving] -= 1
+            left += 1
         if matched > best:
-            best, best_end = matched, index
+            best, best_range = matched, (hits[left], index)
     if best < max(1, size * NEAR_MISS_MIN_SHARE):
         return None
-    window = words[max(0, best_end - window_size + 1) : best_end + 1]
-    inside = [(start, end) for word, start, end in window if wanted[word]]
-    return Span(inside[0][0], inside[-1][1])
+    return _word_span(text, *best_range)

@@ -90,3 +90,11 @@ def node_counts(*, workspace: HasGraph) -> dict[str, int]:
     for label, total in graph.ro_query(workspace, NODE_COUNTS):
         counts[label] = int(total)
     return counts
+
+
+NODE_TOTAL = "MATCH (n) RETURN count(n)"
+
+
+def node_total(*, workspace: HasGraph) -> int:
+    """How many nodes the workspace's graph holds, of every label."""
+    return int(graph.ro_query(workspace, NODE_TOTAL)[0][0])

@@ -1,0 +1,60 @@
+"""`manage.py bench` (what `make bench` calls): the benchmark figures reported in docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.test import Client
+
+from afterhack import graph
+from claims import bench as claims_bench
+from workspaces import services as workspace_services
+
+
+def machine() -> str:
+    """The CPU, cores, memory, Python and FalkorDB versions, for the report."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}, FalkorDB {graph.server_version()}"
+
+
+class Command(BaseCommand):
+    help = "Runs the benchmarks on the configured stores (make bench uses a fresh temporary data dir)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        rng = random.Random(20261129)
+        user = get_user_model().objects.create_user(username=f"bench-{rng.randrange(10**9)}", password=None)
+        workspace = workspace_services.workspace_create(name="Benchmark", creator=user)
+        page_workspace = workspace_services.workspace_create(name="Benchmark page", creator=user)
+        client = Client()
+        client.force_login(user)
+        self.stdout.write(f"Machine: {machine()}\n")
+        figures = []
+        try:
+            for run in (
+                lambda: claims_bench.bench_validation(rng),
+                lambda: claims_bench.bench_ingest(rng, workspace, user, options["sources"]),
+                lambda: claims_bench.bench_source_page(rng, page_workspace, user, client),
+            ):
+                for figure in run():
+                    figures.append(figure)
+                    self.stdout.write(f"| {figure.name} | {figure.value:,.1f} {figure.unit} | {figure.detail} |")
+                    self.stdout.flush()
+        finally:
+            graph.graph_delete(workspace)
+            graph.graph_delete(page_workspace)
