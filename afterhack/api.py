@@ -197,11 +197,13 @@ def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
 
 
 def _add_routers() -> None:
+    from agents.api import router as agents_router
     from claims.api import router as claims_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
     api.add_router("/workspaces", claims_router)
+    api.add_router("/workspaces", agents_router)
 
 
 _add_routers()

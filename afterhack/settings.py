@@ -128,6 +128,9 @@ OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
 OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
 AFTERHACK_LLM_MODEL = os.environ.get("AFTERHACK_LLM_MODEL", "")
 AFTERHACK_LLM_TIMEOUT = float(os.environ.get("AFTERHACK_LLM_TIMEOUT", "60"))
+# The Analyst's tool loop is bounded: this many model calls, and no new call after this many seconds.
+AFTERHACK_AGENT_MAX_STEPS = int(os.environ.get("AFTERHACK_AGENT_MAX_STEPS", "8"))
+AFTERHACK_AGENT_TIMEOUT = float(os.environ.get("AFTERHACK_AGENT_TIMEOUT", "180"))
 
 CELERY_BROKER_URL = SERVICES.broker_url
 CELERY_TASK_IGNORE_RESULT = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from celery import shared_task
@@ -13,18 +14,18 @@ from workspaces.models import Workspace
 logger = logging.getLogger("claims")
 
 
-@shared_task(bind=True, autoretry_for=(GraphError,), retry_backoff=True, max_retries=3)
-def run_extraction(self: object, workspace_id: str, extraction_id: str) -> str | None:
+@shared_task
+def run_extraction(workspace_id: str, extraction_id: str) -> str | None:
     """Runs one queued extraction; returns its final status."""
     workspace = Workspace.objects.filter(id=workspace_id).first()
     if workspace is None:
         return None
     try:
         extraction = services.extraction_run(workspace=workspace, extraction_id=extraction_id)
-    except GraphError:
-        raise
     except Exception:
         logger.exception("extraction %s crashed", extraction_id)
-        services.extraction_fail_unexpectedly(workspace=workspace, extraction_id=extraction_id)
+        # Best effort: if the graph itself is down, this fails too and the extraction shows as stalled.
+        with contextlib.suppress(GraphError):
+            services.extraction_fail_unexpectedly(workspace=workspace, extraction_id=extraction_id)
         return "failed"
     return extraction.status if extraction else None

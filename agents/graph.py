@@ -1,0 +1,454 @@
+"""The agents app's slice of the graph: AgentRun, Handoff, Decision, Action, SUPPORTS, DEPENDS_ON,
+SEARCHED, RETRIEVED and PRODUCED. Only this module writes those labels; each write is one query.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+
+SUPPORTING_CLAIM = "current"
+SUPPORTING_DECISION = "supported"
+
+
+# -- shapes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Support:
+    """One antecedent of a decision: a claim or a decision, with what the pages show of it."""
+
+    id: str
+    label: str
+    text: str
+    status: str
+    justification: int
+    evidence_quote: str | None = None
+    source_id: str | None = None
+    source_title: str | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    title: str
+    rationale: str
+    status: str
+    review_reason: str | None
+    origin: str
+    run_id: str | None
+    created_at: str
+    created_by: str | None
+    supports: list[Support] = field(default_factory=list)
+    action_ids: list[str] = field(default_factory=list)
+
+    @property
+    def justifications(self) -> list[list[str]]:
+        """Each justification: the ids that together suffice, in order."""
+        groups: dict[int, list[str]] = {}
+        for support in self.supports:
+            groups.setdefault(support.justification, []).append(support.id)
+        return [sorted(ids) for _, ids in sorted(groups.items())]
+
+    def grouped(self) -> list[list[Support]]:
+        groups: dict[int, list[Support]] = {}
+        for support in self.supports:
+            groups.setdefault(support.justification, []).append(support)
+        return [group for _, group in sorted(groups.items())]
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    title: str
+    status: str
+    origin: str
+    created_at: str
+    decision_ids: list[str] = field(default_factory=list)
+    decision_titles: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    question: str
+    status: str
+    agent: str
+    model: str
+    error: str | None
+    created_at: str
+    updated_at: str
+    finished_at: str | None
+    created_by: str | None
+    trajectory: dict[str, Any]
+    decision_id: str | None
+    action_ids: list[str]
+
+    @property
+    def busy(self) -> bool:
+        return self.status in ("queued", "running")
+
+    @property
+    def searched_claim_ids(self) -> list[str]:
+        return list(self.trajectory.get("searched_claim_ids", []))
+
+    @property
+    def retrieved_claim_ids(self) -> list[str]:
+        return list(self.trajectory.get("retrieved_claim_ids", []))
+
+
+# -- decisions ----------------------------------------------------------------------------------
+
+# The supports are looked up by id among claims and decisions; the decision is created only
+# if every one exists and holds (a current claim, a supported decision).
+DECISION_CREATE = """
+UNWIND $support_ids AS sid
+OPTIONAL MATCH (c:Claim {id: sid})
+OPTIONAL MATCH (x:Decision {id: sid})
+WITH collect(coalesce(c, x)) AS supports
+WITH supports WHERE size(supports) = size($support_ids)
+  AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
+CREATE (d:Decision {id: $decision_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
+                    origin: 'reviewer', run_id: null, created_at: $now, created_by: $created_by})
+WITH d, supports
+UNWIND $edges AS e
+WITH d, e, [s IN supports WHERE s.id = e.sid][0] AS s
+CREATE (s)-[:SUPPORTS {justification: e.j}]->(d)
+WITH DISTINCT d
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN d.id
+"""
+
+
+def decision_create(
+    *,
+    workspace: HasGraph,
+    decision_id: str,
+    title: str,
+    rationale: str,
+    justifications: list[list[str]],
+    created_by: str,
+    now: str,
+) -> bool:
+    """Creates a supported decision from its justifications; False if any support is missing or does not hold."""
+    support_ids = sorted({sid for group in justifications for sid in group})
+    edges = [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group]
+    params = {
+        "decision_id": decision_id, "title": title, "rationale": rationale, "support_ids": support_ids,
+        "edges": edges, "created_by": created_by, "now": now,
+    }  # fmt: skip
+    return bool(graph.query(workspace, DECISION_CREATE, params))
+
+
+NODE_STATES = """
+UNWIND $ids AS sid
+OPTIONAL MATCH (c:Claim {id: sid})
+OPTIONAL MATCH (x:Decision {id: sid})
+WITH sid, coalesce(c, x) AS s
+WHERE s IS NOT NULL
+RETURN sid, labels(s)[0], s.status
+"""
+
+
+def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """For each id that is a claim or a decision: (label, status)."""
+    return {row[0]: (row[1], row[2]) for row in graph.ro_query(workspace, NODE_STATES, {"ids": ids})}
+
+
+DECISION_FIELDS = """d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by}"""
+
+DECISION_GET = (
+    "MATCH (d:Decision {id: $decision_id}) "
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "OPTIONAL MATCH (s)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source) "
+    "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
+    "j.justification, s.evidence_quote, src.id, src.title] END) AS supports "
+    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
+    "RETURN " + DECISION_FIELDS + ", supports, collect(a.id)"
+)
+
+
+def _decision(row: list[Any]) -> Decision:
+    props, supports, action_ids = row
+    return Decision(
+        **props,
+        supports=[Support(*s) for s in supports if s is not None],
+        action_ids=sorted(a for a in action_ids if a),
+    )
+
+
+def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
+    """The decision with its supports (and their evidence) and the actions that depend on it."""
+    rows = graph.ro_query(workspace, DECISION_GET, {"decision_id": decision_id})
+    return _decision(rows[0]) if rows else None
+
+
+DECISION_LIST = (
+    "MATCH (d:Decision) WHERE $status = '' OR d.status = $status "
+    "WITH d ORDER BY d.created_at DESC SKIP $offset LIMIT $limit "
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
+    "j.justification] END) AS supports "
+    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
+    "RETURN " + DECISION_FIELDS + ", supports, collect(a.id) ORDER BY d.created_at DESC"
+)
+
+
+def decision_list(*, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 100) -> list[Decision]:
+    """Decisions, newest first, optionally only those with this status."""
+    rows = graph.ro_query(workspace, DECISION_LIST, {"status": status, "offset": offset, "limit": limit})
+    return [_decision(row) for row in rows]
+
+
+# -- actions ------------------------------------------------------------------------------------
+
+ACTION_CREATE = """
+UNWIND $decision_ids AS did
+OPTIONAL MATCH (d:Decision {id: did})
+WITH collect(d) AS decisions
+WITH decisions WHERE size(decisions) = size($decision_ids)
+CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
+                  status: CASE WHEN any(d IN decisions WHERE d.status <> 'supported') THEN 'held' ELSE 'pending' END})
+WITH a, decisions
+UNWIND decisions AS d
+CREATE (a)-[:DEPENDS_ON]->(d)
+WITH DISTINCT a
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN a.id
+"""
+
+
+def action_create(
+    *, workspace: HasGraph, action_id: str, title: str, decision_ids: list[str], created_by: str, now: str
+) -> bool:
+    """Creates an action depending on all the decisions (held if any needs review); False if one is missing."""
+    params = {
+        "action_id": action_id,
+        "title": title,
+        "decision_ids": decision_ids,
+        "created_by": created_by,
+        "now": now,
+    }
+    return bool(graph.query(workspace, ACTION_CREATE, params))
+
+
+ACTION_SET_STATUS = """
+MATCH (a:Action {id: $action_id})
+WHERE a.status IN $from_statuses
+SET a.status = $status, a.updated_at = $now
+RETURN a.status
+"""
+
+
+def action_set_status(*, workspace: HasGraph, action_id: str, status: str, from_statuses: list[str], now: str) -> bool:
+    """Moves the action to `status` if it is in one of `from_statuses` (checked and set in one query)."""
+    params = {"action_id": action_id, "status": status, "from_statuses": from_statuses, "now": now}
+    return bool(graph.query(workspace, ACTION_SET_STATUS, params))
+
+
+ACTION_FIELDS = "a {.id, .title, .status, .origin, .created_at}"
+
+ACTION_GET = (
+    "MATCH (a:Action {id: $action_id}) OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
+    "RETURN " + ACTION_FIELDS + ", collect(d.id), collect(d.title)"
+)
+
+ACTION_LIST = (
+    "MATCH (a:Action) WHERE $status = '' OR a.status = $status "
+    "WITH a ORDER BY a.created_at DESC SKIP $offset LIMIT $limit "
+    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
+    "RETURN " + ACTION_FIELDS + ", collect(d.id), collect(d.title) ORDER BY a.created_at DESC"
+)
+
+
+def _action(row: list[Any]) -> Action:
+    props, decision_ids, titles = row
+    return Action(**props, decision_ids=list(decision_ids), decision_titles=list(titles))
+
+
+def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
+    """The action with the decisions it depends on, or None."""
+    rows = graph.ro_query(workspace, ACTION_GET, {"action_id": action_id})
+    return _action(rows[0]) if rows else None
+
+
+def action_list(*, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 200) -> list[Action]:
+    """Actions, newest first, optionally only those with this status."""
+    rows = graph.ro_query(workspace, ACTION_LIST, {"status": status, "offset": offset, "limit": limit})
+    return [_action(row) for row in rows]
+
+
+# -- runs -----------------------------------------------------------------------------------------
+
+RUN_CREATE = """
+CREATE (r:AgentRun {id: $run_id, question: $question, status: 'queued', agent: $agent, model: $model, error: null,
+                    created_at: $now, updated_at: $now, finished_at: null, created_by: $created_by, trajectory: '{}'})
+RETURN r.id
+"""
+
+
+def run_create(
+    *, workspace: HasGraph, run_id: str, question: str, agent: str, model: str, created_by: str, now: str
+) -> None:
+    """Records a queued run of the agent."""
+    params = {
+        "run_id": run_id,
+        "question": question,
+        "agent": agent,
+        "model": model,
+        "created_by": created_by,
+        "now": now,
+    }
+    graph.query(workspace, RUN_CREATE, params)
+
+
+RUN_PROGRESS = """
+MATCH (r:AgentRun {id: $run_id})
+WHERE r.status IN ['queued', 'running']
+SET r.status = 'running', r.trajectory = $trajectory, r.updated_at = $now
+RETURN r.id
+"""
+
+
+def run_progress(*, workspace: HasGraph, run_id: str, trajectory: dict[str, Any], now: str) -> bool:
+    """Stores the trajectory so far (for the live run page); False if the run is no longer active."""
+    params = {"run_id": run_id, "trajectory": json.dumps(trajectory), "now": now}
+    return bool(graph.query(workspace, RUN_PROGRESS, params))
+
+
+RUN_FAIL = """
+MATCH (r:AgentRun {id: $run_id})
+WHERE r.status IN ['queued', 'running']
+SET r.status = 'failed', r.error = $error, r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
+RETURN r.id
+"""
+
+
+def run_fail(*, workspace: HasGraph, run_id: str, error: str, trajectory: dict[str, Any], now: str) -> None:
+    """Ends the run as failed, with a sentence saying why; it produced nothing."""
+    params = {"run_id": run_id, "error": error, "trajectory": json.dumps(trajectory), "now": now}
+    graph.query(workspace, RUN_FAIL, params)
+
+
+# Everything a finished run produced, in one query: what it searched and retrieved, the
+# handoff, the decision with its supports (only claims still current at this moment), and
+# the actions (only if the decision is supported). A claim superseded while the run was
+# finishing therefore cannot end up supporting its decision.
+RUN_FINISH = """
+MATCH (r:AgentRun {id: $run_id})
+WHERE r.status IN ['queued', 'running']
+OPTIONAL MATCH (c:Claim) WHERE c.id IN $support_ids AND c.status = 'current'
+WITH r, collect(c) AS live
+WITH r, live, CASE WHEN size(live) > 0 THEN 'supported' ELSE 'needs_review' END AS status
+SET r.status = 'done', r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
+WITH r, live, status
+CALL {
+  WITH r
+  UNWIND $searched AS s
+  MATCH (c:Claim {id: s.claim_id})
+  CREATE (r)-[:SEARCHED {query: s.query, step: s.step}]->(c)
+}
+CALL {
+  WITH r
+  UNWIND $retrieved AS t
+  MATCH (f:SourceFragment {id: t.fragment_id})
+  CREATE (r)-[:RETRIEVED {claim_id: t.claim_id, step: t.step}]->(f)
+}
+CREATE (r)-[:HANDOFF]->(:Handoff {id: $handoff_id, from_role: 'analyst', to_role: 'coordinator',
+                                  payload: $handoff_payload, created_at: $now})
+CREATE (r)-[:PRODUCED]->(d:Decision {id: $decision_id, origin: 'agent', run_id: r.id, created_at: $now,
+                                     created_by: r.created_by, status: status,
+                                     title: CASE WHEN status = 'supported' THEN $title ELSE $fallback_title END,
+                                     rationale: $rationale,
+                                     review_reason: CASE WHEN status = 'supported' THEN null ELSE $review_reason END})
+WITH r, d, live, status
+CALL {
+  WITH d, live
+  UNWIND range(0, size(live) - 1) AS j
+  WITH d, live[j] AS c, j
+  CREATE (c)-[:SUPPORTS {justification: j}]->(d)
+}
+CALL {
+  WITH r, d, status
+  UNWIND CASE WHEN status = 'supported' THEN $actions ELSE [] END AS a
+  CREATE (r)-[:PRODUCED]->(:Action {id: a.id, title: a.title, status: 'pending', origin: 'agent', created_at: $now,
+                                    created_by: r.created_by})-[:DEPENDS_ON]->(d)
+}
+WITH d
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN d.id, d.status
+"""
+
+
+def run_finish(
+    *,
+    workspace: HasGraph,
+    run_id: str,
+    trajectory: dict[str, Any],
+    searched: list[dict[str, Any]],
+    retrieved: list[dict[str, Any]],
+    handoff_id: str,
+    handoff_payload: dict[str, Any],
+    decision_id: str,
+    title: str,
+    fallback_title: str,
+    rationale: str,
+    review_reason: str,
+    support_ids: list[str],
+    actions: list[dict[str, str]],
+    now: str,
+) -> tuple[str, str] | None:
+    """Writes everything the run produced in one atomic query; returns (decision id, status), or None if the run was not active."""
+    params = {
+        "run_id": run_id, "trajectory": json.dumps(trajectory), "searched": searched, "retrieved": retrieved,
+        "handoff_id": handoff_id, "handoff_payload": json.dumps(handoff_payload), "decision_id": decision_id,
+        "title": title, "fallback_title": fallback_title, "rationale": rationale, "review_reason": review_reason,
+        "support_ids": support_ids, "actions": actions, "now": now,
+    }  # fmt: skip
+    rows = graph.query(workspace, RUN_FINISH, params)
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
+RUN_FIELDS = "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by}"
+
+RUN_GET = (
+    "MATCH (r:AgentRun {id: $run_id}) "
+    "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
+    "OPTIONAL MATCH (r)-[:PRODUCED]->(a:Action) "
+    "RETURN " + RUN_FIELDS + ", r.trajectory, d.id, collect(a.id)"
+)
+
+RUN_LIST = (
+    "MATCH (r:AgentRun) WITH r ORDER BY r.created_at DESC LIMIT $limit "
+    "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
+    "RETURN " + RUN_FIELDS + ", '{}', d.id, [] ORDER BY r.created_at DESC"
+)
+
+
+def _run(row: list[Any]) -> Run:
+    props, trajectory, decision_id, action_ids = row
+    return Run(
+        **props,
+        trajectory=json.loads(trajectory or "{}"),
+        decision_id=decision_id,
+        action_ids=sorted(a for a in action_ids if a),
+    )
+
+
+def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
+    """The run with its trajectory and what it produced, or None."""
+    rows = graph.ro_query(workspace, RUN_GET, {"run_id": run_id})
+    return _run(rows[0]) if rows else None
+
+
+def run_list(*, workspace: HasGraph, limit: int = 50) -> list[Run]:
+    """The newest runs (without their trajectories)."""
+    return [_run(row) for row in graph.ro_query(workspace, RUN_LIST, {"limit": limit})]

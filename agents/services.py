@@ -1,0 +1,325 @@
+"""Writes of the agents app: asking the agent (a run), decisions and actions made by people."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.http import Http404
+
+from afterhack import llm
+from afterhack.errors import Conflict, UserError
+from agents import graph as agents_graph
+from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
+from agents.coordinator import (
+    NO_ANSWER_REASON,
+    NO_ANSWER_TITLE,
+    Verdict,
+    allowed_citations,
+    model_coordinator,
+    offline_coordinator,
+)
+from claims.services import InvalidSupport, clean_statement, now_iso
+from workspaces.models import Workspace
+from workspaces.services import record_event
+
+logger = logging.getLogger("agents")
+
+MAX_QUESTION_CHARS = 2_000
+MAX_TITLE_CHARS = 300
+MAX_RATIONALE_CHARS = 4_000
+MAX_SUPPORTS = 50
+OFFLINE_AGENT = "offline"
+
+
+class RunNotFound(Http404):
+    pass
+
+
+class DecisionNotFound(Http404):
+    pass
+
+
+class ActionNotFound(Http404):
+    pass
+
+
+def _actor_name(actor: Any) -> str:
+    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
+
+
+def clean_question(question: object) -> str:
+    if not isinstance(question, str) or not question.strip():
+        raise UserError("Ask a question: it is empty.")
+    if "\x00" in question:
+        raise UserError("A question cannot contain NUL characters.")
+    question = " ".join(question.split())
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UserError(
+            f"A question can be at most {MAX_QUESTION_CHARS:,} characters (this one has {len(question):,})."
+        )
+    return question
+
+
+# -- runs -------------------------------------------------------------------------------------
+
+
+def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
+    """Queues a run of the agent on the question; returns the run id."""
+    question = clean_question(question)
+    run_id = str(uuid.uuid4())
+    agent, model = ("model", llm.model_name()) if llm.is_configured() else (OFFLINE_AGENT, "")
+    agents_graph.run_create(
+        workspace=workspace, run_id=run_id, question=question, agent=agent, model=model,
+        created_by=_actor_name(actor), now=now_iso(),
+    )  # fmt: skip
+    with transaction.atomic():
+        record_event(
+            actor=actor,
+            workspace=workspace,
+            verb="agent.asked",
+            target=question[:255],
+            payload={"run_id": run_id, "agent": agent},
+        )
+        # Imported here: the task module imports this one.
+        from agents.tasks import execute_run
+
+        transaction.on_commit(lambda: execute_run.delay(str(workspace.id), run_id))
+    return run_id
+
+
+def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None:
+    """Runs the Analyst and the Coordinator, applies rule 2, and writes the outcome in one query."""
+    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
+    if run is None or not run.busy:
+        return run
+    last_saved = [0.0]
+
+    def save_progress(trajectory: Trajectory) -> None:
+        # At most a few writes a second: the run page polls, it does not need every event.
+        if time.monotonic() - last_saved[0] > 0.3:
+            last_saved[0] = time.monotonic()
+            agents_graph.run_progress(
+                workspace=workspace, run_id=run_id, trajectory=trajectory.as_json(), now=now_iso()
+            )
+
+    trajectory = Trajectory(on_change=save_progress)
+    tools = Toolbox(workspace, trajectory)
+    try:
+        if run.agent == "model" and not llm.is_configured():
+            raise llm.LLMError("This run was queued for a model, but no model is configured now.")
+        proposal, verdict = _think(run, tools)
+    except llm.LLMError as error:
+        trajectory.add("failed", error=str(error))
+        agents_graph.run_fail(
+            workspace=workspace, run_id=run_id, error=str(error), trajectory=trajectory.as_json(), now=now_iso()
+        )
+        return agents_graph.run_get(workspace=workspace, run_id=run_id)
+    _finish(workspace, run, trajectory, proposal, verdict)
+    return agents_graph.run_get(workspace=workspace, run_id=run_id)
+
+
+def _think(run: agents_graph.Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
+    """The Analyst, the handoff, the Coordinator: model or offline, same tools, same record."""
+    trajectory = tools.trajectory
+    if run.agent == "model":
+        deadline = time.monotonic() + float(settings.AFTERHACK_AGENT_TIMEOUT)
+        proposal = model_analyst(
+            run.question, tools, max_steps=int(settings.AFTERHACK_AGENT_MAX_STEPS), deadline=deadline
+        )
+        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        verdict, usage = model_coordinator(run.question, proposal)
+        trajectory.spent("coordinator", usage)
+    else:
+        proposal = offline_analyst(run.question, tools)
+        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        verdict = offline_coordinator(run.question, proposal, tools.statements)
+    trajectory.add("verdict", title=verdict.title, claim_ids=verdict.claim_ids, actions=verdict.actions)
+    return proposal, verdict
+
+
+def _finish(
+    workspace: Workspace, run: agents_graph.Run, trajectory: Trajectory, proposal: Proposal, verdict: Verdict
+) -> None:
+    kept, dropped = allowed_citations(
+        verdict.claim_ids, searched=set(trajectory.searched), retrieved=set(trajectory.retrieved)
+    )
+    for item in dropped:
+        trajectory.add("dropped", claim_id=item.claim_id[:100], why=item.why)
+    actions = [{"id": str(uuid.uuid4()), "title": title} for title in verdict.actions] if kept else []
+    if verdict.actions and not kept:
+        trajectory.add(
+            "actions_withheld", titles=verdict.actions, why="A decision without source-backed support gets no actions."
+        )
+    step_of = {e.get("claim_id"): e["step"] for e in trajectory.events if e["kind"] == "retrieve"}
+    search_step = {cid: e["step"] for e in trajectory.events if e["kind"] == "search" for cid in e["result_ids"]}
+    outcome = agents_graph.run_finish(
+        workspace=workspace, run_id=run.id, trajectory=trajectory.as_json(),
+        searched=[{"claim_id": cid, "query": q, "step": search_step.get(cid, 0)} for cid, q in trajectory.searched.items()],
+        retrieved=[{"claim_id": cid, "fragment_id": fid, "step": step_of.get(cid, 0)} for cid, fid in trajectory.retrieved.items()],
+        handoff_id=str(uuid.uuid4()), handoff_payload=proposal.as_json(), decision_id=str(uuid.uuid4()),
+        title=verdict.title, fallback_title=NO_ANSWER_TITLE, rationale=verdict.rationale, review_reason=NO_ANSWER_REASON,
+        support_ids=kept, actions=actions, now=now_iso(),
+    )  # fmt: skip
+    if outcome is None:
+        logger.warning("run %s was no longer active when it finished", run.id)
+
+
+def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
+    """Marks a run failed after an unexpected error, so it never stays 'running'."""
+    why = "The run stopped on an internal error; it produced nothing. Try again."
+    agents_graph.run_fail(workspace=workspace, run_id=run_id, error=why, trajectory={"events": []}, now=now_iso())
+
+
+# -- decisions and actions by people ----------------------------------------------------------------
+
+
+def _clean_title(title: object, what: str) -> str:
+    if not isinstance(title, str) or not title.strip():
+        raise UserError(f"{what} needs a title.")
+    if "\x00" in title:
+        raise UserError("A title cannot contain NUL characters.")
+    title = " ".join(title.split())
+    if len(title) > MAX_TITLE_CHARS:
+        raise UserError(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")
+    return title
+
+
+def _clean_justifications(justifications: object) -> list[list[str]]:
+    if not isinstance(justifications, list) or not justifications:
+        raise InvalidSupport("A decision needs “justifications”: a list of lists of claim or decision ids.")
+    groups = []
+    for group in justifications:
+        if not isinstance(group, list) or not group or not all(isinstance(i, str) and i for i in group):
+            raise InvalidSupport("Each justification must be a non-empty list of claim or decision ids.")
+        groups.append(list(dict.fromkeys(group)))
+    if sum(len(g) for g in groups) > MAX_SUPPORTS:
+        raise InvalidSupport(f"A decision can rest on at most {MAX_SUPPORTS} supports.")
+    return groups
+
+
+def decision_add(
+    *, workspace: Workspace, title: object, rationale: object, justifications: object, actor: Any
+) -> agents_graph.Decision:
+    """A supported decision; each justification is a set of claims or decisions that together suffice."""
+    title = _clean_title(title, "A decision")
+    rationale_text = clean_statement(rationale) if isinstance(rationale, str) and rationale.strip() else ""
+    groups = _clean_justifications(justifications)
+    decision_id = str(uuid.uuid4())
+    with transaction.atomic():
+        created = agents_graph.decision_create(
+            workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text[:MAX_RATIONALE_CHARS],
+            justifications=groups, created_by=_actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+        if not created:
+            raise InvalidSupport(_why_not_supported(workspace, groups))
+        record_event(
+            actor=actor,
+            workspace=workspace,
+            verb="decision.created",
+            target=title,
+            payload={"decision_id": decision_id, "justifications": groups},
+        )
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    assert decision is not None
+    return decision
+
+
+def _why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
+    ids = sorted({i for g in groups for i in g})
+    states = agents_graph.node_states(workspace=workspace, ids=ids)
+    missing = [i for i in ids if i not in states]
+    if missing:
+        return f"These are not claims or decisions of this workspace: {', '.join(i[:60] for i in missing)}."
+    weak = [
+        f"{i} ({label.lower()} is {status})"
+        for i, (label, status) in states.items()
+        if status not in ("current", "supported")
+    ]
+    return f"A decision can only rest on current claims and supported decisions; these are not: {', '.join(weak)}."
+
+
+def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    if decision is None:
+        raise DecisionNotFound("No such decision in this workspace.")
+    return decision
+
+
+def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> agents_graph.Action:
+    """An action that depends on all the decisions (held at once if one of them needs review)."""
+    title = _clean_title(title, "An action")
+    if (
+        not isinstance(decision_ids, list)
+        or not decision_ids
+        or not all(isinstance(i, str) and i for i in decision_ids)
+    ):
+        raise InvalidSupport("An action needs “decision_ids”: a non-empty list of decision ids.")
+    ids = list(dict.fromkeys(decision_ids))[:MAX_SUPPORTS]
+    action_id = str(uuid.uuid4())
+    with transaction.atomic():
+        created = agents_graph.action_create(
+            workspace=workspace,
+            action_id=action_id,
+            title=title,
+            decision_ids=ids,
+            created_by=_actor_name(actor),
+            now=now_iso(),
+        )
+        if not created:
+            states = agents_graph.node_states(workspace=workspace, ids=ids)
+            missing = [i[:60] for i in ids if states.get(i, ("", ""))[0] != "Decision"]
+            raise InvalidSupport(f"These are not decisions of this workspace: {', '.join(missing)}.")
+        record_event(
+            actor=actor,
+            workspace=workspace,
+            verb="action.created",
+            target=title,
+            payload={"action_id": action_id, "decision_ids": ids},
+        )
+    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    assert action is not None
+    return action
+
+
+# Which statuses a person may move an action to, from which.
+ACTION_MOVES = {"done": ["pending"], "cancelled": ["pending", "held"], "pending": []}
+
+
+def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: Any) -> agents_graph.Action:
+    """Marks an action done or cancelled; a held action cannot be marked done."""
+    if status not in ("done", "cancelled"):
+        raise UserError("An action can be marked “done” or “cancelled”.")
+    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    if action is None:
+        raise ActionNotFound("No such action in this workspace.")
+    with transaction.atomic():
+        moved = agents_graph.action_set_status(
+            workspace=workspace,
+            action_id=action_id,
+            status=str(status),
+            from_statuses=ACTION_MOVES[str(status)],
+            now=now_iso(),
+        )
+        if not moved:
+            current = agents_graph.action_get(workspace=workspace, action_id=action_id)
+            now_status = current.status if current else "gone"
+            if now_status == "held":
+                raise Conflict(
+                    "This action is held: a decision it depends on needs review. Resolve that decision first, or cancel the action."
+                )
+            raise Conflict(f"This action is already {now_status}.")
+        record_event(
+            actor=actor,
+            workspace=workspace,
+            verb=f"action.{status}",
+            target=action.title,
+            payload={"action_id": action_id},
+        )
+    updated = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    assert updated is not None
+    return updated
