@@ -15,6 +15,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("w/", include("workspaces.urls")),
     path("w/", include("claims.urls")),
+    path("w/", include("agents.urls")),
 ]
 
 admin.site.site_header = "Afterhack administration"

@@ -71,6 +71,11 @@ class Action:
     decision_ids: list[str] = field(default_factory=list)
     decision_titles: list[str] = field(default_factory=list)
 
+    @property
+    def decisions(self) -> list[tuple[str, str]]:
+        """(id, title) of each decision it depends on."""
+        return list(zip(self.decision_ids, self.decision_titles, strict=False))
+
 
 @dataclass(frozen=True)
 class Run:
@@ -196,7 +201,7 @@ DECISION_LIST = (
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
     "j.justification] END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN " + DECISION_FIELDS + ", supports, collect(a.id) ORDER BY d.created_at DESC"
+    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id) ORDER BY decision.created_at DESC"
 )
 
 
@@ -264,7 +269,7 @@ ACTION_LIST = (
     "MATCH (a:Action) WHERE $status = '' OR a.status = $status "
     "WITH a ORDER BY a.created_at DESC SKIP $offset LIMIT $limit "
     "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
-    "RETURN " + ACTION_FIELDS + ", collect(d.id), collect(d.title) ORDER BY a.created_at DESC"
+    "RETURN " + ACTION_FIELDS + " AS action, collect(d.id), collect(d.title) ORDER BY action.created_at DESC"
 )
 
 
@@ -429,7 +434,7 @@ RUN_GET = (
 RUN_LIST = (
     "MATCH (r:AgentRun) WITH r ORDER BY r.created_at DESC LIMIT $limit "
     "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
-    "RETURN " + RUN_FIELDS + ", '{}', d.id, [] ORDER BY r.created_at DESC"
+    "RETURN " + RUN_FIELDS + " AS run, '{}', d.id, [] ORDER BY run.created_at DESC"
 )
 
 

@@ -166,3 +166,19 @@ class ActionStatusTests:
             f"/workspaces/{story.trio.workspace.id}/actions", {"title": "x", "decision_ids": [story.june]}
         )
         assert response.status_code == 422 and "not decisions" in response.json()["detail"]
+
+
+class ListApiTests:
+    def test_decisions_and_actions_are_listed_with_a_status_filter(self, story: Story) -> None:
+        client = api_for(story.trio.viewer)
+        ws = story.trio.workspace.id
+        writer = api_for(story.trio.reviewer)
+        decision = writer.post(
+            f"/workspaces/{ws}/decisions", {"title": "Launch", "justifications": [[story.june]]}
+        ).json()
+        writer.post(f"/workspaces/{ws}/actions", {"title": "Announce", "decision_ids": [decision["id"]]})
+        assert [d["title"] for d in client.get(f"/workspaces/{ws}/decisions?status=supported").json()] == ["Launch"]
+        assert client.get(f"/workspaces/{ws}/decisions?status=needs_review").json() == []
+        assert [a["title"] for a in client.get(f"/workspaces/{ws}/actions?status=pending").json()] == ["Announce"]
+        assert client.get(f"/workspaces/{ws}/actions?status=held").json() == []
+        assert api_for(story.trio.outsider).get(f"/workspaces/{ws}/decisions").status_code == 404

@@ -1,0 +1,73 @@
+"""Reads of the agents app shaped for the pages: a run's trajectory, a decision with its evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import graph as agents_graph
+from claims import graph as claims_graph
+from workspaces.models import Workspace
+
+
+@dataclass(frozen=True)
+class RunView:
+    run: agents_graph.Run
+    decision: agents_graph.Decision | None
+    actions: list[agents_graph.Action]
+    events: list[dict[str, Any]]
+    statements: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def dropped(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["kind"] == "dropped"]
+
+
+def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
+    """The run with each step's claims named and each retrieved quote shown in its fragment."""
+    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
+    if run is None:
+        return None
+    events = list(run.trajectory.get("events", []))
+    ids = {cid for e in events for cid in e.get("result_ids", [])} | {
+        e["claim_id"] for e in events if e.get("claim_id")
+    }
+    claims = {cid: c for cid in ids if (c := claims_graph.claim_get(workspace=workspace, claim_id=cid))}
+    for event in events:
+        if event["kind"] == "retrieve" and (claim := claims.get(event["claim_id"])) is not None:
+            event["context"] = _quote_in_fragment(claim)
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
+    actions = [a for aid in run.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
+    return RunView(run, decision, actions, events, {cid: c.statement for cid, c in claims.items()})
+
+
+def _quote_in_fragment(claim: claims_graph.Claim) -> dict[str, str]:
+    """The fragment's text cut around the claim's quote, so the page can highlight it."""
+    if not claim.fragments or claim.start is None or claim.end is None:
+        return {}
+    fragment = claim.fragments[0]
+    start, end = max(claim.start, fragment.start) - fragment.start, min(claim.end, fragment.end) - fragment.start
+    text = fragment.text
+    return {"before": text[max(0, start - 200) : start], "quote": text[start:end], "after": text[end : end + 200],
+            "source_id": claim.source_id or ""}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    decision: agents_graph.Decision
+    actions: list[agents_graph.Action]
+    claims: dict[str, claims_graph.Claim]
+
+
+def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | None:
+    """The decision, the claims behind each justification with their quotes, and its actions."""
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    if decision is None:
+        return None
+    claims = {
+        s.id: claim
+        for s in decision.supports
+        if s.label == "Claim" and (claim := claims_graph.claim_get(workspace=workspace, claim_id=s.id))
+    }
+    actions = [a for aid in decision.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
+    return DecisionView(decision, actions, claims)

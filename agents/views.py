@@ -1,0 +1,196 @@
+"""Pages: ask a question, the run and its trajectory (live over HTMX), decisions, actions."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+
+from afterhack import llm
+from afterhack.errors import UserError
+from afterhack.htmx import HtmxRequest
+from agents import graph as agents_graph
+from agents import selectors, services
+from workspaces.access import get_membership, get_rw_workspace_for_user
+
+DECISION_STATUSES = [("", "All"), ("supported", "Supported"), ("needs_review", "Needs review")]
+ACTION_STATUSES = [("", "All"), ("pending", "Pending"), ("held", "Held"), ("done", "Done"), ("cancelled", "Cancelled")]
+
+
+class AskForm(forms.Form):
+    question = forms.CharField(max_length=services.MAX_QUESTION_CHARS, strip=True)
+
+
+class DecisionForm(forms.Form):
+    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+    rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    justifications = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="One justification per line: the ids of claims or decisions that together suffice, separated by spaces or commas.",
+    )
+
+    def clean_justifications(self) -> list[list[str]]:
+        lines = self.cleaned_data["justifications"].splitlines()
+        return [ids for line in lines if (ids := [i for i in line.replace(",", " ").split() if i])]
+
+
+class ActionForm(forms.Form):
+    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+
+
+def agent_label() -> str:
+    if llm.is_configured():
+        return f"Analyst and Coordinator through {llm.model_name()}"
+    return "Offline rule-based agent (no model configured): it searches, retrieves the top claims and decides on those"
+
+
+# -- asking -------------------------------------------------------------------------------------
+
+
+@login_required
+def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    form = AskForm(request.POST or None)
+    if request.method == "POST":
+        workspace = get_rw_workspace_for_user(request.user, ws_id)
+        if form.is_valid():
+            try:
+                run_id = services.ask(workspace=workspace, question=form.cleaned_data["question"], actor=request.user)
+            except UserError as error:
+                form.add_error("question", str(error))
+            else:
+                return redirect("agents:run", ws_id=workspace.id, run_id=run_id)
+    context = {
+        "workspace": membership.workspace, "membership": membership, "form": form, "agent_label": agent_label(),
+        "runs": agents_graph.run_list(workspace=membership.workspace, limit=20),
+    }  # fmt: skip
+    return render(request, "agents/ask.html", context, status=422 if form.errors else 200)
+
+
+@require_GET
+@login_required
+def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
+    """The run page; while the run is going, its body is polled as a fragment."""
+    membership = get_membership(request.user, ws_id)
+    view = selectors.run_view(workspace=membership.workspace, run_id=run_id)
+    if view is None:
+        raise Http404("No such run in this workspace.")
+    context = {"workspace": membership.workspace, "membership": membership, "v": view}
+    template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
+    return render(request, template, context)
+
+
+# -- decisions ------------------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    status = request.GET.get("status", "")
+    status = status if status in dict(DECISION_STATUSES) else ""
+    context = {
+        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": DECISION_STATUSES,
+        "decisions": agents_graph.decision_list(workspace=membership.workspace, status=status),
+        "form": DecisionForm(),
+    }  # fmt: skip
+    template = "agents/decision_list.html#decision-table" if request.htmx else "agents/decision_list.html"
+    return render(request, template, context)
+
+
+@require_POST
+@login_required
+def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        try:
+            decision = services.decision_add(workspace=workspace, actor=request.user, **form.cleaned_data)
+        except UserError as error:
+            form.add_error("justifications", str(error))
+        else:
+            messages.success(request, f"Decision “{decision.title}” created.")
+            return redirect("agents:decision", ws_id=workspace.id, decision_id=decision.id)
+    membership = get_membership(request.user, ws_id)
+    context = {
+        "workspace": workspace, "membership": membership, "status": "", "statuses": DECISION_STATUSES,
+        "decisions": agents_graph.decision_list(workspace=workspace), "form": form,
+    }  # fmt: skip
+    return render(request, "agents/decision_list.html", context, status=422)
+
+
+@require_GET
+@login_required
+def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    view = selectors.decision_view(workspace=membership.workspace, decision_id=decision_id)
+    if view is None:
+        raise Http404("No such decision in this workspace.")
+    context = {"workspace": membership.workspace, "membership": membership, "v": view, "action_form": ActionForm()}
+    return render(request, "agents/decision.html", context)
+
+
+@require_POST
+@login_required
+def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    form = ActionForm(request.POST)
+    if form.is_valid():
+        try:
+            action = services.action_add(
+                workspace=workspace, title=form.cleaned_data["title"], decision_ids=[decision_id], actor=request.user
+            )
+        except UserError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Action “{action.title}” added ({action.status}).")
+    else:
+        messages.error(request, "An action needs a title.")
+    return redirect("agents:decision", ws_id=workspace.id, decision_id=decision_id)
+
+
+# -- actions -------------------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    status = request.GET.get("status", "")
+    status = status if status in dict(ACTION_STATUSES) else ""
+    context = {
+        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": ACTION_STATUSES,
+        "actions": agents_graph.action_list(workspace=membership.workspace, status=status),
+    }  # fmt: skip
+    template = "agents/action_list.html#action-table" if request.htmx else "agents/action_list.html"
+    return render(request, template, context)
+
+
+@require_POST
+@login_required
+def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    status: Any = request.POST.get("status")
+    try:
+        action = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
+    except UserError as error:
+        messages.error(request, str(error))
+        action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+        if action is None:
+            raise Http404("No such action in this workspace.") from None
+    else:
+        messages.success(request, f"“{action.title}” is now {action.status}.")
+    if request.htmx:
+        context = {"workspace": workspace, "membership": get_membership(request.user, ws_id), "action": action}
+        return render(request, "agents/partials/action_row.html", context)
+    back = request.POST.get("next", "")
+    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect("agents:actions", ws_id=workspace.id)
