@@ -179,14 +179,13 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     status: Any = request.POST.get("status")
     try:
-        action = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
+        marked = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
+        messages.success(request, f"“{marked.title}” is now {marked.status}.")
     except UserError as error:
         messages.error(request, str(error))
-        action = agents_graph.action_get(workspace=workspace, action_id=action_id)
-        if action is None:
-            raise Http404("No such action in this workspace.") from None
-    else:
-        messages.success(request, f"“{action.title}” is now {action.status}.")
+    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    if action is None:
+        raise Http404("No such action in this workspace.")
     if request.htmx:
         context = {"workspace": workspace, "membership": get_membership(request.user, ws_id), "action": action}
         return render(request, "agents/partials/action_row.html", context)
