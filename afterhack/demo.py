@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
+from agents import services as agents_services
 from claims import services as claims_services
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
@@ -78,9 +79,26 @@ def _fill(workspace: Workspace, owner: Any) -> None:
             workspace=workspace, source_id=sources[source].id, statement=statement, evidence_quote=quote, actor=owner
         )
         claims[statement] = claim.id
-    claims_services.derived_claim_add(
+    campaign = claims_services.derived_claim_add(
         workspace=workspace,
         statement="The campaign must be ready in May because the launch is in June.",
         derived_from=[claims["The product launch is in June."], claims["The marketing campaign starts in May."]],
         actor=owner,
     )
+    # Two independent justifications: the plan itself, and what the customer was told.
+    launch = agents_services.decision_add(
+        workspace=workspace,
+        title="Launch in June",
+        rationale="The March plan sets June, and Northwind has been told June.",
+        justifications=[[claims["The product launch is in June."]], [claims["Northwind expects the launch in June."]]],
+        actor=owner,
+    )
+    agents_services.action_add(workspace=workspace, title="Send the launch announcement", decision_ids=[launch.id], actor=owner)
+    booking = agents_services.decision_add(
+        workspace=workspace,
+        title="Book the May campaign slots",
+        rationale="The campaign has to be ready four weeks before the launch.",
+        justifications=[[campaign.id]],
+        actor=owner,
+    )
+    agents_services.action_add(workspace=workspace, title="Pay the ad agency deposit", decision_ids=[booking.id], actor=owner)
