@@ -15,13 +15,14 @@ from pydantic import AfterValidator
 
 from afterhack.errors import UserError
 from afterhack.graph import GraphError
+from afterhack.ids import is_storable
 from workspaces import services as workspace_services
 from workspaces.auth import user_for_token
 
 
 def _no_nul(value: str) -> str:
-    if "\x00" in value:
-        raise ValueError("must not contain NUL characters")
+    if not is_storable(value):
+        raise ValueError("must not contain NUL characters or invalid Unicode")
     return value
 
 
@@ -149,7 +150,11 @@ def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     detail = str(exc.message)
     if exc.status_code == 400:
         words = "The request body is not valid JSON." if "parse request body" in detail else detail
-        return workspace_gate(request) or error_response(request, 422, "invalid_input", words)
+        code = "invalid_input"
+        if not _is_utf8(request.body):
+            words = "The request body is not UTF-8 text."
+            code = "invalid_source" if request.path.rstrip("/").endswith("/sources") else code
+        return workspace_gate(request) or error_response(request, 422, code, words)
     code = {401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
     return error_response(request, exc.status_code, code, CSRF_FAILED if "CSRF" in detail else detail)
 
@@ -157,6 +162,14 @@ def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 @api.exception_handler(GraphError)
 def on_graph_error(request: HttpRequest, exc: GraphError) -> HttpResponse:
     return error_response(request, 503, "unavailable", "The graph database is not answering; try again shortly.")
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:

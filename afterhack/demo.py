@@ -93,7 +93,9 @@ def _fill(workspace: Workspace, owner: Any) -> None:
         justifications=[[claims["The product launch is in June."]], [claims["Northwind expects the launch in June."]]],
         actor=owner,
     )
-    agents_services.action_add(workspace=workspace, title="Send the launch announcement", decision_ids=[launch.id], actor=owner)
+    agents_services.action_add(
+        workspace=workspace, title="Send the launch announcement", decision_ids=[launch.id], actor=owner
+    )
     booking = agents_services.decision_add(
         workspace=workspace,
         title="Book the May campaign slots",
@@ -101,4 +103,6 @@ def _fill(workspace: Workspace, owner: Any) -> None:
         justifications=[[campaign.id]],
         actor=owner,
     )
-    agents_services.action_add(workspace=workspace, title="Pay the ad agency deposit", decision_ids=[booking.id], actor=owner)
+    agents_services.action_add(
+        workspace=workspace, title="Pay the ad agency deposit", decision_ids=[booking.id], actor=owner
+    )

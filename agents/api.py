@@ -9,6 +9,7 @@ from ninja import Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.api import ErrorOut
+from afterhack.clock import STALLED_ERROR
 from agents import graph as agents_graph
 from agents import services
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
@@ -64,10 +65,10 @@ def run_out(workspace: Any, run: agents_graph.Run) -> dict[str, Any]:
     actions = [a for aid in run.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
     trajectory = run.trajectory
     return {
-        "id": run.id, "status": run.status, "question": run.question,
+        "id": run.id, "status": "failed" if run.stalled else run.status, "question": run.question,
         "searched_claim_ids": run.searched_claim_ids, "retrieved_claim_ids": run.retrieved_claim_ids,
         "decision": decision_out(decision) if decision else None, "actions": [action_out(a) for a in actions],
-        "error": run.error, "agent": run.agent, "model": run.model or None,
+        "error": STALLED_ERROR if run.stalled else run.error, "agent": run.agent, "model": run.model or None,
         "model_calls": trajectory.get("model_calls", 0),
         "tokens": {"prompt": trajectory.get("prompt_tokens", 0), "completion": trajectory.get("completion_tokens", 0)},
         "dropped": [e for e in trajectory.get("events", []) if e.get("kind") == "dropped"],

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
+from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
+from afterhack.ids import parse_id
 
 SUPPORTING_CLAIM = "current"
 SUPPORTING_DECISION = "supported"
@@ -94,8 +96,12 @@ class Run:
     action_ids: list[str]
 
     @property
+    def stalled(self) -> bool:
+        return self.status in ("queued", "running") and is_stale(self.updated_at)
+
+    @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running")
+        return self.status in ("queued", "running") and not self.stalled
 
     @property
     def searched_claim_ids(self) -> list[str]:
@@ -141,6 +147,8 @@ def decision_create(
     now: str,
 ) -> bool:
     """Creates a supported decision from its justifications; False if any support is missing or does not hold."""
+    if any(parse_id(sid) is None for group in justifications for sid in group):
+        return False
     support_ids = sorted({sid for group in justifications for sid in group})
     edges = [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group]
     params = {
@@ -162,6 +170,7 @@ RETURN sid, labels(s)[0], s.status
 
 def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, str]]:
     """For each id that is a claim or a decision: (label, status)."""
+    ids = [i for i in ids if parse_id(i)]
     return {row[0]: (row[1], row[2]) for row in graph.ro_query(workspace, NODE_STATES, {"ids": ids})}
 
 
@@ -190,6 +199,8 @@ def _decision(row: list[Any]) -> Decision:
 
 def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
     """The decision with its supports (and their evidence) and the actions that depend on it."""
+    if parse_id(decision_id) is None:
+        return None
     rows = graph.ro_query(workspace, DECISION_GET, {"decision_id": decision_id})
     return _decision(rows[0]) if rows else None
 
@@ -234,6 +245,8 @@ def action_create(
     *, workspace: HasGraph, action_id: str, title: str, decision_ids: list[str], created_by: str, now: str
 ) -> bool:
     """Creates an action depending on all the decisions (held if any needs review); False if one is missing."""
+    if any(parse_id(did) is None for did in decision_ids):
+        return False
     params = {
         "action_id": action_id,
         "title": title,
@@ -254,6 +267,8 @@ RETURN a.status
 
 def action_set_status(*, workspace: HasGraph, action_id: str, status: str, from_statuses: list[str], now: str) -> bool:
     """Moves the action to `status` if it is in one of `from_statuses` (checked and set in one query)."""
+    if parse_id(action_id) is None:
+        return False
     params = {"action_id": action_id, "status": status, "from_statuses": from_statuses, "now": now}
     return bool(graph.query(workspace, ACTION_SET_STATUS, params))
 
@@ -280,6 +295,8 @@ def _action(row: list[Any]) -> Action:
 
 def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
     """The action with the decisions it depends on, or None."""
+    if parse_id(action_id) is None:
+        return None
     rows = graph.ro_query(workspace, ACTION_GET, {"action_id": action_id})
     return _action(rows[0]) if rows else None
 
@@ -450,6 +467,8 @@ def _run(row: list[Any]) -> Run:
 
 def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
     """The run with its trajectory and what it produced, or None."""
+    if parse_id(run_id) is None:
+        return None
     rows = graph.ro_query(workspace, RUN_GET, {"run_id": run_id})
     return _run(rows[0]) if rows else None
 

@@ -32,7 +32,7 @@ def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
     ids = {cid for e in events for cid in e.get("result_ids", [])} | {
         e["claim_id"] for e in events if e.get("claim_id")
     }
-    claims = {cid: c for cid in ids if (c := claims_graph.claim_get(workspace=workspace, claim_id=cid))}
+    claims = {c.id: c for c in claims_graph.claims_get(workspace=workspace, claim_ids=sorted(ids))}
     for event in events:
         if event["kind"] == "retrieve" and (claim := claims.get(event["claim_id"])) is not None:
             event["context"] = _quote_in_fragment(claim)
@@ -64,10 +64,7 @@ def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | N
     decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
     if decision is None:
         return None
-    claims = {
-        s.id: claim
-        for s in decision.supports
-        if s.label == "Claim" and (claim := claims_graph.claim_get(workspace=workspace, claim_id=s.id))
-    }
+    claim_ids = [s.id for s in decision.supports if s.label == "Claim"]
+    claims = {c.id: c for c in claims_graph.claims_get(workspace=workspace, claim_ids=claim_ids)}
     actions = [a for aid in decision.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
     return DecisionView(decision, actions, claims)

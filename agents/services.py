@@ -12,7 +12,9 @@ from django.db import transaction
 from django.http import Http404
 
 from afterhack import llm
+from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
+from afterhack.ids import is_storable
 from agents import graph as agents_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
 from agents.coordinator import (
@@ -23,7 +25,7 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from claims.services import InvalidSupport, clean_statement, now_iso
+from claims.services import InvalidSupport, clean_statement
 from workspaces.models import Workspace
 from workspaces.services import record_event
 
@@ -55,8 +57,8 @@ def _actor_name(actor: Any) -> str:
 def clean_question(question: object) -> str:
     if not isinstance(question, str) or not question.strip():
         raise UserError("Ask a question: it is empty.")
-    if "\x00" in question:
-        raise UserError("A question cannot contain NUL characters.")
+    if not is_storable(question):
+        raise UserError("A question cannot contain NUL characters or invalid Unicode.")
     question = " ".join(question.split())
     if len(question) > MAX_QUESTION_CHARS:
         raise UserError(
@@ -181,8 +183,8 @@ def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
 def _clean_title(title: object, what: str) -> str:
     if not isinstance(title, str) or not title.strip():
         raise UserError(f"{what} needs a title.")
-    if "\x00" in title:
-        raise UserError("A title cannot contain NUL characters.")
+    if not is_storable(title):
+        raise UserError("A title cannot contain NUL characters or invalid Unicode.")
     title = " ".join(title.split())
     if len(title) > MAX_TITLE_CHARS:
         raise UserError(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")

@@ -9,6 +9,8 @@ from ninja import Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.api import ErrorOut
+from afterhack.clock import STALLED_ERROR
+from afterhack.errors import UserError
 from claims import graph as claims_graph
 from claims import selectors, services
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
@@ -65,10 +67,10 @@ def extraction_out(extraction: claims_graph.Extraction | None) -> dict[str, Any]
     if extraction is None:
         return None
     return {
-        "status": extraction.status,
+        "status": "failed" if extraction.stalled else extraction.status,
         "done": extraction.done,
         "total": extraction.total,
-        "error": extraction.error,
+        "error": STALLED_ERROR if extraction.stalled else extraction.error,
         "extractor": extraction.extractor,
         "claims_added": extraction.claims_added,
         "rejected": extraction.rejected,
@@ -107,15 +109,15 @@ def source_list(request: HttpRequest, ws_id: str) -> Any:
 def source_detail(request: HttpRequest, ws_id: str, source_id: str) -> Any:
     """The source's current version with its claims' spans and the latest extraction's progress."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
-    if version is None:
+    page = selectors.source_page(workspace=workspace, source_id=source_id)
+    if page is None:
         raise services.SourceNotFound("No such source in this workspace.")
-    spans = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+    version = page.version
     return {
         "id": version.source_id, "title": version.title, "version": version.version, "sha256": version.sha256,
         "length": version.length, "text": version.text,
-        "claims": [{"id": s.id, "start": s.start, "end": s.end, "status": s.status} for s in spans],
-        "extraction": extraction_out(claims_graph.extraction_latest(workspace=workspace, source_id=source_id)),
+        "claims": [{"id": s.id, "start": s.start, "end": s.end, "status": s.status} for s in page.spans],
+        "extraction": extraction_out(page.extraction),
     }  # fmt: skip
 
 
@@ -124,7 +126,8 @@ def source_extract(request: HttpRequest, ws_id: str, source_id: str) -> Any:
     """Queues extraction of the current version (the model, or the offline extractor without one)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     extraction = services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
-    return Status(202, {"status": extraction.status, "extraction": extraction_out(extraction)})
+    # "queued": the request is accepted; the run itself (new, or the one already going) is in "extraction".
+    return Status(202, {"status": "queued", "extraction": extraction_out(extraction)})
 
 
 @router.get("/{ws_id}/sources/{source_id}/rejected", response={200: list[dict], **ERRORS})
@@ -154,6 +157,10 @@ def source_rejected(request: HttpRequest, ws_id: str, source_id: str) -> Any:
 def claim_create(request: HttpRequest, ws_id: str, payload: ClaimIn) -> Any:
     """An evidence-backed claim (source_id + exact evidence_quote [+ start]) or a derived one (derived_from)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
+    if payload.derived_from is not None and (payload.source_id is not None or payload.evidence_quote is not None):
+        raise UserError(
+            "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
+        )
     if payload.derived_from is not None:
         claim = services.derived_claim_add(
             workspace=workspace, statement=payload.statement, derived_from=payload.derived_from, actor=request.user

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.test import Client
 
+from afterhack.clock import now_iso
 from claims import graph as claims_graph
 from claims import services
 from claims.evidence import validate_quote
@@ -136,7 +137,7 @@ def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, clie
         })  # fmt: skip
     claims_graph.claims_record(
         workspace=workspace, version_id=version.id, claims=rows, rejected=[], created_by="bench",
-        now=services.now_iso(), write_id=str(uuid.uuid4()),
+        now=now_iso(), write_id=str(uuid.uuid4()),
     )  # fmt: skip
     url = f"/w/{workspace.id}/sources/{source.id}/"
     first = client.get(url)

@@ -71,10 +71,21 @@ WORD = re.compile(r"\w+", re.UNICODE)
 NEAR_MISS_MIN_SHARE = 0.5
 
 
-@lru_cache(maxsize=256)
+# Texts up to this size have their word lists cached (64 of them: a few tens of MB at most).
+CACHED_TEXT_CHARS = 100_000
+
+
 def _words(text: str) -> list[str]:
-    """The text's words, case-folded; cached, since one text is usually checked against many quotes."""
+    """The text's words, case-folded; cached for texts of ordinary size, which are usually checked
+    against many quotes in a row."""
+    return _cached_words(text) if len(text) <= CACHED_TEXT_CHARS else _fold_words(text)
+
+
+def _fold_words(text: str) -> list[str]:
     return [word.casefold() for word in WORD.findall(text)]
+
+
+_cached_words = lru_cache(maxsize=64)(_fold_words)
 
 
 def _word_span(text: str, first: int, last: int) -> Span:

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from afterhack import llm
+from afterhack.ids import storable
 from claims.evidence import Reason, Rejection, validate_quote
 from claims.graph import Fragment
-from claims.text import Span, sentence_spans
+from claims.text import Span, normalize, sentence_spans
 
 RULE_EXTRACTOR = "rule_based"
 RULE_CONFIDENCE_KIND = "rule_match"
@@ -117,7 +118,12 @@ def model_proposals(*, title: str, fragment_text: str) -> list[Proposal]:
         )
         if confidence is not None:
             confidence = max(0.0, min(1.0, float(confidence)))
-        proposals.append(Proposal(statement=" ".join(statement.split()), evidence_quote=quote, confidence=confidence))
+        # What a model says is data: make it storable, and give its quote the ingest normalisation.
+        proposals.append(
+            Proposal(
+                statement=" ".join(storable(statement).split()), evidence_quote=normalize(quote), confidence=confidence
+            )
+        )
     return proposals
 
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
+from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
+from afterhack.ids import parse_id
 
 # -- shapes ---------------------------------------------------------------------------
 
@@ -63,6 +65,7 @@ class ClaimSpan:
     end: int
     status: str
     statement: str
+    extractor: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,8 +131,12 @@ class Extraction:
     updated_at: str
 
     @property
+    def stalled(self) -> bool:
+        return self.status in ("queued", "running") and is_stale(self.updated_at)
+
+    @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running")
+        return self.status in ("queued", "running") and not self.stalled
 
 
 @dataclass(frozen=True)
@@ -219,6 +226,8 @@ RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.leng
 
 def source_get(*, workspace: HasGraph, source_id: str) -> SourceVersion | None:
     """The source with its current version's text, or None."""
+    if parse_id(source_id) is None:
+        return None
     rows = graph.ro_query(workspace, SOURCE_GET, {"source_id": source_id})
     return SourceVersion(*rows[0]) if rows else None
 
@@ -231,6 +240,8 @@ RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.leng
 
 def version_get(*, workspace: HasGraph, version_id: str) -> SourceVersion | None:
     """One version of a source with its text, or None."""
+    if parse_id(version_id) is None:
+        return None
     rows = graph.ro_query(workspace, VERSION_GET, {"version_id": version_id})
     return SourceVersion(*rows[0]) if rows else None
 
@@ -244,28 +255,33 @@ ORDER BY f.start
 
 def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]:
     """The version's fragments in text order."""
+    if parse_id(version_id) is None:
+        return []
     rows = graph.ro_query(workspace, VERSION_FRAGMENTS, {"version_id": version_id})
     return [Fragment.from_map(row[0]) for row in rows]
 
 
 VERSION_CLAIM_SPANS = """
 MATCH (c:Claim {version_id: $version_id})
-RETURN c.id, c.start, c.end, c.status, c.statement
+RETURN c.id, c.start, c.end, c.status, c.statement, c.extractor
 ORDER BY c.start, c.end DESC
 """
 
 
 def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version, by position."""
+    if parse_id(version_id) is None:
+        return []
     rows = graph.ro_query(workspace, VERSION_CLAIM_SPANS, {"version_id": version_id})
     return [ClaimSpan(*row) for row in rows]
 
 
 # -- claims -----------------------------------------------------------------------------
 
-# Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor.
-# MERGE on the key makes the write idempotent: the same claim again is the same node, and
-# `created_in` tells which rows this very write created.
+# Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor,
+# fragment_ids (the fragments its span overlaps, worked out by the caller). MERGE on the key
+# makes the write idempotent: the same claim again is the same node, and `created_in` tells
+# which rows this very write created. Every lookup is by an indexed property.
 CLAIMS_RECORD = """
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
 CALL {
@@ -277,9 +293,9 @@ CALL {
                 c.confidence_kind = row.confidence_kind, c.extractor = row.extractor, c.status = 'current',
                 c.revision = 0, c.source_id = s.id, c.version_id = v.id, c.created_at = $now,
                 c.created_by = $created_by, c.created_in = $write_id
-  WITH v, c, row
-  MATCH (v)-[:HAS_FRAGMENT]->(f:SourceFragment)
-  WHERE f.start < row.end AND f.end > row.start
+  WITH c, row
+  UNWIND row.fragment_ids AS fragment_id
+  MATCH (f:SourceFragment {id: fragment_id})
   MERGE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f)
 }
 CALL {
@@ -292,13 +308,12 @@ CALL {
 }
 WITH v
 OPTIONAL MATCH (c:Claim) WHERE c.key IN $keys
-WITH collect(c) AS stored
-WITH [key IN $keys | [c IN stored WHERE c.key = key][0]] AS ordered
+WITH collect([c.key, c.id, c.created_in = $write_id]) AS stored
 OPTIONAL MATCH (e:Extraction {id: $extraction_id})
 FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
   SET x.status = 'done', x.done = x.total, x.updated_at = $now, x.error = null,
-      x.claims_added = size([c IN ordered WHERE c.created_in = $write_id]), x.rejected = size($rejected))
-RETURN [c IN ordered | [c.id, c.created_in = $write_id]]
+      x.claims_added = size([row IN stored WHERE row[2]]), x.rejected = size($rejected))
+RETURN stored
 """
 
 
@@ -326,7 +341,8 @@ def claims_record(
     rows = graph.query(workspace, CLAIMS_RECORD, params)
     if not rows:
         return None
-    return [(claim_id, bool(created)) for claim_id, created in rows[0][0]]
+    stored = {key: (claim_id, bool(created)) for key, claim_id, created in rows[0][0] if key is not None}
+    return [stored[row["key"]] for row in claims]
 
 
 DERIVED_CLAIM_CREATE = """
@@ -370,6 +386,7 @@ RETURN c.id, c.status
 
 def claim_statuses(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, str]:
     """The status of each of these claims that exists."""
+    claim_ids = [i for i in claim_ids if parse_id(i)]
     return {row[0]: row[1] for row in graph.ro_query(workspace, CLAIM_STATUSES, {"claim_ids": claim_ids})}
 
 
@@ -387,8 +404,33 @@ RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id
 
 def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
     """The claim with its evidence fragments, what it supersedes or is superseded by, and its premises."""
+    if parse_id(claim_id) is None:
+        return None
     rows = graph.ro_query(workspace, CLAIM_GET, {"claim_id": claim_id})
     return Claim.from_row(rows[0]) if rows else None
+
+
+CLAIMS_GET = """
+UNWIND range(0, size($claim_ids) - 1) AS position
+MATCH (c:Claim {id: $claim_ids[position]})
+OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment)
+WITH position, c, f ORDER BY f.start
+WITH position, c, collect(f {.id, .start, .end, .text, .origin_type}) AS fragments
+OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
+OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
+OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
+RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id]), position
+ORDER BY position
+"""
+
+
+def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
+    """The claims with these ids that exist, in the order given, in one query."""
+    claim_ids = [i for i in claim_ids if parse_id(i)]
+    if not claim_ids:
+        return []
+    rows = graph.ro_query(workspace, CLAIMS_GET, {"claim_ids": claim_ids})
+    return [Claim.from_row(row[:5]) for row in rows]
 
 
 CLAIM_DEPENDENTS = """
@@ -401,6 +443,8 @@ LIMIT 200
 
 def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
     """Derived claims and decisions that rest on this claim, directly or through others."""
+    if parse_id(claim_id) is None:
+        return []
     rows = graph.ro_query(workspace, CLAIM_DEPENDENTS, {"claim_id": claim_id})
     return [Dependent(*row) for row in rows]
 
@@ -464,6 +508,8 @@ ORDER BY x.created_at, x.statement
 
 def rejected_list(*, workspace: HasGraph, source_id: str) -> list[RejectedClaim]:
     """Claims refused for the source's current version, with why."""
+    if parse_id(source_id) is None:
+        return []
     rows = graph.ro_query(workspace, REJECTED_LIST, {"source_id": source_id})
     return [RejectedClaim(*row) for row in rows]
 
@@ -532,11 +578,15 @@ EXTRACTION_LATEST = (
 
 def extraction_get(*, workspace: HasGraph, extraction_id: str) -> Extraction | None:
     """One extraction run, or None."""
+    if parse_id(extraction_id) is None:
+        return None
     rows = graph.ro_query(workspace, EXTRACTION_GET, {"extraction_id": extraction_id})
     return Extraction(*rows[0]) if rows else None
 
 
 def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | None:
     """The newest extraction run of the source's current version, or None."""
+    if parse_id(source_id) is None:
+        return None
     rows = graph.ro_query(workspace, EXTRACTION_LATEST, {"source_id": source_id})
     return Extraction(*rows[0]) if rows else None

@@ -9,8 +9,10 @@ from itertools import pairwise
 
 from django.utils.safestring import SafeString, mark_safe
 
+from afterhack.ids import storable
 from claims import graph as claims_graph
 from claims.graph import ClaimSpan, SearchHit
+from claims.text import Span
 from workspaces.models import Workspace
 
 SEARCH_LIMIT = 50
@@ -44,9 +46,10 @@ class SearchResult:
 def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT) -> SearchResult:
     """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
 
-    Ranked: current claims first, then more matching words, then fulltext relevance.
+    Ranked: claims containing more of the words first, then current before superseded, then
+    fulltext relevance.
     """
-    query = " ".join(query.split())[:MAX_QUERY_CHARS]
+    query = " ".join(storable(query).split())[:MAX_QUERY_CHARS]
     if not query:
         return SearchResult([], query, [], False)
     words = content_words(query)
@@ -55,7 +58,7 @@ def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT)
     if fell_back:
         hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=limit * 4)
     scores = _fulltext_scores(workspace, words, limit * 8) if len(hits) > 1 else {}
-    hits.sort(key=lambda hit: (hit.status != "current", -hit.hits, -scores.get(hit.id, 0.0)))
+    hits.sort(key=lambda hit: (-hit.hits, hit.status != "current", -scores.get(hit.id, 0.0)))
     return SearchResult(hits[:limit], query, words, fell_back)
 
 
@@ -110,6 +113,7 @@ class RejectedRow:
     reason: str
     detail: str
     hint: str | None
+    hint_span: Span | None
 
 
 @dataclass(frozen=True)
@@ -133,10 +137,16 @@ def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
         highlighted=highlight(version.text, spans),
         extraction=claims_graph.extraction_latest(workspace=workspace, source_id=source_id),
         rejected=[
-            RejectedRow(r.statement, r.evidence_quote, r.reason, r.detail, _hint_text(version.text, r))
+            RejectedRow(r.statement, r.evidence_quote, r.reason, r.detail, _hint_text(version.text, r), _hint_span(r))
             for r in claims_graph.rejected_list(workspace=workspace, source_id=source_id)
         ],
     )
+
+
+def _hint_span(rejected: claims_graph.RejectedClaim) -> Span | None:
+    if rejected.hint_start is None or rejected.hint_end is None:
+        return None
+    return Span(rejected.hint_start, rejected.hint_end)
 
 
 def _hint_text(text: str, rejected: claims_graph.RejectedClaim) -> str | None:
@@ -172,14 +182,14 @@ def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | Non
         before = version.text[max(0, claim.start - CONTEXT_CHARS) : claim.start]
         after = version.text[claim.end : claim.end + CONTEXT_CHARS]
     premise_ids = [pid for justification in claim.derived_from for pid in justification]
-    premises = [p for pid in premise_ids if (p := claims_graph.claim_get(workspace=workspace, claim_id=pid))]
+    premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
     dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
     return Provenance(claim, version, before, after, premises, dependents)
 
 
 def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[claims_graph.Claim]:
     """The claims with these ids that exist, in the order given."""
-    return [c for cid in claim_ids[:20] if (c := claims_graph.claim_get(workspace=workspace, claim_id=cid))]
+    return claims_graph.claims_get(workspace=workspace, claim_ids=claim_ids)
 
 
 def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[claims_graph.SourceSummary]:

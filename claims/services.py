@@ -6,14 +6,15 @@ import hashlib
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import transaction
 from django.http import Http404
 
 from afterhack import llm
+from afterhack.clock import now_iso, stale_before
 from afterhack.errors import UserError
+from afterhack.ids import is_storable, parse_id, storable
 from claims import graph as claims_graph
 from claims.evidence import Rejection, validate_quote
 from claims.extraction import (
@@ -26,7 +27,7 @@ from claims.extraction import (
     model_proposals,
     rule_proposals,
 )
-from claims.text import clean_source_text, clean_title, fragment_spans
+from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize
 from workspaces.models import Workspace
 from workspaces.services import record_event
 
@@ -34,8 +35,6 @@ logger = logging.getLogger("claims")
 
 MAX_STATEMENT_CHARS = 2_000
 MAX_PREMISES = 50
-# An extraction that has not reported progress for this long is taken to have died with its worker.
-EXTRACTION_STALE_AFTER = timedelta(minutes=10)
 
 
 class EvidenceNotFound(UserError):
@@ -59,11 +58,6 @@ class ClaimNotFound(Http404):
     pass
 
 
-def now_iso() -> str:
-    """The current time as ISO 8601 UTC, the form every graph timestamp takes."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
 def _actor_name(actor: Any) -> str:
     return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
 
@@ -72,14 +66,19 @@ def clean_statement(statement: object) -> str:
     """The statement with its whitespace folded, or UserError saying what is wrong with it."""
     if not isinstance(statement, str) or not statement.strip():
         raise UserError("A claim needs a statement; this one is empty.")
-    if "\x00" in statement:
-        raise UserError("A statement cannot contain NUL characters.")
+    if not is_storable(statement):
+        raise UserError("A statement cannot contain NUL characters or invalid Unicode.")
     statement = " ".join(statement.split())
     if len(statement) > MAX_STATEMENT_CHARS:
         raise UserError(
             f"A statement can be at most {MAX_STATEMENT_CHARS:,} characters (this one has {len(statement):,})."
         )
     return statement
+
+
+def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
+    """The ids of the fragments a span overlaps (a quote across a fragment boundary has two)."""
+    return [f.id for f in fragments if f.start < span.end and span.start < f.end]
 
 
 def claim_key(*, version_id: str, start: int, end: int, statement: str) -> str:
@@ -149,14 +148,17 @@ def claim_add(
     """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
     statement = clean_statement(statement)
     version = _current_version(workspace, source_id)
-    result = validate_quote(version.text, evidence_quote, start)
+    # The text's line endings were normalised at ingest; a quote gets the same treatment.
+    quote = normalize(evidence_quote) if isinstance(evidence_quote, str) else evidence_quote
+    result = validate_quote(version.text, quote, start)
     if isinstance(result, Rejection):
         raise EvidenceNotFound(result)
+    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
     row = {
         "key": claim_key(version_id=version.id, start=result.start, end=result.end, statement=statement),
-        "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": evidence_quote,
+        "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": quote,
         "start": result.start, "end": result.end, "confidence": None, "confidence_kind": "manual",
-        "extractor": "manual",
+        "extractor": "manual", "fragment_ids": fragment_ids(fragments, result),
     }  # fmt: skip
     with transaction.atomic():
         stored = claims_graph.claims_record(
@@ -202,6 +204,9 @@ def _clean_premises(derived_from: object) -> list[str]:
         raise InvalidSupport(f"A derived claim can rest on at most {MAX_PREMISES} claims.")
     if not all(isinstance(item, str) and item for item in derived_from):
         raise InvalidSupport("Every entry of “derived_from” must be a claim id (a string).")
+    malformed = [str(item)[:40] for item in derived_from if parse_id(item) is None]
+    if malformed:
+        raise InvalidSupport(f"These are not claim ids of this workspace: {', '.join(malformed)}.")
     return list(dict.fromkeys(derived_from))
 
 
@@ -230,11 +235,9 @@ def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -
     fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
     extractor = f"model:{llm.model_name()}" if llm.is_configured() else RULE_EXTRACTOR
     extraction_id = str(uuid.uuid4())
-    now = datetime.now(UTC)
     started = claims_graph.extraction_start(
         workspace=workspace, extraction_id=extraction_id, version_id=version.id, total=len(fragments),
-        extractor=extractor, now=now.isoformat(timespec="microseconds"),
-        stale_before=(now - EXTRACTION_STALE_AFTER).isoformat(timespec="microseconds"),
+        extractor=extractor, now=now_iso(), stale_before=stale_before(),
     )  # fmt: skip
     if not started:
         running = claims_graph.extraction_latest(workspace=workspace, source_id=version.source_id)
@@ -284,9 +287,14 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
             claims_graph.extraction_progress(workspace=workspace, extraction_id=extraction_id, done=done, now=now_iso())
     except llm.LLMError as error:
         return _fail(workspace, extraction_id, str(error))
+    known_spans = {
+        (span.start, span.end)
+        for span in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+        if span.extractor.split(":")[0] == extraction.extractor.split(":")[0]
+    }
     claims_graph.claims_record(
         workspace=workspace, version_id=version.id,
-        claims=_claim_rows(version.id, accepted, extraction.extractor, use_model),
+        claims=_claim_rows(version.id, accepted, extraction.extractor, use_model, fragments, known_spans),
         rejected=_rejected_rows(version.id, refused, extraction.extractor),
         created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,
     )  # fmt: skip
@@ -304,14 +312,26 @@ def extraction_fail_unexpectedly(*, workspace: Workspace, extraction_id: str) ->
     _fail(workspace, extraction_id, "The extraction stopped on an internal error; it wrote no claims. Try again.")
 
 
-def _claim_rows(version_id: str, accepted: list[Accepted], extractor: str, use_model: bool) -> list[dict[str, Any]]:
+def _claim_rows(
+    version_id: str,
+    accepted: list[Accepted],
+    extractor: str,
+    use_model: bool,
+    fragments: list[claims_graph.Fragment],
+    known_spans: set[tuple[int, int]],
+) -> list[dict[str, Any]]:
+    """One row per new claim. A span an earlier extraction of the same kind already claimed is
+    skipped, so running it again adds nothing even when a model words a statement differently."""
     rows: dict[str, dict[str, Any]] = {}
     for claim in accepted:
+        if (claim.span.start, claim.span.end) in known_spans:
+            continue
         key = claim_key(version_id=version_id, start=claim.span.start, end=claim.span.end, statement=claim.statement)
         rows.setdefault(key, {
-            "key": key, "id": str(uuid.uuid4()), "statement": claim.statement, "evidence_quote": claim.evidence_quote,
-            "start": claim.span.start, "end": claim.span.end, "confidence": claim.confidence,
-            "confidence_kind": MODEL_CONFIDENCE_KIND if use_model else RULE_CONFIDENCE_KIND, "extractor": extractor,
+            "key": key, "id": str(uuid.uuid4()), "statement": claim.statement[:MAX_STATEMENT_CHARS],
+            "evidence_quote": claim.evidence_quote, "start": claim.span.start, "end": claim.span.end,
+            "confidence": claim.confidence, "confidence_kind": MODEL_CONFIDENCE_KIND if use_model else RULE_CONFIDENCE_KIND,
+            "extractor": extractor, "fragment_ids": fragment_ids(fragments, claim.span),
         })  # fmt: skip
     return list(rows.values())
 
@@ -319,11 +339,12 @@ def _claim_rows(version_id: str, accepted: list[Accepted], extractor: str, use_m
 def _rejected_rows(version_id: str, refused: list[Refused], extractor: str) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for item in refused:
-        basis = f"{version_id}\x1f{item.statement}\x1f{item.evidence_quote}\x1f{item.rejection.reason}"
-        key = hashlib.sha256(basis.encode()).hexdigest()
+        quote, statement = storable(item.evidence_quote)[:5000], storable(item.statement)[:MAX_STATEMENT_CHARS]
+        # Keyed without the statement: a re-run that words it differently is the same refusal.
+        key = hashlib.sha256(f"{version_id}\x1f{quote}\x1f{item.rejection.reason}".encode()).hexdigest()
         hint = item.rejection.hint
         rows.setdefault(key, {
-            "key": key, "statement": item.statement[:MAX_STATEMENT_CHARS], "evidence_quote": item.evidence_quote[:5000],
+            "key": key, "statement": statement, "evidence_quote": quote,
             "reason": str(item.rejection.reason), "detail": item.rejection.detail,
             "hint_start": hint.start if hint else None, "hint_end": hint.end if hint else None, "extractor": extractor,
         })  # fmt: skip

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from afterhack.errors import UserError
+from afterhack.ids import is_storable
 
 # A source's text may hold at most this many characters (about 2 MB of English).
 MAX_SOURCE_CHARS = 2_000_000
@@ -43,6 +44,8 @@ def clean_source_text(text: object) -> str:
         raise InvalidSource("A source's text must be a string.")
     if "\x00" in text:
         raise InvalidSource("The text contains NUL bytes, so it is not plain text (is it a binary file?).")
+    if not is_storable(text):
+        raise InvalidSource("The text is not valid Unicode (it holds lone surrogate characters).")
     text = normalize(text)
     if not text.strip():
         raise InvalidSource("A source needs some text; this one is empty.")
@@ -60,8 +63,8 @@ def clean_title(title: object) -> str:
     title = " ".join(title.split())
     if len(title) > MAX_TITLE_CHARS:
         raise InvalidSource(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")
-    if "\x00" in title:
-        raise InvalidSource("A title cannot contain NUL characters.")
+    if not is_storable(title):
+        raise InvalidSource("A title cannot contain NUL characters or invalid Unicode.")
     return title
 
 

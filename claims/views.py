@@ -192,7 +192,7 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The claims behind a clicked highlight (several where spans overlap)."""
     membership = get_membership(request.user, ws_id)
     ids = [value for value in request.GET.get("ids", "").split() if value][:20]
-    claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids)
+    claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
     return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
 
 

@@ -11,6 +11,7 @@ from django.db import transaction
 
 from afterhack import graph
 from afterhack.errors import UserError
+from afterhack.ids import is_storable
 from workspaces import graph as workspace_graph
 from workspaces.models import NAME_MAX_LENGTH, ApiToken, AuditEvent, Membership, Role, Workspace
 
@@ -41,8 +42,8 @@ def clean_workspace_name(name: Any) -> str:
     name = name.strip()
     if len(name) > NAME_MAX_LENGTH:
         raise InvalidInput(f"A workspace name can be at most {NAME_MAX_LENGTH} characters (this one has {len(name)}).")
-    if "\x00" in name:
-        raise InvalidInput("A workspace name cannot contain NUL characters.")
+    if not is_storable(name):
+        raise InvalidInput("A workspace name cannot contain NUL characters or invalid Unicode.")
     return name
 
 

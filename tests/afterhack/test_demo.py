@@ -22,7 +22,9 @@ class DemoTests:
         from agents import graph as agents_graph
 
         decisions = {d.title: d for d in agents_graph.decision_list(workspace=workspace)}
-        assert len(decisions["Launch in June"].justifications) == 2 and decisions["Launch in June"].status == "supported"
+        assert (
+            len(decisions["Launch in June"].justifications) == 2 and decisions["Launch in June"].status == "supported"
+        )
         pending = {a.title for a in agents_graph.action_list(workspace=workspace, status="pending")}
         assert pending == {"Pay the ad agency deposit", "Send the launch announcement"}
         assert demo_load(owner=admin) is None

@@ -150,3 +150,54 @@ class OfflineExtractionTests:
             api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}").json()["extraction"]
             is None
         )
+
+
+class StalledAndDirtyTests:
+    def test_a_stalled_extraction_shows_as_failed_and_can_be_started_again(
+        self, trio: Trio, committed: Any, no_llm: None
+    ) -> None:
+        source = source_with_one_fragment(trio)
+        client = api_for(trio.reviewer)
+        with committed(execute=False):
+            client.post(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/extract")
+        graph.query(
+            trio.workspace, "MATCH (e:Extraction) SET e.status = 'running', e.updated_at = '2000-01-01T00:00:00'"
+        )
+        detail = client.get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}").json()
+        assert (
+            detail["extraction"]["status"] == "failed" and "stopped reporting progress" in detail["extraction"]["error"]
+        )
+        again = extract(trio, source["id"], committed)
+        assert again["extraction"]["status"] == "done" and len(again["claims"]) >= 2
+
+    def test_nul_and_lone_surrogates_in_a_model_answer_are_stored_clean(
+        self, trio: Trio, committed: Any, llm: Any
+    ) -> None:
+        llm.script(
+            {
+                "content": '{"claims": [{"statement": "The launch\\u0000 is in June.", "evidence_quote": "The launch is in June"},'
+                ' {"statement": "Bad \\ud800 text", "evidence_quote": "not \\ud800 there"}]}'
+            }
+        )
+        detail = extract(trio, source_with_one_fragment(trio)["id"], committed)
+        assert detail["extraction"]["status"] == "done" and len(detail["claims"]) == 1
+        claim = api_for(trio.viewer).get(f"/workspaces/{trio.workspace.id}/claims/{detail['claims'][0]['id']}").json()
+        assert claim["statement"] == "The launch is in June."
+        rejected = api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/sources/{detail['id']}/rejected").json()
+        assert rejected[0]["evidence_quote"] == "not ? there"
+
+    def test_a_reworded_statement_on_a_second_run_is_not_a_duplicate(
+        self, trio: Trio, committed: Any, llm: Any
+    ) -> None:
+        source = source_with_one_fragment(trio)
+        llm.script(
+            json_reply({"claims": [{"statement": "The launch is in June.", "evidence_quote": "The launch is in June"}]})
+        )
+        extract(trio, source["id"], committed)
+        llm.script(
+            json_reply(
+                {"claims": [{"statement": "Launch happens in June.", "evidence_quote": "The launch is in June"}]}
+            )
+        )
+        again = extract(trio, source["id"], committed)
+        assert len(again["claims"]) == 1 and again["extraction"]["claims_added"] == 0

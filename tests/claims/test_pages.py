@@ -221,3 +221,23 @@ class SearchAndClaimPageTests:
             f"/w/{trio.workspace.id}/claims/derive", {"statement": "x", "q": "june"}
         )
         assert nothing.status_code == 302 and nothing["Location"].endswith("?q=june")
+
+
+class ClaimCardsTests:
+    def test_the_cards_fragment_shows_the_clicked_claims_to_members_only(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        june = services.claim_add(
+            workspace=trio.workspace,
+            source_id=source_id,
+            statement="June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        url = f"/w/{trio.workspace.id}/claims/cards?ids={june.id}+not-an-id"
+        fragment = client_for(trio.viewer).get(url, headers=HTMX).content.decode()
+        assert (
+            fragment.lstrip().startswith('<article class="claim-card')
+            and "<html" not in fragment
+            and "June." in fragment
+        )
+        assert client_for(trio.outsider).get(url, headers=HTMX).status_code == 404

@@ -260,3 +260,75 @@ class OversizedBodyTests:
         )
         assert response.status_code == 422 and response.json()["error"] == "invalid_source"
         assert node_count(trio) == before
+
+
+class HostileInputTests:
+    @pytest.mark.parametrize(
+        ("field", "value"),
+        [("text", "a\ud800b"), ("title", "t\ud800"), ("text", "a\u0000b")],
+    )
+    def test_lone_surrogates_and_nul_are_refused_in_words(self, trio: Trio, field: str, value: str) -> None:
+        import json
+
+        body = {"title": "T", "text": "Some text.", field: value}
+        raw = json.dumps(body)  # keeps \\ud800 escaped, as a client would send it
+        response = api_for(trio.reviewer).post(f"/workspaces/{trio.workspace.id}/sources", raw=raw)
+        assert response.status_code == 422 and response.json()["error"] == "invalid_source"
+
+    def test_a_body_that_is_not_utf8_is_not_text(self, trio: Trio) -> None:
+        client = api_for(trio.reviewer)
+        response = client.client.post(
+            f"/api/v1/workspaces/{trio.workspace.id}/sources", data=b'{"title": "x", "text": "\\xff\xfe"}',
+            content_type="application/json", headers=client.headers,
+        )  # fmt: skip
+        assert response.status_code == 422 and response.json()["error"] == "invalid_source"
+
+    @pytest.mark.parametrize("bad_id", ["a%00b", "not-a-uuid", "'; MATCH (n) DETACH DELETE n //"])
+    def test_malformed_ids_are_simply_not_found(self, trio: Trio, bad_id: str) -> None:
+        client = api_for(trio.viewer)
+        ws = trio.workspace.id
+        for path in (
+            f"/workspaces/{ws}/sources/{bad_id}",
+            f"/workspaces/{ws}/claims/{bad_id}",
+            f"/workspaces/{ws}/sources/{bad_id}/rejected",
+        ):
+            response = client.get(path)
+            assert response.status_code == 404, path
+        derived = api_for(trio.reviewer).post(
+            f"/workspaces/{ws}/claims", {"statement": "x", "derived_from": ["a\u0000b"]}
+        )
+        assert derived.status_code == 422 and derived.json()["error"] == "invalid_support"
+        search = client.get(f"/workspaces/{ws}/claims?q=a%00b")
+        assert search.status_code == 200 and search.json()["results"] == []
+
+    def test_a_claim_cannot_be_both_evidence_backed_and_derived(self, trio: Trio) -> None:
+        source = add_source(api_for(trio.reviewer), str(trio.workspace.id))
+        body = {"statement": "x", "source_id": source["id"], "evidence_quote": "June", "derived_from": []}
+        response = api_for(trio.reviewer).post(f"/workspaces/{trio.workspace.id}/claims", body)
+        assert response.status_code == 422 and "not both" in response.json()["detail"]
+
+    def test_a_multi_line_quote_sent_with_crlf_matches_the_normalised_text(self, trio: Trio) -> None:
+        source = add_source(api_for(trio.reviewer), str(trio.workspace.id))
+        quote = "The launch is in June. Ana owns the launch checklist.\r\n\r\nBudget"
+        response = api_for(trio.reviewer).post(
+            f"/workspaces/{trio.workspace.id}/claims",
+            {"source_id": source["id"], "statement": "x", "evidence_quote": quote},
+        )
+        assert response.status_code == 201
+        claim = response.json()
+        assert claim["evidence_quote"] == quote.replace("\r\n", "\n") == LAUNCH[claim["start"] : claim["end"]]
+
+    def test_search_returns_more_than_twenty_results(self, trio: Trio) -> None:
+        text = " ".join(f"Item {n} ships in June." for n in range(60))
+        source = add_source(api_for(trio.reviewer), str(trio.workspace.id), text=text)
+        for n in range(30):
+            api_for(trio.reviewer).post(
+                f"/workspaces/{trio.workspace.id}/claims",
+                {
+                    "source_id": source["id"],
+                    "statement": f"Item {n} ships in June.",
+                    "evidence_quote": f"Item {n} ships in June.",
+                },
+            )
+        results = api_for(trio.viewer).get(f"/workspaces/{trio.workspace.id}/claims?q=ships").json()["results"]
+        assert len(results) == 30
