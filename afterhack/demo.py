@@ -56,7 +56,7 @@ def demo_load(*, owner: Any) -> Workspace | None:
             return None
         workspace = workspace_services.workspace_create(name=DEMO_NAME, creator=owner)
         try:
-            _fill(workspace, owner)
+            demo_fill(workspace, owner)
         except Exception:
             workspace_graph.graph_drop(workspace=workspace)
             raise
@@ -64,7 +64,8 @@ def demo_load(*, owner: Any) -> Workspace | None:
     return workspace
 
 
-def _fill(workspace: Workspace, owner: Any) -> None:
+def demo_fill(workspace: Workspace, owner: Any) -> None:
+    """Puts the launch story into a workspace: sources, claims, a derived claim, decisions, actions."""
     sources = {
         "plan": claims_services.source_add(
             workspace=workspace, title="Launch plan (March update)", text=LAUNCH_PLAN, actor=owner

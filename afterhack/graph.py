@@ -35,6 +35,8 @@ class GraphError(RuntimeError):
 SLOW_QUERY_MS = 100.0
 
 _clients: dict[str, FalkorDB] = {}
+# Queries sent by this process, for cost reports (the benchmark reads it before and after).
+_sent = {"queries": 0}
 _clients_lock = threading.Lock()
 
 
@@ -52,6 +54,7 @@ def client() -> FalkorDB:
 
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
     started = time.perf_counter()
+    _sent["queries"] += 1
     try:
         graph = client().select_graph(workspace.graph_name)
         if read_only:
@@ -68,6 +71,11 @@ def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, rea
         first_line = cypher.strip().split("\n", 1)[0][:80]
         logger.log(level, "graph=%s ro=%s %.1fms %s", workspace.graph_name, read_only, elapsed_ms, first_line)
     return list(result.result_set)
+
+
+def queries_sent() -> int:
+    """How many graph queries this process has sent so far."""
+    return _sent["queries"]
 
 
 def query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[Row]:

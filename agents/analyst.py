@@ -68,8 +68,9 @@ class Toolbox:
     def __init__(self, workspace: Workspace, trajectory: Trajectory) -> None:
         self.workspace = workspace
         self.trajectory = trajectory
-        # The statement of every claim a search returned, by id.
+        # The statement of every claim a search returned, and how many query words it matched.
         self.statements: dict[str, str] = {}
+        self.matched_words: dict[str, int] = {}
 
     def search_claims(self, query: object) -> dict[str, Any]:
         if not isinstance(query, str) or not query.strip():
@@ -80,6 +81,7 @@ class Toolbox:
         for hit in hits:
             self.trajectory.searched.setdefault(hit.id, query)
             self.statements[hit.id] = hit.statement
+            self.matched_words[hit.id] = max(self.matched_words.get(hit.id, 0), hit.hits)
         self.trajectory.add("search", query=query, fell_back=result.fell_back, result_ids=[hit.id for hit in hits])
         return {"claims": [{"id": hit.id, "statement": hit.statement} for hit in hits]}
 
@@ -142,10 +144,13 @@ OFFLINE_CITATIONS = 5
 
 
 def offline_analyst(question: str, tools: Toolbox) -> Proposal:
-    """Rule-based: search the question (with the stop-word fallback), retrieve the top hits, cite what was retrieved."""
+    """Rule-based: search the question (with the stop-word fallback), retrieve the best-matching hits
+    (those sharing the most words with the question), and cite what was retrieved."""
     found = tools.search_claims(question).get("claims", [])
+    best = max((tools.matched_words.get(claim["id"], 0) for claim in found), default=0)
+    closest = [claim for claim in found if tools.matched_words.get(claim["id"], 0) == best]
     cited = []
-    for claim in found[:OFFLINE_CITATIONS]:
+    for claim in closest[:OFFLINE_CITATIONS]:
         if "fragment" in tools.get_fragment(claim["id"]):
             cited.append(claim)
     answer = " ".join(claim["statement"] for claim in cited) or "No claim in this workspace answers the question."

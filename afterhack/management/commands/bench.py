@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 from django.test import Client
 
 from afterhack import graph
+from agents import bench as agents_bench
 from claims import bench as claims_bench
 from workspaces import services as workspace_services
 
@@ -34,6 +35,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
+        parser.add_argument("--only", choices=["claims", "agents"], help="run only one group of benchmarks")
 
     def handle(self, *args: Any, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
@@ -46,11 +48,16 @@ class Command(BaseCommand):
         self.stdout.write(f"Machine: {machine()}\n")
         figures = []
         try:
-            for run in (
-                lambda: claims_bench.bench_validation(rng),
-                lambda: claims_bench.bench_ingest(rng, workspace, user, options["sources"]),
-                lambda: claims_bench.bench_source_page(rng, page_workspace, user, client),
-            ):
+            groups = {
+                "claims": [
+                    lambda: claims_bench.bench_validation(rng),
+                    lambda: claims_bench.bench_ingest(rng, workspace, user, options["sources"]),
+                    lambda: claims_bench.bench_source_page(rng, page_workspace, user, client),
+                ],
+                "agents": [lambda: agents_bench.bench_agent_runs(user)],
+            }
+            chosen = [options["only"]] if options["only"] else list(groups)
+            for run in [bench for name in chosen for bench in groups[name]]:
                 for figure in run():
                     figures.append(figure)
                     self.stdout.write(f"| {figure.name} | {figure.value:,.1f} {figure.unit} | {figure.detail} |")
