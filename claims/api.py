@@ -161,6 +161,12 @@ def claim_create(request: HttpRequest, ws_id: str, payload: ClaimIn) -> Any:
         raise UserError(
             "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
         )
+    if payload.derived_from is None and payload.source_id is None:
+        raise UserError(
+            "Give “source_id” and “evidence_quote” for an evidence-backed claim, or “derived_from” for a derived one."
+        )
+    if payload.start is not None and (isinstance(payload.start, bool) or not isinstance(payload.start, int)):
+        raise UserError("“start” must be a whole number: the offset where the quote begins.")
     if payload.derived_from is not None:
         claim = services.derived_claim_add(
             workspace=workspace, statement=payload.statement, derived_from=payload.derived_from, actor=request.user

@@ -65,10 +65,23 @@ WORD = re.compile(r"[^\W\d_][\w'’-]*|\d[\d.,:%/-]*", re.UNICODE)
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
+def _states_something(word: str) -> bool:
+    """A known verb, a past tense, or a lower-case word in -s ("opens", "seats")."""
+    lowered = word.lower()
+    return (
+        lowered in STATING_VERBS
+        or lowered.endswith("ed")
+        or (word.islower() and word.endswith("s") and not word.endswith("ss"))
+    )
+
+
 def fact_score(sentence: str) -> float:
     """How strongly a sentence looks like it states a fact (0 = not at all), from surface features."""
     stripped = sentence.strip()
     if not stripped or stripped.endswith("?") or len(stripped) > MAX_SENTENCE_CHARS:
+        return 0.0
+    # A statement ends like one; a heading or a list label does not.
+    if not stripped.rstrip("\"'”’)]").endswith((".", "!", "。", "！")):
         return 0.0
     if CJK.search(stripped):
         # Word features don't apply; a complete CJK sentence of some length is taken as a statement.
@@ -77,8 +90,7 @@ def fact_score(sentence: str) -> float:
     if len(words) < MIN_WORDS:
         return 0.0
     lowered = [word.lower() for word in words]
-    has_verb = any(word in STATING_VERBS or word.endswith("ed") for word in lowered[1:])
-    if not has_verb:
+    if not any(_states_something(word) for word in words[1:]):
         return 0.0
     score = 0.4
     if any(word[0].isdigit() for word in words):

@@ -64,7 +64,9 @@ def _actor_name(actor: Any) -> str:
 
 def clean_statement(statement: object) -> str:
     """The statement with its whitespace folded, or UserError saying what is wrong with it."""
-    if not isinstance(statement, str) or not statement.strip():
+    if not isinstance(statement, str):
+        raise UserError("A claim's statement must be text.")
+    if not statement.strip():
         raise UserError("A claim needs a statement; this one is empty.")
     if not is_storable(statement):
         raise UserError("A statement cannot contain NUL characters or invalid Unicode.")
@@ -79,6 +81,11 @@ def clean_statement(statement: object) -> str:
 def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
     """The ids of the fragments a span overlaps (a quote across a fragment boundary has two)."""
     return [f.id for f in fragments if f.start < span.end and span.start < f.end]
+
+
+def same_statement(statement: str) -> str:
+    """A statement reduced for comparison: case, spacing and final punctuation do not matter."""
+    return " ".join(statement.casefold().split()).rstrip(".!。！ ")
 
 
 def claim_key(*, version_id: str, start: int, end: int, statement: str) -> str:
@@ -287,11 +294,11 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
             claims_graph.extraction_progress(workspace=workspace, extraction_id=extraction_id, done=done, now=now_iso())
     except llm.LLMError as error:
         return _fail(workspace, extraction_id, str(error))
-    known_spans = {
-        (span.start, span.end)
-        for span in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
-        if span.extractor.split(":")[0] == extraction.extractor.split(":")[0]
-    }
+    existing = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+    family = extraction.extractor.split(":")[0]
+    known_spans = {(span.start, span.end) for span in existing if span.extractor.split(":")[0] == family}
+    known_statements = {same_statement(span.statement) for span in existing if span.status == "current"}
+    accepted = [claim for claim in accepted if same_statement(claim.statement) not in known_statements]
     claims_graph.claims_record(
         workspace=workspace, version_id=version.id,
         claims=_claim_rows(version.id, accepted, extraction.extractor, use_model, fragments, known_spans),

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from afterhack import llm
@@ -32,6 +33,8 @@ class SourceForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         upload = data.get("file")
+        if upload is not None and data.get("text"):
+            raise forms.ValidationError("Paste the text or upload a file, not both.")
         if upload is not None:
             if not upload.name.lower().endswith((".txt", ".md", ".markdown")):
                 raise forms.ValidationError("Upload a .txt or .md file (plain text in UTF-8).")
@@ -39,7 +42,7 @@ class SourceForm(forms.Form):
                 raise forms.ValidationError(f"The file is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,}.")
             data["text"] = upload.read()
             data["title"] = data.get("title") or upload.name.rsplit(".", 1)[0]
-        elif not data.get("text"):
+        elif not data.get("text") and "file" not in self.errors:
             raise forms.ValidationError("Paste the text, or choose a file to upload.")
         return data
 
@@ -160,7 +163,14 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
         except UserError as error:
             form.add_error(None, str(error))
         else:
-            messages.success(request, f"Claim added: “{claim.statement}”.")
+            messages.success(request, f"Claim added: “{claim.statement}”")
+            if request.htmx:
+                # The whole page changes (a new highlight): have htmx load it rather than swap it in.
+                response = HttpResponse(status=204)
+                response["HX-Redirect"] = reverse(
+                    "claims:source", kwargs={"ws_id": workspace.id, "source_id": source_id}
+                )
+                return response
             return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
     context = _source_context(request, ws_id, source_id, claim_form=form)
     if request.htmx:
@@ -182,8 +192,15 @@ def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         "result": result,
         "derive_form": DerivedClaimForm(),
     }
-    template = "claims/claim_search.html#results" if request.htmx else "claims/claim_search.html"
-    return render(request, template, context)
+    if request.htmx:
+        response = render(request, "claims/claim_search.html#results", context)
+        # The address follows the search, so reloading or sharing it shows the same results.
+        query = result.query
+        response["HX-Push-Url"] = reverse("claims:search", kwargs={"ws_id": membership.workspace.id}) + (
+            f"?{urlencode({'q': query})}" if query else ""
+        )
+        return response
+    return render(request, "claims/claim_search.html", context)
 
 
 @require_GET
@@ -222,12 +239,13 @@ def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
                 derived_from=form.cleaned_data["derived_from"], actor=request.user,
             )  # fmt: skip
         except UserError as error:
-            messages.error(request, str(error))
+            words = "Tick the claims the new one follows from." if not form.cleaned_data["derived_from"] else str(error)
+            messages.error(request, words)
         else:
-            messages.success(request, f"Derived claim added: “{claim.statement}”.")
+            messages.success(request, f"Derived claim added: “{claim.statement}”")
             return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
     else:
-        messages.error(request, "A derived claim needs a statement.")
+        messages.error(request, "Write the statement of the derived claim.")
     return _back_to_search(request, workspace)
 
 

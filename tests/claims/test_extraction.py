@@ -201,3 +201,39 @@ class StalledAndDirtyTests:
         )
         again = extract(trio, source["id"], committed)
         assert len(again["claims"]) == 1 and again["extraction"]["claims_added"] == 0
+
+
+class RuleExtractorTests:
+    def test_it_takes_statements_and_skips_headings_questions_and_chatter(self) -> None:
+        from claims.extraction import rule_proposals
+
+        text = (
+            "Launch plan — update from the March planning meeting\n\n"
+            "Café Aurora opens on 12 April 2027 in Lisbon. The café seats 60 people on two floors. "
+            "Thanks a lot for everything. Is the launch in June? Ana owns the checklist."
+        )
+        quotes = [p.evidence_quote for p in rule_proposals(text)]
+        assert quotes == [
+            "Café Aurora opens on 12 April 2027 in Lisbon.",
+            "The café seats 60 people on two floors.",
+            "Ana owns the checklist.",
+        ]
+        assert all(text.count(q) == 1 for q in quotes)
+
+    def test_it_does_not_repeat_a_claim_a_person_already_made(self, trio: Trio, committed: Any, no_llm: None) -> None:
+        from claims import services
+
+        source = source_with_one_fragment(trio)
+        services.claim_add(
+            workspace=trio.workspace,
+            source_id=source["id"],
+            statement="The launch is in June.",
+            evidence_quote="The launch is in June",
+            actor=trio.reviewer,
+        )
+        detail = extract(trio, source["id"], committed)
+        statements = [
+            api_for(trio.viewer).get(f"/workspaces/{trio.workspace.id}/claims/{c['id']}").json()["statement"]
+            for c in detail["claims"]
+        ]
+        assert statements.count("The launch is in June.") == 1

@@ -241,3 +241,20 @@ class ClaimCardsTests:
             and "June." in fragment
         )
         assert client_for(trio.outsider).get(url, headers=HTMX).status_code == 404
+
+
+class HtmxNavigationTests:
+    def test_a_claim_added_over_htmx_reloads_the_page_and_search_keeps_the_address(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        form = {"statement": "June.", "evidence_quote": "The launch is in June"}
+        added = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/claims", form, headers=HTMX)
+        assert added.status_code == 204 and added["HX-Redirect"] == f"/w/{trio.workspace.id}/sources/{source_id}/"
+        searched = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=launch+june", headers=HTMX)
+        assert searched["HX-Push-Url"] == f"/w/{trio.workspace.id}/claims/?q=launch+june"
+
+    def test_pasting_and_uploading_at_once_is_explained(self, trio: Trio) -> None:
+        upload = SimpleUploadedFile("a.txt", b"Some text.")
+        response = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/sources/new", {"title": "x", "text": "Other.", "file": upload}
+        )
+        assert response.status_code == 422 and "not both" in response.content.decode()

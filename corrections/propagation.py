@@ -1,0 +1,156 @@
+"""Truth maintenance, in plain Python with no store access: which nodes still hold once claims stop holding.
+
+A node (a derived claim or a decision) has justifications, each a set of antecedents that
+together suffice (AND); it holds if any justification holds (OR). An evidence-backed claim
+holds while it is current. Labels are the least fixed point: start from "nothing derived
+holds" and add what is justified until nothing changes, so a cycle with no outside support
+cannot hold itself up (well-founded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+EVIDENCE = "evidence"  # an evidence-backed claim: holds while current
+DERIVED = "derived"  # a claim inferred from others
+DECISION = "decision"
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    kind: str
+    status: str
+    justifications: tuple[frozenset[str], ...] = ()
+    version_id: str | None = None
+    # False for an antecedent whose own justifications were not loaded: it lies outside what
+    # the roots can reach, so it holds exactly as its stored status says.
+    expanded: bool = True
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    status: str
+    decision_ids: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What retracting the roots does: exactly what Apply will write."""
+
+    decisions_needing_review: list[str]
+    decisions_still_supported: list[str]
+    actions_held: list[str]
+    claims_unsupported: list[str]
+    # For each still-supported decision, the justification that keeps it up.
+    still_supported_by: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, list[str]]:
+        return {
+            "decisions_needing_review": self.decisions_needing_review,
+            "decisions_still_supported": self.decisions_still_supported,
+            "actions_held": self.actions_held,
+            "claims_unsupported": self.claims_unsupported,
+        }
+
+
+def _holds_outside(node: Node | None) -> bool:
+    """Whether an antecedent the subgraph does not expand holds: judged by its stored status."""
+    return node is not None and node.status in ("current", "supported")
+
+
+def holding(
+    nodes: dict[str, Node],
+    *,
+    retracted: Iterable[str] = (),
+    excluded_version: str | None = None,
+) -> set[str]:
+    """The ids that hold, as the least fixed point.
+
+    `retracted` claims stop holding. With `excluded_version`, a justification containing a
+    claim from that source version does not count (the independent-source policy).
+    """
+    gone = set(retracted)
+    held = {
+        n.id
+        for n in nodes.values()
+        if n.id not in gone
+        and ((n.kind == EVIDENCE and n.status == "current") or (not n.expanded and _holds_outside(n)))
+    }
+    # A derived claim or decision already flagged (unsupported, needs_review…) stays down until a
+    # person re-justifies it; only those that hold now can keep holding.
+    derived = [
+        n
+        for n in nodes.values()
+        if n.kind != EVIDENCE and n.expanded and n.id not in gone and n.status in ("current", "supported")
+    ]
+
+    def antecedent_holds(antecedent: str) -> bool:
+        return antecedent not in gone and antecedent in held
+
+    def counts(justification: frozenset[str]) -> bool:
+        if excluded_version is not None and any(
+            nodes.get(a) is not None and nodes[a].version_id == excluded_version for a in justification
+        ):
+            return False
+        return all(antecedent_holds(a) for a in justification)
+
+    changed = True
+    while changed:
+        changed = False
+        for node in derived:
+            if node.id not in held and any(counts(j) for j in node.justifications):
+                held.add(node.id)
+                changed = True
+    return held
+
+
+def impact(
+    nodes: dict[str, Node],
+    actions: Iterable[Action],
+    *,
+    roots: Iterable[str],
+    independent_sources: bool = False,
+) -> Impact:
+    """What stops holding when the `roots` (claims) stop holding, and what still holds and why."""
+    roots = list(roots)
+    excluded = None
+    if independent_sources:
+        versions = {nodes[r].version_id for r in roots if r in nodes and nodes[r].version_id}
+        excluded = versions.pop() if len(versions) == 1 else None
+    before = holding(nodes)
+    after = holding(nodes, retracted=roots, excluded_version=excluded)
+    lost = before - after - set(roots)
+    decisions = [n for n in nodes.values() if n.kind == DECISION and n.expanded]
+    needing_review = sorted(n.id for n in decisions if n.id in lost)
+    still = sorted(n.id for n in decisions if n.id in after)
+    unsupported = sorted(n.id for n in nodes.values() if n.kind == DERIVED and n.id in lost)
+    flagged = set(needing_review)
+    held = sorted(a.id for a in actions if a.status == "pending" and a.decision_ids & flagged)
+    by = {}
+    for decision_id in still:
+        for justification in nodes[decision_id].justifications:
+            if all(a in after for a in justification):
+                by[decision_id] = sorted(justification)
+                break
+    return Impact(needing_review, still, held, unsupported, by)
+
+
+def downstream(nodes: dict[str, Node], roots: Iterable[str]) -> set[str]:
+    """Every node that rests on the roots, directly or through others."""
+    dependents: dict[str, set[str]] = {}
+    for node in nodes.values():
+        for justification in node.justifications:
+            for antecedent in justification:
+                dependents.setdefault(antecedent, set()).add(node.id)
+    seen: set[str] = set()
+    frontier = list(roots)
+    while frontier:
+        current = frontier.pop()
+        for dependent in dependents.get(current, ()):
+            if dependent not in seen:
+                seen.add(dependent)
+                frontier.append(dependent)
+    return seen
