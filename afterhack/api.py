@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Annotated, Any
 
@@ -28,6 +29,9 @@ def _no_nul(value: str) -> str:
 
 # Every string the API accepts: PostgreSQL cannot store NUL, so it is refused up front.
 Text = Annotated[str, AfterValidator(_no_nul)]
+
+
+logger = logging.getLogger("afterhack.api")
 
 
 class BearerToken(HttpBearer):
@@ -161,6 +165,7 @@ def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 @api.exception_handler(GraphError)
 def on_graph_error(request: HttpRequest, exc: GraphError) -> HttpResponse:
+    logger.error("graph error on %s %s: %s", request.method, request.path, exc)
     return error_response(request, 503, "unavailable", "The graph database is not answering; try again shortly.")
 
 
@@ -212,11 +217,13 @@ def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
 def _add_routers() -> None:
     from agents.api import router as agents_router
     from claims.api import router as claims_router
+    from corrections.api import router as corrections_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
     api.add_router("/workspaces", claims_router)
     api.add_router("/workspaces", agents_router)
+    api.add_router("/workspaces", corrections_router)
 
 
 _add_routers()

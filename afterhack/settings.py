@@ -132,7 +132,14 @@ AFTERHACK_LLM_TIMEOUT = float(os.environ.get("AFTERHACK_LLM_TIMEOUT", "60"))
 AFTERHACK_AGENT_MAX_STEPS = int(os.environ.get("AFTERHACK_AGENT_MAX_STEPS", "8"))
 AFTERHACK_AGENT_TIMEOUT = float(os.environ.get("AFTERHACK_AGENT_TIMEOUT", "180"))
 
+# Crash-recovery tests only: the name of a step at which a correction's process kills itself.
+AFTERHACK_FAULT_INJECTION = os.environ.get("AFTERHACK_FAULT_INJECTION", "")
+
 CELERY_BROKER_URL = SERVICES.broker_url
+# Pending correction intents whose process died are settled every minute (and at start-up).
+CELERY_BEAT_SCHEDULE = {
+    "recover-corrections": {"task": "corrections.tasks.recover_corrections", "schedule": 60.0},
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

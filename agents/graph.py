@@ -261,6 +261,9 @@ ACTION_SET_STATUS = """
 MATCH (a:Action {id: $action_id})
 WHERE a.status IN $from_statuses
 SET a.status = $status, a.updated_at = $now
+WITH a
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
 RETURN a.status
 """
 

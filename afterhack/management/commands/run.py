@@ -61,6 +61,7 @@ class Command(BaseCommand):
         try:
             call_command("migrate", interactive=False, verbosity=0)
             graphs_reconcile()
+            call_command("recover_corrections", verbosity=0)
             login = self._first_user()
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
             if owner is not None and demo_load(owner=owner) is not None:

@@ -1,0 +1,276 @@
+"""The corrections app's slice of the graph: Correction, its human_correction fragment, SUPERSEDES, and
+the propagation of a correction (or of evidence going away) onto claims, decisions and actions.
+
+The writes here span the claims' and agents' labels on purpose: a correction must be one
+atomic query, and it belongs to the app that owns the operation (CONVENTIONS.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+from afterhack.ids import parse_id
+from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
+
+# What rests on the roots: derived claims (chains of DERIVED_FROM, claims only), then the
+# decisions those claims support and every decision resting on those (SUPPORTS chains).
+DOWNSTREAM = """
+MATCH (root:Claim) WHERE root.id IN $roots
+OPTIONAL MATCH (root)<-[:DERIVED_FROM*1..]-(derived:Claim)
+WITH collect(DISTINCT root) + collect(DISTINCT derived) AS claims
+UNWIND claims AS c
+OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
+WITH claims, collect(DISTINCT d) AS decisions
+RETURN [c IN claims WHERE c IS NOT NULL | c.id], [d IN decisions WHERE d IS NOT NULL | d.id]
+"""
+
+# Each member's justifications, with every antecedent's kind and status.
+JUSTIFICATIONS = """
+UNWIND $claim_ids AS cid
+MATCH (c:Claim {id: cid})
+OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
+RETURN c.id AS id, 'claim' AS label, c.status AS status, c.version_id AS version, c.confidence_kind AS kind,
+       j.justification AS j, p.id AS ante, 'Claim' AS ante_label, p.status AS ante_status,
+       p.version_id AS ante_version, p.confidence_kind AS ante_kind
+UNION ALL
+UNWIND $decision_ids AS did
+MATCH (d:Decision {id: did})
+OPTIONAL MATCH (s)-[j:SUPPORTS]->(d)
+RETURN d.id AS id, 'decision' AS label, d.status AS status, null AS version, null AS kind, j.justification AS j,
+       s.id AS ante, labels(s)[0] AS ante_label, s.status AS ante_status, s.version_id AS ante_version,
+       s.confidence_kind AS ante_kind
+"""
+
+ACTIONS_ON = """
+MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision)
+WHERE d.id IN $decision_ids
+WITH DISTINCT a
+MATCH (a)-[:DEPENDS_ON]->(all:Decision)
+RETURN a.id, a.status, collect(all.id)
+"""
+
+REVISION = "MATCH (w:Workspace) RETURN w.revision"
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    """What the propagation engine needs about the roots' downstream, and the revision it was read at."""
+
+    revision: int
+    nodes: dict[str, Node]
+    actions: list[Action]
+
+
+def _kind(label: str, confidence_kind: str | None) -> str:
+    if label == "Decision":
+        return DECISION
+    return DERIVED if confidence_kind == "derived" else EVIDENCE
+
+
+def subgraph(*, workspace: HasGraph, roots: list[str]) -> Subgraph:
+    """The roots, everything resting on them with its justifications, and the actions on those decisions.
+
+    Read as three queries; the workspace revision is read first and last, and the read is
+    retried if anything changed in between, so the picture is of one moment.
+    """
+    roots = [r for r in roots if parse_id(r)]
+    for _ in range(5):
+        revision = workspace_revision(workspace=workspace)
+        result = _read(workspace, roots, revision)
+        if workspace_revision(workspace=workspace) == revision:
+            return result
+    return result
+
+
+def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
+    rows = graph.ro_query(workspace, DOWNSTREAM, {"roots": roots})
+    claim_ids, decision_ids = (rows[0][0], rows[0][1]) if rows else ([], [])
+    justifications: dict[str, dict[int, set[str]]] = {}
+    members: dict[str, tuple[str, str, str | None]] = {}
+    outside: dict[str, Node] = {}
+    for row in graph.ro_query(workspace, JUSTIFICATIONS, {"claim_ids": claim_ids, "decision_ids": decision_ids}):
+        (
+            node_id,
+            label,
+            status,
+            version_id,
+            confidence_kind,
+            index,
+            ante_id,
+            ante_label,
+            ante_status,
+            ante_version,
+            ante_kind,
+        ) = row
+        kind = DECISION if label == "decision" else _kind("Claim", confidence_kind)
+        members[node_id] = (kind, status, version_id)
+        justifications.setdefault(node_id, {})
+        if ante_id is not None:
+            justifications[node_id].setdefault(int(index or 0), set()).add(ante_id)
+            outside.setdefault(
+                ante_id, Node(ante_id, _kind(ante_label, ante_kind), ante_status, (), ante_version, expanded=False)
+            )
+    nodes: dict[str, Node] = dict(outside)
+    for node_id, (kind, status, version_id) in members.items():
+        groups = tuple(frozenset(ids) for _, ids in sorted(justifications[node_id].items()))
+        nodes[node_id] = Node(node_id, kind, status, groups if kind != EVIDENCE else (), version_id, expanded=True)
+    actions = [
+        Action(row[0], row[1], frozenset(row[2]))
+        for row in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids})
+    ]
+    return Subgraph(revision, nodes, actions)
+
+
+def workspace_revision(*, workspace: HasGraph) -> int:
+    """The graph's revision counter: it goes up with every change a correction's preview depends on."""
+    rows = graph.ro_query(workspace, REVISION)
+    return int(rows[0][0]) if rows else 0
+
+
+# The whole correction in one query, only if the revision is still the one the preview saw and
+# the claim is still current: the old claim superseded (kept), the Correction with its own
+# human_correction fragment, the replacement citing only that fragment, and the propagation.
+CORRECTION_APPLY = """
+MATCH (w:Workspace) WHERE w.revision = $revision
+MATCH (old:Claim {id: $claim_id}) WHERE old.status = 'current'
+SET w.revision = w.revision + 1,
+    old.status = 'superseded', old.status_changed_at = $now, old.key = null
+CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
+                               applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
+                               claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected})
+CREATE (correction)-[:CORRECTS]->(old)
+CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {id: $fragment_id, start: 0, end: $length,
+        text: $statement, origin_type: 'human_correction', origin_name: 'Workspace reviewer correction',
+        created_at: $now})
+CREATE (replacement:Claim {id: $replacement_id, key: $replacement_id, statement: $statement,
+        evidence_quote: $statement, start: 0, end: $length, confidence: 0.0, confidence_kind: 'human_correction',
+        status: 'current', revision: 0, extractor: 'correction', source_id: null, version_id: null,
+        correction_id: $correction_id, created_at: $now, created_by: $actor})
+CREATE (replacement)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(fragment)
+CREATE (replacement)-[:SUPERSEDES]->(old)
+WITH correction
+CALL {
+  WITH correction
+  UNWIND $claims_unsupported AS cid
+  MATCH (c:Claim {id: cid})
+  SET c.status = 'unsupported', c.status_changed_at = $now
+}
+CALL {
+  WITH correction
+  UNWIND $decisions_needing_review AS did
+  MATCH (d:Decision {id: did})
+  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $correction_id,
+      d.dismissed_at = null, d.status_changed_at = $now
+}
+CALL {
+  WITH correction
+  UNWIND $actions_held AS aid
+  MATCH (a:Action {id: aid})
+  WHERE a.status = 'pending'
+  SET a.status = 'held', a.updated_at = $now
+}
+RETURN correction.id
+"""
+
+
+def correction_apply(
+    *,
+    workspace: HasGraph,
+    revision: int,
+    claim_id: str,
+    correction_id: str,
+    fragment_id: str,
+    replacement_id: str,
+    statement: str,
+    reason: str,
+    actor: str,
+    idempotency_key: str,
+    affected: dict[str, list[str]],
+    review_reason: str,
+    now: str,
+) -> bool:
+    """Writes the correction and its propagation atomically; False (nothing written) if the revision moved or the claim is not current."""
+    params = {
+        "revision": revision, "claim_id": claim_id, "correction_id": correction_id, "fragment_id": fragment_id,
+        "replacement_id": replacement_id, "statement": statement, "length": len(statement), "reason": reason,
+        "actor": actor, "idempotency_key": idempotency_key, "affected": json.dumps(affected), "now": now,
+        "claims_unsupported": affected["claims_unsupported"],
+        "decisions_needing_review": affected["decisions_needing_review"],
+        "actions_held": affected["actions_held"], "review_reason": review_reason,
+    }  # fmt: skip
+    return bool(graph.query(workspace, CORRECTION_APPLY, params))
+
+
+@dataclass(frozen=True)
+class Correction:
+    id: str
+    claim_id: str
+    replacement_claim_id: str
+    statement: str
+    reason: str
+    actor: str
+    applied_at: str
+    revision: int
+    affected: dict[str, list[str]]
+    old_statement: str | None = None
+    old_quote: str | None = None
+    old_source_id: str | None = None
+    replacement_status: str | None = None
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> Correction:
+        return cls(
+            id=row["id"], claim_id=row["claim_id"], replacement_claim_id=row["replacement_claim_id"],
+            statement=row["statement"], reason=row["reason"], actor=row["actor"], applied_at=row["applied_at"],
+            revision=int(row["revision"]), affected=json.loads(row["affected"] or "{}"),
+            old_statement=row.get("old_statement"), old_quote=row.get("old_quote"),
+            old_source_id=row.get("old_source_id"), replacement_status=row.get("replacement_status"),
+        )  # fmt: skip
+
+
+CORRECTION_FIELDS = """x {.id, .claim_id, .replacement_claim_id, .statement, .reason, .actor, .applied_at, .revision,
+     .affected, old_statement: old.statement, old_quote: old.evidence_quote, old_source_id: old.source_id,
+     replacement_status: new.status}"""
+
+CORRECTION_GET = (
+    "MATCH (x:Correction {id: $correction_id})-[:CORRECTS]->(old:Claim) "
+    "OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
+    "RETURN " + CORRECTION_FIELDS
+)
+
+CORRECTION_LIST = (
+    "MATCH (x:Correction)-[:CORRECTS]->(old:Claim) "
+    "WHERE ($actor = '' OR x.actor = $actor) AND ($claim_id = '' OR x.claim_id = $claim_id OR x.replacement_claim_id = $claim_id) "
+    "AND ($since = '' OR x.applied_at >= $since) AND ($until = '' OR x.applied_at < $until) "
+    "OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
+    "RETURN " + CORRECTION_FIELDS + " AS correction ORDER BY correction.applied_at DESC LIMIT $limit"
+)
+
+
+def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | None:
+    """One correction with what it corrected, or None."""
+    if parse_id(correction_id) is None:
+        return None
+    rows = graph.ro_query(workspace, CORRECTION_GET, {"correction_id": correction_id})
+    return Correction.from_map(rows[0][0]) if rows else None
+
+
+def correction_list(
+    *, workspace: HasGraph, actor: str = "", claim_id: str = "", since: str = "", until: str = "", limit: int = 200
+) -> list[Correction]:
+    """Corrections, newest first, filtered by person, claim (old or replacement) and time."""
+    params = {"actor": actor, "claim_id": claim_id, "since": since, "until": until, "limit": limit}
+    return [Correction.from_map(row[0]) for row in graph.ro_query(workspace, CORRECTION_LIST, params)]
+
+
+CORRECTION_EXISTS = "MATCH (x:Correction {id: $correction_id}) RETURN x.replacement_claim_id, x.affected"
+
+
+def correction_written(*, workspace: HasGraph, correction_id: str) -> tuple[str, dict[str, list[str]]] | None:
+    """(replacement claim id, affected) if the graph holds this correction, else None (used by recovery)."""
+    rows = graph.ro_query(workspace, CORRECTION_EXISTS, {"correction_id": correction_id})
+    return (rows[0][0], json.loads(rows[0][1] or "{}")) if rows else None

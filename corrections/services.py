@@ -1,0 +1,304 @@
+"""Corrections: preview what a correction would do, apply it atomically and idempotently, recover after a crash.
+
+Apply, step by step:
+1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
+2. the intent row, committed, with the ids the correction will get;
+3. one graph query that writes the whole correction, only if the revision is still the one
+   the preview saw and the claim is still current;
+4. the intent's outcome and the audit event, in one transaction.
+A crash after 2 leaves a pending intent and no lock: recovery asks the graph whether step 3
+happened and settles the intent either way. Nothing is ever half-applied in the graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.http import Http404
+from django.utils import timezone
+
+from afterhack.clock import now_iso
+from afterhack.errors import Conflict, UserError
+from afterhack.ids import is_storable, parse_id
+from claims import graph as claims_graph
+from claims.services import clean_statement
+from corrections import graph as corrections_graph
+from corrections.models import CorrectionIntent, IntentState
+from corrections.propagation import Impact, impact
+from workspaces.models import Workspace
+from workspaces.services import record_event
+
+logger = logging.getLogger("corrections")
+
+MAX_REASON_CHARS = 2_000
+MAX_KEY_CHARS = 200
+
+
+class ClaimNotCurrent(Conflict):
+    code = "claim_not_current"
+
+
+class StalePreview(Conflict):
+    code = "stale_correction_preview"
+
+    def __init__(self, revision: int) -> None:
+        super().__init__(
+            "Something this correction depends on changed since the preview (the workspace is now at "
+            f"revision {revision}); preview it again."
+        )
+        self.extra = {"revision": revision}
+
+
+class ClaimNotFound(Http404):
+    pass
+
+
+@dataclass(frozen=True)
+class Preview:
+    claim: claims_graph.Claim
+    revision: int
+    impact: Impact
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # "applied" or "already_applied"
+    correction_id: str
+    replacement_claim_id: str
+    affected: dict[str, list[str]]
+
+
+def _actor_name(actor: Any) -> str:
+    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
+
+
+def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
+    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    if claim is None:
+        raise ClaimNotFound("No such claim in this workspace.")
+    if claim.status != "current":
+        raise ClaimNotCurrent(f"This claim is already {claim.status}; only a current claim can be corrected.")
+    return claim
+
+
+def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
+    """Exactly what applying the correction would do now, and the revision this was computed at."""
+    clean_statement(statement)
+    claim = _current_claim(workspace, claim_id)
+    sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
+    result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=workspace.independent_sources)
+    return Preview(claim, sub.revision, result)
+
+
+# -- apply ----------------------------------------------------------------------------------------
+
+
+def _clean_apply_input(reason: object, revision: object, idempotency_key: object) -> tuple[str, int, str]:
+    if not isinstance(reason, str) or not reason.strip():
+        raise UserError("Say why the claim is wrong: the reason is empty.")
+    if not is_storable(reason) or len(reason) > MAX_REASON_CHARS:
+        raise UserError(f"A reason must be plain text of at most {MAX_REASON_CHARS:,} characters.")
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
+        raise UserError("“revision” must be the whole number the preview returned.")
+    if not isinstance(idempotency_key, str) or not idempotency_key.strip() or len(idempotency_key) > MAX_KEY_CHARS:
+        raise UserError(f"“idempotency_key” must be a non-empty string of at most {MAX_KEY_CHARS} characters.")
+    if not is_storable(idempotency_key):
+        raise UserError("“idempotency_key” cannot contain NUL characters or invalid Unicode.")
+    return " ".join(reason.split()), revision, idempotency_key
+
+
+def _lock_number(workspace_id: Any, key: str) -> int:
+    """The advisory lock of one idempotency key of one workspace."""
+    return int.from_bytes(hashlib.sha256(f"{workspace_id}:{key}".encode()).digest()[:8], "big", signed=True)
+
+
+@contextmanager
+def _key_lock(workspace: Workspace, key: str) -> Iterator[None]:
+    """A session-level advisory lock on (workspace, key): one applier per key at a time, freed by a crash."""
+    number = _lock_number(workspace.id, key)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [number])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [number])
+
+
+def _crash_point(step: str) -> None:
+    """Fault injection for the crash-recovery tests: AFTERHACK_FAULT_INJECTION=<step> kills the process here."""
+    if step == settings.AFTERHACK_FAULT_INJECTION:
+        os._exit(86)
+
+
+def apply(
+    *,
+    workspace: Workspace,
+    claim_id: str,
+    statement: object,
+    reason: object,
+    revision: object,
+    idempotency_key: object,
+    actor: Any,
+) -> Outcome:
+    """Applies a correction previewed at `revision`; the same idempotency key again answers already_applied."""
+    statement = clean_statement(statement)
+    reason, revision, key = _clean_apply_input(reason, revision, idempotency_key)
+    if parse_id(claim_id) is None:
+        raise ClaimNotFound("No such claim in this workspace.")
+    with _key_lock(workspace, key):
+        intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
+        if intent is not None:
+            if intent.claim_id != claim_id or intent.statement != statement:
+                raise UserError("This idempotency key was already used for a different correction; use a new key.")
+            if intent.state == IntentState.PENDING:
+                _settle(intent)
+            if intent.state == IntentState.APPLIED:
+                return _replay(workspace, intent)
+        intent = _start_intent(workspace, intent, claim_id, statement, reason, revision, key, actor)
+        return _write(workspace, intent)
+
+
+def _start_intent(
+    workspace: Workspace,
+    intent: CorrectionIntent | None,
+    claim_id: str,
+    statement: str,
+    reason: str,
+    revision: int,
+    key: str,
+    actor: Any,
+) -> CorrectionIntent:
+    """The pending intent row, committed before any graph write (a refused or failed one is retried)."""
+    if intent is None:
+        intent = CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id)
+    intent.statement, intent.reason, intent.revision = statement, reason, revision
+    intent.actor = actor if getattr(actor, "is_authenticated", False) else None
+    intent.actor_name = _actor_name(actor)
+    intent.state, intent.error, intent.settled_at = IntentState.PENDING, "", None
+    try:
+        with transaction.atomic():
+            intent.save()
+    except IntegrityError:
+        raise Conflict("Another request with this idempotency key is being applied; try again.") from None
+    return intent
+
+
+def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
+    try:
+        plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
+    except (ClaimNotCurrent, ClaimNotFound) as error:
+        _refuse(intent, str(error))
+        raise
+    if plan.revision != intent.revision:
+        _refuse(intent, f"stale: previewed at revision {intent.revision}, now {plan.revision}")
+        raise StalePreview(plan.revision)
+    affected = plan.impact.as_json()
+    _crash_point("after_intent")
+    written = corrections_graph.correction_apply(
+        workspace=workspace, revision=intent.revision, claim_id=intent.claim_id,
+        correction_id=str(intent.correction_id), fragment_id=str(intent.fragment_id),
+        replacement_id=str(intent.replacement_claim_id), statement=intent.statement, reason=intent.reason,
+        actor=intent.actor_name, idempotency_key=intent.idempotency_key, affected=affected,
+        review_reason=f"Lost its last support when a reviewer corrected “{plan.claim.statement}” to “{intent.statement}”.",
+        now=now_iso(),
+    )  # fmt: skip
+    if not written:
+        claim = claims_graph.claim_get(workspace=workspace, claim_id=intent.claim_id)
+        if claim is None or claim.status != "current":
+            _refuse(intent, "claim not current")
+            raise ClaimNotCurrent("Another correction superseded this claim in the meantime.")
+        current = corrections_graph.workspace_revision(workspace=workspace)
+        _refuse(intent, f"stale: previewed at revision {intent.revision}, now {current}")
+        raise StalePreview(current)
+    _crash_point("after_graph")
+    _finish(intent, affected, recovered=False)
+    return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
+
+
+def _refuse(intent: CorrectionIntent, why: str) -> None:
+    intent.state, intent.error, intent.settled_at = IntentState.REFUSED, why, timezone.now()
+    intent.save(update_fields=["state", "error", "settled_at"])
+
+
+def _finish(intent: CorrectionIntent, affected: dict[str, list[str]], *, recovered: bool) -> None:
+    """Records the outcome and the audit event together."""
+    with transaction.atomic():
+        intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
+        intent.save(update_fields=["state", "affected", "settled_at"])
+        record_event(
+            actor=intent.actor, workspace=intent.workspace, verb="correction.applied", target=intent.statement[:255],
+            payload={
+                "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
+                "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
+                "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
+            },
+        )  # fmt: skip
+
+
+def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
+    """The earlier outcome of this key, after checking the graph still shows that correction."""
+    written = corrections_graph.correction_written(workspace=workspace, correction_id=str(intent.correction_id))
+    if written is None:
+        raise Conflict(
+            "This correction is recorded as applied, but the graph does not show it; an administrator should run recover_corrections."
+        )
+    return Outcome("already_applied", str(intent.correction_id), written[0], written[1])
+
+
+# -- recovery --------------------------------------------------------------------------------------
+
+
+def _settle(intent: CorrectionIntent) -> None:
+    """Settles a pending intent from what the graph shows (the caller holds its key lock)."""
+    intent.refresh_from_db()
+    if intent.state != IntentState.PENDING:
+        return
+    written = corrections_graph.correction_written(workspace=intent.workspace, correction_id=str(intent.correction_id))
+    if written is not None:
+        _finish(intent, written[1], recovered=True)
+    else:
+        intent.state, intent.settled_at = IntentState.FAILED, timezone.now()
+        intent.error = "The process applying it stopped before the graph write; nothing was changed."
+        intent.save(update_fields=["state", "error", "settled_at"])
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    completed: int
+    failed: int
+    busy: int
+
+
+def recover(*, workspace: Workspace | None = None) -> RecoveryReport:
+    """Settles every pending intent whose applier is gone (its key lock is free); skips those in progress."""
+    completed = failed = busy = 0
+    pending = CorrectionIntent.objects.filter(state=IntentState.PENDING).select_related("workspace", "actor")
+    if workspace is not None:
+        pending = pending.filter(workspace=workspace)
+    for intent in pending:
+        number = _lock_number(intent.workspace_id, intent.idempotency_key)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [number])
+            (free,) = cursor.fetchone()
+        if not free:
+            busy += 1
+            continue
+        try:
+            _settle(intent)
+            completed += intent.state == IntentState.APPLIED
+            failed += intent.state == IntentState.FAILED
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [number])
+    if completed or failed:
+        logger.warning("recovered corrections: %s completed, %s failed", completed, failed)
+    return RecoveryReport(completed, failed, busy)

@@ -1,0 +1,92 @@
+"""Fixtures for correction tests: the launch story with decisions and actions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from agents import services as agents_services
+from claims import services as claims_services
+from tests.conftest import Trio, api_for
+
+PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist. Marketing starts in May.\n"
+EMAIL = "Northwind: we were told the launch is in June.\n"
+BOARD = "Board minutes: the board expects a June launch.\n"
+
+
+@dataclass
+class World:
+    trio: Trio
+    june: str
+    ana: str
+    may: str
+    northwind: str
+    board: str
+    plan_version: str
+
+    @property
+    def ws(self) -> str:
+        return str(self.trio.workspace.id)
+
+    def decision(self, title: str, *justifications: list[str]) -> str:
+        return agents_services.decision_add(
+            workspace=self.trio.workspace,
+            title=title,
+            rationale="",
+            justifications=list(justifications),
+            actor=self.trio.reviewer,
+        ).id
+
+    def action(self, title: str, *decision_ids: str) -> str:
+        return agents_services.action_add(
+            workspace=self.trio.workspace, title=title, decision_ids=list(decision_ids), actor=self.trio.reviewer
+        ).id
+
+    def derived(self, statement: str, *premises: str) -> str:
+        return claims_services.derived_claim_add(
+            workspace=self.trio.workspace, statement=statement, derived_from=list(premises), actor=self.trio.reviewer
+        ).id
+
+    def preview(self, claim_id: str, statement: str = "The launch is in July.", user: Any = None) -> Any:
+        return api_for(user or self.trio.reviewer).post(
+            f"/workspaces/{self.ws}/claims/{claim_id}/correction-preview", {"statement": statement}
+        )
+
+    def apply(
+        self,
+        claim_id: str,
+        revision: int,
+        key: str = "key-1",
+        statement: str = "The launch is in July.",
+        user: Any = None,
+    ) -> Any:
+        body = {"statement": statement, "reason": "The board moved it.", "revision": revision, "idempotency_key": key}
+        return api_for(user or self.trio.reviewer).post(f"/workspaces/{self.ws}/claims/{claim_id}/corrections", body)
+
+
+def _claim(trio: Trio, source_id: str, quote: str) -> str:
+    return claims_services.claim_add(
+        workspace=trio.workspace, source_id=source_id, statement=quote + ".", evidence_quote=quote, actor=trio.reviewer
+    ).id
+
+
+@pytest.fixture
+def world(trio: Trio) -> World:
+    plan = claims_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
+    email = claims_services.source_add(workspace=trio.workspace, title="Email", text=EMAIL, actor=trio.reviewer)
+    board = claims_services.source_add(workspace=trio.workspace, title="Board", text=BOARD, actor=trio.reviewer)
+    from claims import graph as claims_graph
+
+    version = claims_graph.source_get(workspace=trio.workspace, source_id=plan.id)
+    assert version is not None
+    return World(
+        trio,
+        june=_claim(trio, plan.id, "The launch is in June"),
+        ana=_claim(trio, plan.id, "Ana owns the checklist"),
+        may=_claim(trio, plan.id, "Marketing starts in May"),
+        northwind=_claim(trio, email.id, "we were told the launch is in June"),
+        board=_claim(trio, board.id, "the board expects a June launch"),
+        plan_version=version.id,
+    )
