@@ -69,6 +69,6 @@ def correction_list(request: HttpRequest, ws_id: str) -> Any:
             "actor": c.actor,
             "applied_at": c.applied_at,
             "affected": c.affected,
-        }  # fmt: skip
+        }
         for c in corrections_graph.correction_list(workspace=workspace)
     ]
