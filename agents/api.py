@@ -152,3 +152,24 @@ def action_mark(request: HttpRequest, ws_id: str, action_id: str, payload: Actio
     return action_out(
         services.action_mark(workspace=workspace, action_id=action_id, status=payload.status, actor=request.user)
     )
+
+
+class RejustifyIn(Schema):
+    justifications: Any = None
+
+
+@router.post("/{ws_id}/decisions/{decision_id}/justifications", response={200: dict, **ERRORS})
+def decision_rejustify(request: HttpRequest, ws_id: str, decision_id: str, payload: RejustifyIn) -> Any:
+    """New justifications for a decision needing review: it is supported again, its held actions pending."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    decision = services.decision_rejustify(
+        workspace=workspace, decision_id=decision_id, justifications=payload.justifications, actor=request.user
+    )
+    return decision_out(decision)
+
+
+@router.post("/{ws_id}/decisions/{decision_id}/dismiss", response={200: dict, **ERRORS})
+def decision_dismiss(request: HttpRequest, ws_id: str, decision_id: str) -> Any:
+    """Takes a decision needing review out of the queue; the actions depending on it are cancelled."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    return decision_out(services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user))

@@ -479,3 +479,95 @@ def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
 def run_list(*, workspace: HasGraph, limit: int = 50) -> list[Run]:
     """The newest runs (without their trajectories)."""
     return [_run(row) for row in graph.ro_query(workspace, RUN_LIST, {"limit": limit})]
+
+
+# -- after a correction: re-justify or dismiss a flagged decision -----------------------------------
+
+# New justifications for a flagged decision: every support must hold and must not rest on the
+# decision itself (that would be a cycle holding itself up). The decision is supported again,
+# and each held action whose decisions are now all supported is pending again.
+DECISION_REJUSTIFY = """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review'
+OPTIONAL MATCH (d)-[:SUPPORTS*1..]->(down:Decision)
+WITH d, collect(DISTINCT down.id) + [d.id] AS below
+UNWIND $support_ids AS sid
+OPTIONAL MATCH (c:Claim {id: sid})
+OPTIONAL MATCH (x:Decision {id: sid})
+WITH d, below, collect(coalesce(c, x)) AS supports
+WITH d, supports WHERE size(supports) = size($support_ids)
+  AND all(s IN supports WHERE NOT s.id IN below)
+  AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
+OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
+WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
+UNWIND $edges AS e
+WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
+CREATE (s)-[:SUPPORTS {justification: first + e.j}]->(d)
+WITH DISTINCT d
+SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE other.status <> 'supported'
+WITH d, a, count(other) AS blocking
+FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END | SET x.status = 'pending', x.updated_at = $now)
+WITH DISTINCT d
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN d.id
+"""
+
+
+def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
+    """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return False
+    support_ids = sorted({sid for group in justifications for sid in group})
+    edges = [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group]
+    params = {"decision_id": decision_id, "support_ids": support_ids, "edges": edges, "now": now}
+    return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
+
+
+DECISION_DISMISS = """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+SET d.dismissed_at = $now, d.dismissed_by = $actor
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+SET a.status = 'cancelled', a.updated_at = $now
+WITH DISTINCT d
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN d.id
+"""
+
+
+def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> bool:
+    """Takes a flagged decision out of the review queue; the actions depending on it are cancelled."""
+    if parse_id(decision_id) is None:
+        return False
+    return bool(graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now}))
+
+
+REVIEW_QUEUE = (
+    "MATCH (d:Decision) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL "
+    "WITH d ORDER BY d.status_changed_at DESC LIMIT $limit "
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
+    "j.justification] END) AS supports "
+    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
+    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id), d.flagged_by"
+)
+
+
+def review_queue(*, workspace: HasGraph, limit: int = 200) -> list[tuple[Decision, str | None]]:
+    """Decisions needing review and not dismissed, with the correction that flagged each (if any)."""
+    rows = graph.ro_query(workspace, REVIEW_QUEUE, {"limit": limit})
+    return [(_decision(row[:3]), row[3]) for row in rows]
+
+
+RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"
+
+
+def decisions_resting_on(*, workspace: HasGraph, decision_id: str) -> set[str]:
+    """The decisions that rest on this one, directly or through others."""
+    if parse_id(decision_id) is None:
+        return set()
+    return {row[0] for row in graph.ro_query(workspace, RESTING_ON, {"decision_id": decision_id})}

@@ -325,3 +325,42 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
     updated = agents_graph.action_get(workspace=workspace, action_id=action_id)
     assert updated is not None
     return updated
+
+
+def decision_rejustify(
+    *, workspace: Workspace, decision_id: str, justifications: object, actor: Any
+) -> agents_graph.Decision:
+    """Gives a decision needing review new justifications; it is supported again and its held actions pending."""
+    decision = decision_get(workspace=workspace, decision_id=decision_id)
+    if decision.status != "needs_review":
+        raise Conflict("This decision does not need review.")
+    groups = _clean_justifications(justifications)
+    with transaction.atomic():
+        if not agents_graph.decision_rejustify(
+            workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
+        ):
+            downstream = agents_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
+            if any(i in downstream or i == decision_id for g in groups for i in g):
+                raise InvalidSupport("A decision cannot be justified by itself or by a decision that rests on it.")
+            raise InvalidSupport(_why_not_supported(workspace, groups))
+        record_event(actor=actor, workspace=workspace, verb="decision.rejustified", target=decision.title,
+                     payload={"decision_id": decision_id, "justifications": groups})  # fmt: skip
+    return decision_get(workspace=workspace, decision_id=decision_id)
+
+
+def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> agents_graph.Decision:
+    """Takes a flagged decision out of the review queue; its actions are cancelled."""
+    decision = decision_get(workspace=workspace, decision_id=decision_id)
+    with transaction.atomic():
+        if not agents_graph.decision_dismiss(
+            workspace=workspace, decision_id=decision_id, actor=_actor_name(actor), now=now_iso()
+        ):
+            raise Conflict("Only a decision waiting for review can be dismissed.")
+        record_event(
+            actor=actor,
+            workspace=workspace,
+            verb="decision.dismissed",
+            target=decision.title,
+            payload={"decision_id": decision_id},
+        )
+    return decision_get(workspace=workspace, decision_id=decision_id)

@@ -201,3 +201,47 @@ class AccessAndInputTests:
     def test_unknown_claims_are_not_found(self, world: World) -> None:
         assert world.preview("not-a-claim").status_code == 404
         assert world.apply("00000000-0000-0000-0000-000000000000", 0).status_code == 404
+
+
+class AfterTheFlagTests:
+    def flagged(self, world: World) -> tuple[str, str, str]:
+        launch = world.decision("Launch in June", [world.june])
+        announce = world.action("Announce", launch)
+        revision = world.preview(world.june).json()["revision"]
+        replacement = world.apply(world.june, revision).json()["replacement_claim_id"]
+        return launch, announce, replacement
+
+    def test_rejustifying_with_the_replacement_brings_the_action_back(self, world: World) -> None:
+        launch, announce, replacement = self.flagged(world)
+        response = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/decisions/{launch}/justifications", {"justifications": [[replacement]]}
+        )
+        assert response.status_code == 200 and response.json()["status"] == "supported"
+        assert [replacement] in response.json()["justifications"]
+        assert action(world, announce)["status"] == "pending"
+        assert AuditEvent.objects.filter(verb="decision.rejustified").exists()
+
+    def test_dismissing_cancels_the_actions_and_leaves_the_queue(self, world: World) -> None:
+        launch, announce, _ = self.flagged(world)
+        response = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/decisions/{launch}/dismiss")
+        assert response.status_code == 200 and action(world, announce)["status"] == "cancelled"
+        again = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/decisions/{launch}/dismiss")
+        assert again.status_code == 409
+
+    def test_a_decision_cannot_be_rejustified_by_one_that_rests_on_it(self, world: World) -> None:
+        launch, _, _ = self.flagged(world)
+        graph.query(world.trio.workspace, "MATCH (d:Decision {id: $id}) SET d.status = 'supported'", {"id": launch})
+        on_top = world.decision("Hire in May", [launch])
+        graph.query(world.trio.workspace, "MATCH (d:Decision {id: $id}) SET d.status = 'needs_review'", {"id": launch})
+        response = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/decisions/{launch}/justifications", {"justifications": [[on_top]]}
+        )
+        assert response.status_code == 422 and "rests on it" in response.json()["detail"]
+        assert decision(world, launch)["status"] == "needs_review"
+
+    def test_the_superseded_claim_cannot_justify_again(self, world: World) -> None:
+        launch, _, _ = self.flagged(world)
+        response = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/decisions/{launch}/justifications", {"justifications": [[world.june]]}
+        )
+        assert response.status_code == 422 and "superseded" in response.json()["detail"]
