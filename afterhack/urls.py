@@ -16,6 +16,7 @@ urlpatterns = [
     path("w/", include("workspaces.urls")),
     path("w/", include("claims.urls")),
     path("w/", include("agents.urls")),
+    path("", include("corrections.urls")),
 ]
 
 admin.site.site_header = "Afterhack administration"

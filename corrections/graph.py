@@ -274,3 +274,31 @@ def correction_written(*, workspace: HasGraph, correction_id: str) -> tuple[str,
     """(replacement claim id, affected) if the graph holds this correction, else None (used by recovery)."""
     rows = graph.ro_query(workspace, CORRECTION_EXISTS, {"correction_id": correction_id})
     return (rows[0][0], json.loads(rows[0][1] or "{}")) if rows else None
+
+
+CHAIN = """
+MATCH (c:Claim {id: $claim_id})
+OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(s:Source)
+OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
+OPTIONAL MATCH (c)<-[:DERIVED_FROM*1..]-(:Claim)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(dd:Decision)
+WITH c, collect(DISTINCT s {.id, .title})[0] AS source, collect(DISTINCT d) + collect(DISTINCT dd) AS decisions
+UNWIND (CASE WHEN size(decisions) = 0 THEN [null] ELSE decisions END) AS d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d)
+WITH c, source, d, collect(DISTINCT a {.id, .title, .status}) AS actions
+WITH c, source, collect(CASE WHEN d IS NULL THEN NULL ELSE [d {.id, .title, .status, .review_reason}, actions] END) AS decisions
+OPTIONAL MATCH (x:Correction) WHERE x.claim_id = c.id OR x.replacement_claim_id = c.id
+RETURN source, decisions, collect(x {.id, .statement, .reason, .actor, .applied_at, .claim_id, .replacement_claim_id})
+"""
+
+
+def claim_chain(
+    *, workspace: HasGraph, claim_id: str
+) -> tuple[dict[str, Any] | None, list[Any], list[dict[str, Any]]] | None:
+    """For the product view: the claim's source, the decisions resting on it with their actions, its corrections."""
+    if parse_id(claim_id) is None:
+        return None
+    rows = graph.ro_query(workspace, CHAIN, {"claim_id": claim_id})
+    if not rows:
+        return None
+    source, decisions, corrections = rows[0]
+    return source, [d for d in decisions if d], [x for x in corrections if x]

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from corrections import views
+
+app_name = "corrections"
+
+urlpatterns = [
+    path("w/<uuid:ws_id>/claims/<str:claim_id>/correct", views.claim_correct, name="correct"),
+    path("w/<uuid:ws_id>/claims/<str:claim_id>/correct/apply", views.claim_correct_apply, name="apply"),
+    path("w/<uuid:ws_id>/claims/<str:claim_id>/chain", views.claim_chain, name="chain"),
+    path("w/<uuid:ws_id>/review/", views.review_queue, name="review"),
+    path("w/<uuid:ws_id>/review/<str:decision_id>", views.decision_resolve, name="resolve"),
+    path("w/<uuid:ws_id>/corrections/", views.history, name="history"),
+    path("w/<uuid:ws_id>/corrections/<str:correction_id>/", views.detail, name="detail"),
+    path("audit/corrections/", views.audit, name="audit"),
+    path("audit/corrections/<uuid:ws_id>/<str:correction_id>/", views.audit_detail, name="audit_detail"),
+]

@@ -1,0 +1,331 @@
+"""Pages: correct a claim (preview → apply over HTMX), the review queue, correction history, the claim's chain."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+from uuid import UUID
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from afterhack.errors import Conflict, UserError
+from afterhack.htmx import HtmxRequest
+from agents import graph as agents_graph
+from agents import services as agents_services
+from claims import graph as claims_graph
+from corrections import graph as corrections_graph
+from corrections import services
+from workspaces.access import get_membership, get_rw_workspace_for_user
+from workspaces.models import Workspace
+
+
+class CorrectionForm(forms.Form):
+    statement = forms.CharField(max_length=2_000, strip=True, label="Corrected statement")
+    reason = forms.CharField(max_length=services.MAX_REASON_CHARS, strip=True, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class ApplyForm(CorrectionForm):
+    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    idempotency_key = forms.CharField(max_length=services.MAX_KEY_CHARS, widget=forms.HiddenInput)
+
+
+@dataclass(frozen=True)
+class ImpactView:
+    """The preview in words: titles instead of ids."""
+
+    needing_review: list[agents_graph.Decision]
+    still_supported: list[tuple[agents_graph.Decision, list[str]]]
+    actions_held: list[agents_graph.Action]
+    claims_unsupported: list[claims_graph.Claim]
+
+
+def impact_view(workspace: Workspace, preview: services.Preview) -> ImpactView:
+    impact = preview.impact
+    decisions = {
+        d: agents_graph.decision_get(workspace=workspace, decision_id=d)
+        for d in impact.decisions_needing_review + impact.decisions_still_supported
+    }
+    statements = {
+        c.id: c.statement
+        for c in claims_graph.claims_get(
+            workspace=workspace, claim_ids=[i for ids in impact.still_supported_by.values() for i in ids]
+        )
+    }
+    support_titles = {d.id: d.title for d in decisions.values() if d}
+
+    def named(ids: list[str]) -> list[str]:
+        return [statements.get(i) or support_titles.get(i) or i for i in ids]
+
+    return ImpactView(
+        needing_review=[d for i in impact.decisions_needing_review if (d := decisions[i])],
+        still_supported=[
+            (d, named(impact.still_supported_by.get(i, [])))
+            for i in impact.decisions_still_supported
+            if (d := decisions[i])
+        ],
+        actions_held=[
+            a for i in impact.actions_held if (a := agents_graph.action_get(workspace=workspace, action_id=i))
+        ],
+        claims_unsupported=claims_graph.claims_get(workspace=workspace, claim_ids=impact.claims_unsupported),
+    )
+
+
+def _correct_context(workspace: Workspace, claim: claims_graph.Claim, **extra: Any) -> dict[str, Any]:
+    return {"workspace": workspace, "claim": claim, **extra}
+
+
+@login_required
+def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
+    """The correction page: a statement and a reason, then the preview of its impact, then Apply."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    if claim is None:
+        raise Http404("No such claim in this workspace.")
+    form = CorrectionForm(request.POST or None)
+    if request.method != "POST":
+        return render(request, "corrections/claim_correct.html", _correct_context(workspace, claim, form=form))
+    if not form.is_valid():
+        return _render_form(request, workspace, claim, form, status=422)
+    return _render_preview(request, workspace, claim, form.cleaned_data)
+
+
+def _render_form(
+    request: HtmxRequest,
+    workspace: Workspace,
+    claim: claims_graph.Claim,
+    form: forms.Form,
+    status: int = 200,
+    error: str = "",
+) -> HttpResponse:
+    template = "corrections/claim_correct.html#correction-form" if request.htmx else "corrections/claim_correct.html"
+    return render(request, template, _correct_context(workspace, claim, form=form, error=error), status=status)
+
+
+def _render_preview(
+    request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, data: dict[str, Any], notice: str = ""
+) -> HttpResponse:
+    try:
+        preview = services.preview(workspace=workspace, claim_id=claim.id, statement=data["statement"])
+    except (UserError, Conflict) as error:
+        return _render_form(
+            request,
+            workspace,
+            claim,
+            CorrectionForm(data),
+            status=409 if isinstance(error, Conflict) else 422,
+            error=str(error),
+        )
+    apply_form = ApplyForm(initial={**data, "revision": preview.revision, "idempotency_key": str(uuid.uuid4())})
+    context = _correct_context(
+        workspace,
+        claim,
+        form=CorrectionForm(data),
+        preview=preview,
+        impact=impact_view(workspace, preview),
+        apply_form=apply_form,
+        notice=notice,
+    )
+    template = "corrections/claim_correct.html#impact" if request.htmx else "corrections/claim_correct.html"
+    return render(request, template, context)
+
+
+@require_POST
+@login_required
+def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    if claim is None:
+        raise Http404("No such claim in this workspace.")
+    form = ApplyForm(request.POST)
+    if not form.is_valid():
+        return _render_form(request, workspace, claim, form, status=422)
+    try:
+        outcome = services.apply(workspace=workspace, claim_id=claim_id, actor=request.user, **form.cleaned_data)
+    except services.StalePreview:
+        notice = "Something this correction depends on changed since your preview. Here is the impact as it is now; check it and apply again."
+        return _render_preview(request, workspace, claim, form.cleaned_data, notice=notice)
+    except services.ClaimNotCurrent as error:
+        return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
+    messages.success(
+        request, "Correction applied." if outcome.status == "applied" else "This correction had already been applied."
+    )
+    target = reverse("corrections:detail", kwargs={"ws_id": workspace.id, "correction_id": outcome.correction_id})
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = target
+        return response
+    return redirect(target)
+
+
+# -- the review queue ---------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    queue = []
+    for decision, flagged_by in agents_graph.review_queue(workspace=membership.workspace):
+        correction = (
+            corrections_graph.correction_get(workspace=membership.workspace, correction_id=flagged_by)
+            if flagged_by
+            else None
+        )
+        actions = [
+            a
+            for aid in decision.action_ids
+            if (a := agents_graph.action_get(workspace=membership.workspace, action_id=aid))
+        ]
+        queue.append({"decision": decision, "correction": correction, "actions": actions})
+    context = {"workspace": membership.workspace, "membership": membership, "queue": queue}
+    return render(request, "corrections/review_queue.html", context)
+
+
+@require_POST
+@login_required
+def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
+    """Re-justify (with the given claim or decision ids) or dismiss a flagged decision."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    try:
+        if request.POST.get("resolution") == "dismiss":
+            decision = agents_services.decision_dismiss(
+                workspace=workspace, decision_id=decision_id, actor=request.user
+            )
+            messages.success(request, f"“{decision.title}” dismissed; its actions are cancelled.")
+        else:
+            ids = [i for i in request.POST.get("support_ids", "").replace(",", " ").split() if i]
+            decision = agents_services.decision_rejustify(
+                workspace=workspace, decision_id=decision_id, justifications=[ids], actor=request.user
+            )
+            messages.success(request, f"“{decision.title}” is supported again; its held actions are pending.")
+    except (UserError, Conflict) as error:
+        messages.error(request, str(error))
+    return redirect("corrections:review", ws_id=workspace.id)
+
+
+# -- history ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryFilters:
+    actor: str
+    claim_id: str
+    since: str
+    until: str
+
+    def corrections(self, workspace: Workspace) -> list[corrections_graph.Correction]:
+        return corrections_graph.correction_list(
+            workspace=workspace, actor=self.actor, claim_id=self.claim_id, since=self.since, until=self.until
+        )
+
+
+def _history_filters(request: HtmxRequest) -> HistoryFilters:
+    since, until = request.GET.get("since", ""), request.GET.get("until", "")
+    try:
+        since = date.fromisoformat(since).isoformat() if since else ""
+        until = (date.fromisoformat(until) + timedelta(days=1)).isoformat() if until else ""
+    except ValueError:
+        since = until = ""
+    return HistoryFilters(request.GET.get("actor", "")[:150], request.GET.get("claim", "")[:64], since, until)
+
+
+@require_GET
+@login_required
+def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    corrections = _history_filters(request).corrections(membership.workspace)
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "corrections": corrections,
+        "filters": request.GET,
+    }
+    return render(request, "corrections/history.html", context)
+
+
+@require_GET
+@login_required
+def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    return _detail(request, membership.workspace, correction_id, {"membership": membership})
+
+
+def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> HttpResponse:
+    correction = corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+    if correction is None:
+        raise Http404("No such correction in this workspace.")
+    old = claims_graph.claim_get(workspace=workspace, claim_id=correction.claim_id)
+    new = claims_graph.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
+    decisions = {
+        key: [d for i in ids if (d := agents_graph.decision_get(workspace=workspace, decision_id=i))]
+        for key, ids in correction.affected.items()
+        if key.startswith("decisions")
+    }
+    actions = [
+        a
+        for i in correction.affected.get("actions_held", [])
+        if (a := agents_graph.action_get(workspace=workspace, action_id=i))
+    ]
+    unsupported = claims_graph.claims_get(
+        workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
+    )
+    context = {
+        "workspace": workspace,
+        "c": correction,
+        "old": old,
+        "new": new,
+        "decisions": decisions,
+        "actions": actions,
+        "unsupported": unsupported,
+        **extra,
+    }
+    return render(request, "corrections/detail.html", context)
+
+
+@require_GET
+@staff_member_required
+def audit(request: HtmxRequest) -> HttpResponse:
+    """Staff auditors: every workspace's corrections, read-only."""
+    filters = _history_filters(request)
+    rows = [(workspace, c) for workspace in Workspace.objects.order_by("name") for c in filters.corrections(workspace)]
+    rows.sort(key=lambda row: row[1].applied_at, reverse=True)
+    return render(request, "corrections/audit.html", {"rows": rows[:500], "filters": request.GET})
+
+
+@require_GET
+@staff_member_required
+def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
+    workspace = Workspace.objects.filter(id=ws_id).first()
+    if workspace is None:
+        raise Http404("No such workspace.")
+    return _detail(request, workspace, correction_id, {"auditing": True})
+
+
+@require_GET
+@login_required
+def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
+    """The product view of one claim: where it comes from, what rests on it, how it was corrected."""
+    membership = get_membership(request.user, ws_id)
+    claim = claims_graph.claim_get(workspace=membership.workspace, claim_id=claim_id)
+    chain = corrections_graph.claim_chain(workspace=membership.workspace, claim_id=claim_id)
+    if claim is None or chain is None:
+        raise Http404("No such claim in this workspace.")
+    source, decisions, corrections = chain
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "claim": claim,
+        "source": source,
+        "decisions": decisions,
+        "corrections": corrections,
+    }
+    return render(request, "corrections/claim_chain.html", context)

@@ -1,0 +1,112 @@
+"""The correction pages: correct with preview → apply over HTMX, 409 handling, the review queue, history, audit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from corrections.models import CorrectionIntent
+from tests.conftest import MakeUser, client_for
+from tests.corrections.conftest import World
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def preview_over_htmx(world: World, claim_id: str, statement: str = "The launch is in July.") -> str:
+    response = client_for(world.trio.reviewer).post(
+        f"/w/{world.ws}/claims/{claim_id}/correct", {"statement": statement, "reason": "Board moved it."}, headers=HTMX
+    )
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def apply_fields(fragment: str) -> dict[str, str]:
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', fragment))
+    fields.pop("csrfmiddlewaretoken", None)
+    return fields
+
+
+class CorrectPageTests:
+    def test_preview_then_apply_over_htmx(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        world.action("Send the launch announcement", launch)
+        fragment = preview_over_htmx(world, world.june)
+        assert fragment.lstrip().startswith('<section class="card impact" id="impact">') and "<html" not in fragment
+        assert "Launch in June" in fragment and "Send the launch announcement" in fragment
+        fields = apply_fields(fragment)
+        assert set(fields) == {"statement", "reason", "revision", "idempotency_key"}
+        applied = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", fields, headers=HTMX
+        )
+        assert applied.status_code == 204 and "/corrections/" in applied["HX-Redirect"]
+        detail = client_for(world.trio.viewer).get(applied["HX-Redirect"]).content.decode()
+        assert "The launch is in June" in detail and "The launch is in July." in detail and "human_correction" in detail
+
+    def test_a_stale_apply_shows_a_fresh_preview_and_says_why(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        fields = apply_fields(preview_over_htmx(world, world.june))
+        world.action("Added meanwhile", launch)
+        response = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", fields, headers=HTMX
+        )
+        body = response.content.decode()
+        assert response.status_code == 200 and "changed since your preview" in body and "Added meanwhile" in body
+        assert apply_fields(body)["revision"] != fields["revision"]
+        assert CorrectionIntent.objects.get().state == "refused"
+
+    def test_correcting_an_already_superseded_claim_is_explained(self, world: World) -> None:
+        fields = apply_fields(preview_over_htmx(world, world.june))
+        client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", fields)
+        again = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct", {"statement": "x", "reason": "y"}, headers=HTMX
+        )
+        assert again.status_code == 409 and "already superseded" in again.content.decode()
+
+    def test_access(self, world: World) -> None:
+        assert client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.june}/correct").status_code == 403
+        assert client_for(world.trio.outsider).get(f"/w/{world.ws}/claims/{world.june}/correct").status_code == 404
+        assert client_for(world.trio.reviewer).get(f"/w/{world.ws}/claims/nope/correct").status_code == 404
+
+
+class QueueAndHistoryTests:
+    def test_the_queue_rejustifies_with_the_replacement_and_the_history_lists_it(
+        self, world: World, make_user: MakeUser
+    ) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        world.action("Send the launch announcement", launch)
+        fields = apply_fields(preview_over_htmx(world, world.june))
+        client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", fields)
+        queue = client_for(world.trio.viewer).get(f"/w/{world.ws}/review/").content.decode()
+        assert "Launch in June" in queue and "The launch is in July." in queue
+        replacement = re.search(
+            r'name="support_ids" value="([0-9a-f-]+)"',
+            client_for(world.trio.reviewer).get(f"/w/{world.ws}/review/").content.decode(),
+        )
+        assert replacement is not None
+        client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/review/{launch}", {"resolution": "rejustify", "support_ids": replacement.group(1)}
+        )
+        assert "Nothing needs review" in client_for(world.trio.viewer).get(f"/w/{world.ws}/review/").content.decode()
+        history = client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?actor=rita").content.decode()
+        assert "The launch is in July." in history
+        assert (
+            "The launch is in July."
+            not in client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?actor=nobody").content.decode()
+        )
+        chain = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.june}/chain").content.decode()
+        assert "corrected by rita" in chain and "Launch in June" in chain
+        auditor = make_user("auditor", is_staff=True)
+        audit = client_for(auditor).get("/audit/corrections/").content.decode()
+        assert "Launch planning" in audit and "The launch is in July." in audit
+        assert client_for(world.trio.reviewer).get("/audit/corrections/").status_code == 302
+
+    def test_the_queue_and_history_follow_the_access_rules(self, world: World) -> None:
+        for url in (f"/w/{world.ws}/review/", f"/w/{world.ws}/corrections/"):
+            assert client_for(world.trio.outsider).get(url).status_code == 404
+            assert client_for(world.trio.viewer).get(url).status_code == 200
+        assert (
+            client_for(world.trio.viewer).post(f"/w/{world.ws}/review/x", {"resolution": "dismiss"}).status_code == 403
+        )
