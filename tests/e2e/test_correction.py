@@ -1,0 +1,54 @@
+"""A reviewer corrects June to July in the demo: preview, apply, the flagged decision in the queue, re-justify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from afterhack.demo import demo_load
+from claims import graph as claims_graph
+from tests.conftest import MakeUser
+from tests.e2e.conftest import log_in, screenshot, settled
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+class CorrectionFlowTests:
+    def test_correct_preview_apply_review_and_rejustify(self, page: Any, live_server: Any, make_user: MakeUser) -> None:
+        admin = make_user("admin", is_staff=True, is_superuser=True)
+        workspace = demo_load(owner=admin)
+        assert workspace is not None
+        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        log_in(page, live_server, admin)
+
+        page.goto(f"/w/{workspace.id}/claims/{june.id}/")
+        page.get_by_role("link", name="Correct this claim").click()
+        page.get_by_label("Corrected statement").fill("The product launch is in July.")
+        page.get_by_label("Why the claim is wrong").fill("The board moved the launch on 2 April.")
+        page.get_by_role("button", name="Preview the impact").click()
+        impact = page.locator("#impact")
+        impact.wait_for()
+        settled(page)
+        assert "Book the May campaign slots" in impact.locator("div", has_text="Will need review").first.inner_text()
+        still = impact.locator("div", has_text="Still supported").first.inner_text()
+        assert "Launch in June" in still and "Northwind expects the launch in June." in still
+        assert "Pay the ad agency deposit" in impact.inner_text()
+        screenshot(page, "correction-preview")
+
+        page.get_by_role("button", name="Apply the correction").click()
+        page.wait_for_url("**/corrections/*/")
+        assert "The product launch is in July." in page.locator("h1").inner_text()
+        screenshot(page, "correction-detail")
+
+        page.goto(f"/w/{workspace.id}/review/")
+        item = page.locator(".review-item", has_text="Book the May campaign slots")
+        item.wait_for()
+        assert "held" in item.inner_text()
+        screenshot(page, "review-queue")
+        item.get_by_role("button", name="Re-justify").click()
+        page.get_by_text("is supported again").wait_for()
+
+        page.goto(f"/w/{workspace.id}/actions/")
+        row = page.locator("tr", has_text="Pay the ad agency deposit")
+        assert "pending" in row.inner_text()
