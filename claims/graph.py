@@ -590,3 +590,28 @@ def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | No
         return None
     rows = graph.ro_query(workspace, EXTRACTION_LATEST, {"source_id": source_id})
     return Extraction(*rows[0]) if rows else None
+
+
+VANISHED = """
+MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion)
+MATCH (c:Claim {version_id: v.id})
+WHERE c.status = 'retracted'
+RETURN c.id, c.statement, c.evidence_quote, v.version, c.retraction
+ORDER BY v.version DESC, c.start
+"""
+
+
+@dataclass(frozen=True)
+class Retracted:
+    id: str
+    statement: str
+    evidence_quote: str | None
+    version: int
+    why: str
+
+
+def retracted_claims(*, workspace: HasGraph, source_id: str) -> list[Retracted]:
+    """The source's claims that were retracted: their quote vanished from a new version, or the source was retracted."""
+    if parse_id(source_id) is None:
+        return []
+    return [Retracted(*row) for row in graph.ro_query(workspace, VANISHED, {"source_id": source_id})]

@@ -123,6 +123,7 @@ class SourcePage:
     highlighted: SafeString
     extraction: claims_graph.Extraction | None
     rejected: list[RejectedRow]
+    retracted: list[claims_graph.Retracted]
 
 
 def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
@@ -140,6 +141,7 @@ def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
             RejectedRow(r.statement, r.evidence_quote, r.reason, r.detail, _hint_text(version.text, r), _hint_span(r))
             for r in claims_graph.rejected_list(workspace=workspace, source_id=source_id)
         ],
+        retracted=claims_graph.retracted_claims(workspace=workspace, source_id=source_id),
     )
 
 

@@ -72,3 +72,35 @@ def correction_list(request: HttpRequest, ws_id: str) -> Any:
         }
         for c in corrections_graph.correction_list(workspace=workspace)
     ]
+
+
+class VersionIn(Schema):
+    text: Any = None
+
+
+def change_out(change: services.EvidenceChange) -> dict[str, Any]:
+    return {
+        "version": change.version,
+        "moved": change.moved,
+        "retracted": change.retracted,
+        "affected": change.affected,
+    }
+
+
+@router.post("/{ws_id}/sources/{source_id}/versions", response={201: dict, **ERRORS})
+def source_new_version(request: HttpRequest, ws_id: str, source_id: str, payload: VersionIn) -> Any:
+    """A new version of the source: claims whose quote is still there move to it, the others are retracted and propagated."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    return Status(
+        201,
+        change_out(
+            services.source_new_version(workspace=workspace, source_id=source_id, text=payload.text, actor=request.user)
+        ),
+    )
+
+
+@router.post("/{ws_id}/sources/{source_id}/retract", response={200: dict, **ERRORS})
+def source_retract(request: HttpRequest, ws_id: str, source_id: str) -> Any:
+    """Retracts the source: its claims are retracted and what rested on them propagated."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    return change_out(services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))

@@ -302,3 +302,103 @@ def claim_chain(
         return None
     source, decisions, corrections = rows[0]
     return source, [d for d in decisions if d], [x for x in corrections if x]
+
+
+# -- evidence that goes away -----------------------------------------------------------------------
+
+PROPAGATE = """
+CALL {
+  WITH anchor
+  UNWIND $claims_unsupported AS cid
+  MATCH (c:Claim {id: cid})
+  SET c.status = 'unsupported', c.status_changed_at = $now
+}
+CALL {
+  WITH anchor
+  UNWIND $decisions_needing_review AS did
+  MATCH (d:Decision {id: did})
+  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = null, d.dismissed_at = null,
+      d.status_changed_at = $now
+}
+CALL {
+  WITH anchor
+  UNWIND $actions_held AS aid
+  MATCH (a:Action {id: aid})
+  WHERE a.status = 'pending'
+  SET a.status = 'held', a.updated_at = $now
+}
+"""
+
+RETRACT = """
+CALL {
+  WITH anchor
+  UNWIND $retracted AS cid
+  MATCH (c:Claim {id: cid})
+  WHERE c.status = 'current'
+  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now, c.key = null
+}
+"""
+
+SOURCE_RETRACT = (
+    "MATCH (w:Workspace) WHERE w.revision = $revision "
+    "MATCH (anchor:Source {id: $source_id}) WHERE anchor.status = 'active' "
+    "SET w.revision = w.revision + 1, anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
+    "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
+)
+
+
+def _propagation_params(affected: dict[str, list[str]], review_reason: str) -> dict[str, Any]:
+    return {
+        "claims_unsupported": affected["claims_unsupported"],
+        "decisions_needing_review": affected["decisions_needing_review"],
+        "actions_held": affected["actions_held"],
+        "review_reason": review_reason,
+    }
+
+
+def source_retract(
+    *, workspace: HasGraph, revision: int, source_id: str, retracted: list[str], affected: dict[str, list[str]],
+    review_reason: str, actor: str, now: str,
+) -> bool:  # fmt: skip
+    """Retracts the source and its current claims and writes the propagation, in one query; False if the revision moved."""
+    params = {
+        "revision": revision, "source_id": source_id, "retracted": retracted, "retraction": "source_retracted",
+        "actor": actor, "now": now, **_propagation_params(affected, review_reason),
+    }  # fmt: skip
+    return bool(graph.query(workspace, SOURCE_RETRACT, params))
+
+
+# The new version with its fragments; claims whose quote is still in the text move to it (new
+# offsets, new fragments); the others are retracted; and the propagation — all in one query.
+SOURCE_NEW_VERSION = (
+    "MATCH (w:Workspace) WHERE w.revision = $revision "
+    "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
+    "WHERE old.current = true AND s.status = 'active' "
+    "SET w.revision = w.revision + 1, old.current = false "
+    "CREATE (s)-[:HAS_VERSION]->(anchor:SourceVersion {id: $version_id, version: old.version + 1, sha256: $sha256, "
+    "text: $text, length: $length, current: true, created_at: $now, created_by: $actor}) "
+    "WITH anchor "
+    "CALL { WITH anchor UNWIND $fragments AS f "
+    "  CREATE (anchor)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text, "
+    "  origin_type: 'document', created_at: $now}) } "
+    "CALL { WITH anchor UNWIND $moved AS m MATCH (c:Claim {id: m.id}) "
+    "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
+    "  WITH c, m OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->() DELETE r "
+    "  WITH DISTINCT c, m UNWIND m.fragment_ids AS fid MATCH (f:SourceFragment {id: fid}) "
+    "  CREATE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f) } " + RETRACT + PROPAGATE + "RETURN anchor.id"
+)
+
+
+def source_new_version(
+    *, workspace: HasGraph, revision: int, source_id: str, old_version_id: str, version_id: str, text: str,
+    sha256: str, fragments: list[dict[str, Any]], moved: list[dict[str, Any]], retracted: list[str],
+    affected: dict[str, list[str]], review_reason: str, actor: str, now: str,
+) -> bool:  # fmt: skip
+    """Writes the new version, moved claims, retracted claims and the propagation in one query; False if anything moved."""
+    params = {
+        "revision": revision, "source_id": source_id, "old_version_id": old_version_id, "version_id": version_id,
+        "text": text, "sha256": sha256, "length": len(text), "fragments": fragments, "moved": moved,
+        "retracted": retracted, "retraction": "quote_vanished", "actor": actor, "now": now,
+        **_propagation_params(affected, review_reason),
+    }  # fmt: skip
+    return bool(graph.query(workspace, SOURCE_NEW_VERSION, params))

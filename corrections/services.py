@@ -302,3 +302,130 @@ def recover(*, workspace: Workspace | None = None) -> RecoveryReport:
     if completed or failed:
         logger.warning("recovered corrections: %s completed, %s failed", completed, failed)
     return RecoveryReport(completed, failed, busy)
+
+
+# -- evidence that goes away -------------------------------------------------------------------------
+
+RETRIES = 5
+
+
+@dataclass(frozen=True)
+class EvidenceChange:
+    """What retracting a source or adding a version did."""
+
+    retracted: list[str]
+    moved: int
+    affected: dict[str, list[str]]
+    version: int | None = None
+
+
+def _current_version(workspace: Workspace, source_id: str) -> claims_graph.SourceVersion:
+    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
+    if version is None:
+        raise Http404("No such source in this workspace.")
+    if version.status != "active":
+        raise Conflict("This source has been retracted.")
+    return version
+
+
+def _impact_of(workspace: Workspace, roots: list[str]) -> tuple[int, dict[str, list[str]]]:
+    sub = corrections_graph.subgraph(workspace=workspace, roots=roots)
+    if not roots:
+        return sub.revision, {
+            "decisions_needing_review": [],
+            "decisions_still_supported": [],
+            "actions_held": [],
+            "claims_unsupported": [],
+        }
+    result = impact(sub.nodes, sub.actions, roots=roots, independent_sources=workspace.independent_sources)
+    return sub.revision, result.as_json()
+
+
+def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> EvidenceChange:
+    """Retracts a source: its current claims are retracted and what rested on them propagated, in one graph write."""
+    for _ in range(RETRIES):
+        version = _current_version(workspace, source_id)
+        roots = [
+            s.id
+            for s in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+            if s.status == "current"
+        ]
+        revision, affected = _impact_of(workspace, roots)
+        written = corrections_graph.source_retract(
+            workspace=workspace, revision=revision, source_id=version.source_id, retracted=roots, affected=affected,
+            review_reason=f"Lost its last support when the source “{version.title}” was retracted.",
+            actor=_actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+        if written:
+            record_event(actor=actor, workspace=workspace, verb="source.retracted", target=version.title,
+                         payload={"source_id": version.source_id, "retracted": roots, "affected": affected})  # fmt: skip
+            return EvidenceChange(roots, 0, affected)
+    raise Conflict("The workspace kept changing while retracting; try again.")
+
+
+def _nearest(text: str, quote: str, near: int) -> int:
+    """The start of the occurrence of `quote` in `text` closest to `near`, or -1."""
+    best, at = -1, text.find(quote)
+    while at != -1:
+        if best == -1 or abs(at - near) < abs(best - near):
+            best = at
+        at = text.find(quote, at + 1)
+    return best
+
+
+def source_new_version(*, workspace: Workspace, source_id: str, text: object, actor: Any) -> EvidenceChange:
+    """Adds a version: every current claim's quote is checked against the new text; found ones move, the rest are retracted."""
+    import uuid
+
+    from claims.services import fragment_ids
+    from claims.text import Span, clean_source_text, fragment_spans
+
+    new_text = clean_source_text(text)
+    sha256 = hashlib.sha256(new_text.encode()).hexdigest()
+    fragments = [
+        {"id": str(uuid.uuid4()), "start": s.start, "end": s.end, "text": new_text[s.start : s.end]}
+        for s in fragment_spans(new_text)
+    ]
+    shapes = [claims_graph.Fragment(f["id"], f["start"], f["end"], f["text"], "document") for f in fragments]
+    for _ in range(RETRIES):
+        old = _current_version(workspace, source_id)
+        if old.sha256 == sha256:
+            raise UserError("This text is the same as the current version; nothing to add.")
+        claims = claims_graph.claims_get(
+            workspace=workspace,
+            claim_ids=[
+                s.id
+                for s in claims_graph.version_claim_spans(workspace=workspace, version_id=old.id)
+                if s.status == "current"
+            ],
+        )
+        moved, vanished = [], []
+        for claim in claims:
+            at = _nearest(new_text, claim.evidence_quote or "", claim.start or 0) if claim.evidence_quote else -1
+            if at == -1:
+                vanished.append(claim.id)
+                continue
+            span = Span(at, at + len(claim.evidence_quote or ""))
+            moved.append(
+                {
+                    "id": claim.id,
+                    "start": span.start,
+                    "end": span.end,
+                    "from_version": old.id,
+                    "fragment_ids": fragment_ids(shapes, span),
+                }
+            )
+        revision, affected = _impact_of(workspace, vanished)
+        version_id = str(uuid.uuid4())
+        written = corrections_graph.source_new_version(
+            workspace=workspace, revision=revision, source_id=old.source_id, old_version_id=old.id, version_id=version_id,
+            text=new_text, sha256=sha256, fragments=fragments, moved=moved, retracted=vanished, affected=affected,
+            review_reason=f"Lost its last support: its quote is no longer in version {old.version + 1} of “{old.title}”.",
+            actor=_actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+        if written:
+            record_event(actor=actor, workspace=workspace, verb="source.versioned", target=old.title,
+                         payload={"source_id": old.source_id, "version": old.version + 1, "moved": len(moved),
+                                  "retracted": vanished, "affected": affected})  # fmt: skip
+            return EvidenceChange(vanished, len(moved), affected, old.version + 1)
+    raise Conflict("The workspace kept changing while adding the version; try again.")

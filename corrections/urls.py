@@ -8,6 +8,7 @@ urlpatterns = [
     path("w/<uuid:ws_id>/claims/<str:claim_id>/correct", views.claim_correct, name="correct"),
     path("w/<uuid:ws_id>/claims/<str:claim_id>/correct/apply", views.claim_correct_apply, name="apply"),
     path("w/<uuid:ws_id>/claims/<str:claim_id>/chain", views.claim_chain, name="chain"),
+    path("w/<uuid:ws_id>/sources/<str:source_id>/revise", views.source_revise, name="revise"),
     path("w/<uuid:ws_id>/review/", views.review_queue, name="review"),
     path("w/<uuid:ws_id>/review/<str:decision_id>", views.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", views.history, name="history"),

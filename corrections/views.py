@@ -329,3 +329,40 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
         "corrections": corrections,
     }
     return render(request, "corrections/claim_chain.html", context)
+
+
+class VersionForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12}), strip=False)
+
+
+@login_required
+def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
+    """Add a new version of a source (its claims re-validated) or retract it (its claims retracted)."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
+    if version is None:
+        raise Http404("No such source in this workspace.")
+    form = VersionForm(request.POST or None, initial={"text": version.text})
+    if request.method == "POST":
+        try:
+            if request.POST.get("retract"):
+                change = services.source_retract(workspace=workspace, source_id=source_id, actor=request.user)
+                messages.success(
+                    request,
+                    f"Source retracted: {len(change.retracted)} claims retracted, {len(change.affected['decisions_needing_review'])} decisions need review.",
+                )
+                return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
+            if form.is_valid():
+                change = services.source_new_version(
+                    workspace=workspace, source_id=source_id, text=form.cleaned_data["text"], actor=request.user
+                )
+                messages.success(
+                    request,
+                    f"Version {change.version} added: {change.moved} claims found again, {len(change.retracted)} retracted "
+                    f"(their quote is gone), {len(change.affected['decisions_needing_review'])} decisions need review.",
+                )
+                return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
+        except (UserError, Conflict) as error:
+            form.add_error(None, str(error))
+    context = {"workspace": workspace, "version": version, "form": form}
+    return render(request, "corrections/source_revise.html", context, status=422 if form.errors else 200)

@@ -96,6 +96,16 @@ EVENT_WORDS = {
     "claim.added": "added the claim “{target}”",
     "claim.derived": "derived the claim “{target}”",
     "extraction.requested": "asked for claims to be extracted from “{target}”",
+    "source.retracted": "retracted the source “{target}”",
+    "source.versioned": "added a new version of “{target}”",
+    "correction.applied": "corrected a claim to “{target}”",
+    "decision.created": "created the decision “{target}”",
+    "decision.rejustified": "gave “{target}” a new justification",
+    "decision.dismissed": "dismissed “{target}”",
+    "action.created": "added the action “{target}”",
+    "action.done": "marked “{target}” done",
+    "action.cancelled": "cancelled “{target}”",
+    "agent.asked": "asked the agent “{target}”",
 }
 
 
