@@ -382,11 +382,11 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
 
     new_text = clean_source_text(text)
     sha256 = hashlib.sha256(new_text.encode()).hexdigest()
-    fragments = [
-        {"id": str(uuid.uuid4()), "start": s.start, "end": s.end, "text": new_text[s.start : s.end]}
-        for s in fragment_spans(new_text)
+    shapes = [
+        claims_graph.Fragment(str(uuid.uuid4()), span.start, span.end, new_text[span.start : span.end], "document")
+        for span in fragment_spans(new_text)
     ]
-    shapes = [claims_graph.Fragment(f["id"], f["start"], f["end"], f["text"], "document") for f in fragments]
+    fragments: list[dict[str, Any]] = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in shapes]
     for _ in range(RETRIES):
         old = _current_version(workspace, source_id)
         if old.sha256 == sha256:
