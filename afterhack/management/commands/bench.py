@@ -15,6 +15,7 @@ from django.test import Client
 from afterhack import graph
 from agents import bench as agents_bench
 from claims import bench as claims_bench
+from corrections import bench as corrections_bench
 from workspaces import services as workspace_services
 
 
@@ -35,7 +36,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
-        parser.add_argument("--only", choices=["claims", "agents"], help="run only one group of benchmarks")
+        parser.add_argument(
+            "--only", choices=["claims", "agents", "corrections"], help="run only one group of benchmarks"
+        )
+        parser.add_argument(
+            "--sizes",
+            default="10000,100000,1000000",
+            help="workspace sizes (graph nodes) for the corrections benchmark",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
@@ -55,6 +63,9 @@ class Command(BaseCommand):
                     lambda: claims_bench.bench_source_page(rng, page_workspace, user, client),
                 ],
                 "agents": [lambda: agents_bench.bench_agent_runs(user)],
+                "corrections": [
+                    lambda: corrections_bench.bench_corrections(user, [int(n) for n in options["sizes"].split(",")])
+                ],
             }
             chosen = [options["only"]] if options["only"] else list(groups)
             for run in [bench for name in chosen for bench in groups[name]]:
