@@ -284,6 +284,10 @@ def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSp
 # which rows this very write created. Every lookup is by an indexed property.
 CLAIMS_RECORD = """
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
+WHERE s.status = 'active' AND v.current = true
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+WITH s, v
 CALL {
   WITH s, v
   UNWIND $claims AS row
@@ -331,7 +335,7 @@ def claims_record(
     """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query.
 
     Returns (claim id, created by this write) for each claim row in order, or None when the
-    version does not exist.
+    version is not the current one of an active source (it changed, or the source was retracted).
     """
     params = {
         "version_id": version_id, "claims": claims, "rejected": rejected, "created_by": created_by,

@@ -13,7 +13,7 @@ from django.http import Http404
 
 from afterhack import llm
 from afterhack.clock import now_iso, stale_before
-from afterhack.errors import UserError
+from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id, storable
 from claims import graph as claims_graph
 from claims.evidence import Rejection, validate_quote
@@ -137,6 +137,8 @@ def _current_version(workspace: Workspace, source_id: object) -> claims_graph.So
     version = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
     if version is None:
         raise SourceNotFound("No such source in this workspace.")
+    if version.status != "active":
+        raise Conflict("This source has been retracted: no new claims can cite it.")
     return version
 
 
@@ -173,8 +175,15 @@ def claim_add(
             created_by=_actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()),
         )  # fmt: skip
         if not stored:
-            raise SourceNotFound("No such source in this workspace.")
+            raise Conflict(
+                "The source changed (a new version, or it was retracted) while the claim was added; try again."
+            )
         claim_id, created = stored[0]
+        existing = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+        if existing is not None and existing.status != "current":
+            raise Conflict(
+                f"This exact claim exists already and is {existing.status} (a reviewer corrected or retracted it); it cannot come back."
+            )
         if created:
             record_event(
                 actor=actor, workspace=workspace, verb="claim.added", target=statement[:255],
@@ -296,15 +305,29 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
         return _fail(workspace, extraction_id, str(error))
     existing = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
     family = extraction.extractor.split(":")[0]
+    # Skipped: spans an earlier run of this kind took, statements already made, and anything
+    # overlapping a claim a reviewer corrected or that was retracted (it must not come back).
     known_spans = {(span.start, span.end) for span in existing if span.extractor.split(":")[0] == family}
-    known_statements = {same_statement(span.statement) for span in existing if span.status == "current"}
-    accepted = [claim for claim in accepted if same_statement(claim.statement) not in known_statements]
-    claims_graph.claims_record(
+    known_statements = {same_statement(span.statement) for span in existing}
+    withdrawn = [Span(span.start, span.end) for span in existing if span.status != "current"]
+    accepted = [
+        claim
+        for claim in accepted
+        if same_statement(claim.statement) not in known_statements
+        and not any(claim.span.overlaps(w) for w in withdrawn)
+    ]
+    stored = claims_graph.claims_record(
         workspace=workspace, version_id=version.id,
         claims=_claim_rows(version.id, accepted, extraction.extractor, use_model, fragments, known_spans),
         rejected=_rejected_rows(version.id, refused, extraction.extractor),
         created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,
     )  # fmt: skip
+    if stored is None:
+        return _fail(
+            workspace,
+            extraction_id,
+            "The source changed (a new version, or it was retracted) while extracting; nothing was added.",
+        )
     return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 

@@ -71,7 +71,7 @@ def _kind(label: str, confidence_kind: str | None) -> str:
     return DERIVED if confidence_kind == "derived" else EVIDENCE
 
 
-def subgraph(*, workspace: HasGraph, roots: list[str]) -> Subgraph:
+def subgraph(*, workspace: HasGraph, roots: list[str], revision: int | None = None) -> Subgraph:
     """The roots, everything resting on them with its justifications, and the actions on those decisions.
 
     The revision is read first. If anything changes while the rest is read, the revision has
@@ -79,7 +79,7 @@ def subgraph(*, workspace: HasGraph, roots: list[str]) -> Subgraph:
     shown, but never written.
     """
     roots = [r for r in roots if parse_id(r)]
-    return _read(workspace, roots, workspace_revision(workspace=workspace))
+    return _read(workspace, roots, workspace_revision(workspace=workspace) if revision is None else revision)
 
 
 def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
@@ -131,10 +131,12 @@ def workspace_revision(*, workspace: HasGraph) -> int:
 # the claim is still current: the old claim superseded (kept), the Correction with its own
 # human_correction fragment, the replacement citing only that fragment, and the propagation.
 CORRECTION_APPLY = """
+OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
+WITH count(fence) AS fenced WHERE fenced = 0
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {id: $claim_id}) WHERE old.status = 'current'
 SET w.revision = w.revision + 1,
-    old.status = 'superseded', old.status_changed_at = $now, old.key = null
+    old.status = 'superseded', old.status_changed_at = $now
 CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
                                claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected})
@@ -263,6 +265,23 @@ def correction_list(
     return [Correction.from_map(row[0]) for row in graph.ro_query(workspace, CORRECTION_LIST, params)]
 
 
+# Settling a pending intent as failed first fences its correction id: should its graph write
+# still be on its way (the client gave up, the server did not), it then writes nothing.
+# (Counted, not `WITH x WHERE x IS NULL`: FalkorDB 4.22 does not filter that before a MERGE.)
+CORRECTION_FENCE = """
+OPTIONAL MATCH (x:Correction {id: $correction_id})
+WITH count(x) AS written WHERE written = 0
+MERGE (t:CorrectionTombstone {id: $correction_id})
+ON CREATE SET t.created_at = $now
+RETURN t.id
+"""
+
+
+def correction_fence(*, workspace: HasGraph, correction_id: str, now: str) -> bool:
+    """Makes sure a correction id can never be written; False if the correction is already there."""
+    return bool(graph.query(workspace, CORRECTION_FENCE, {"correction_id": correction_id, "now": now}))
+
+
 CORRECTION_EXISTS = "MATCH (x:Correction {id: $correction_id}) RETURN x.replacement_claim_id, x.affected"
 
 
@@ -331,7 +350,7 @@ CALL {
   UNWIND $retracted AS cid
   MATCH (c:Claim {id: cid})
   WHERE c.status = 'current'
-  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now, c.key = null
+  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
 }
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 EVIDENCE = "evidence"  # an evidence-backed claim: holds while current
 DERIVED = "derived"  # a claim inferred from others
@@ -69,8 +70,9 @@ def holding(
 ) -> set[str]:
     """The ids that hold, as the least fixed point.
 
-    `retracted` claims stop holding. With `excluded_version`, a justification containing a
-    claim from that source version does not count (the independent-source policy).
+    `retracted` claims stop holding. With `excluded_version` (the independent-source policy),
+    a justification of a node that rested directly on a retracted claim counts as its
+    alternative support only if none of its claims comes from that source version.
     """
     gone = set(retracted)
     held = {
@@ -86,25 +88,31 @@ def holding(
         for n in nodes.values()
         if n.kind != EVIDENCE and n.expanded and n.id not in gone and n.status in ("current", "supported")
     ]
-
-    def antecedent_holds(antecedent: str) -> bool:
-        return antecedent not in gone and antecedent in held
-
-    def counts(justification: frozenset[str]) -> bool:
-        if excluded_version is not None and any(
-            nodes.get(a) is not None and nodes[a].version_id == excluded_version for a in justification
-        ):
-            return False
-        return all(antecedent_holds(a) for a in justification)
-
+    counts = _counter(nodes, gone, held, excluded_version)
     changed = True
     while changed:
         changed = False
         for node in derived:
-            if node.id not in held and any(counts(j) for j in node.justifications):
+            if node.id not in held and any(counts(node, j) for j in node.justifications):
                 held.add(node.id)
                 changed = True
     return held
+
+
+def _counter(nodes: dict[str, Node], gone: set[str], held: set[str], excluded_version: str | None) -> Any:
+    """Whether a justification of a node counts: every antecedent holds, and the policy allows it."""
+
+    def counts(node: Node, justification: frozenset[str]) -> bool:
+        rested_on_gone = any(a in gone for j in node.justifications for a in j)
+        if (
+            excluded_version is not None
+            and rested_on_gone
+            and any(nodes.get(a) is not None and nodes[a].version_id == excluded_version for a in justification)
+        ):
+            return False
+        return all(a not in gone and a in held for a in justification)
+
+    return counts
 
 
 def impact(
@@ -129,10 +137,11 @@ def impact(
     unsupported = sorted(n.id for n in nodes.values() if n.kind == DERIVED and n.id in lost)
     flagged = set(needing_review)
     held = sorted(a.id for a in actions if a.status == "pending" and a.decision_ids & flagged)
+    counts = _counter(nodes, set(roots), after, excluded)
     by = {}
     for decision_id in still:
         for justification in nodes[decision_id].justifications:
-            if all(a in after for a in justification):
+            if counts(nodes[decision_id], justification):
                 by[decision_id] = sorted(justification)
                 break
     return Impact(needing_review, still, held, unsupported, by)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -180,6 +181,9 @@ def _start_intent(
     """The pending intent row, committed before any graph write (a refused or failed one is retried)."""
     if intent is None:
         intent = CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id)
+    else:
+        # A refused or failed attempt may have had its ids fenced: a new attempt gets new ones.
+        intent.correction_id, intent.replacement_claim_id, intent.fragment_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
     intent.statement, intent.reason, intent.revision = statement, reason, revision
     intent.actor = actor if getattr(actor, "is_authenticated", False) else None
     intent.actor_name = _actor_name(actor)
@@ -262,7 +266,13 @@ def _settle(intent: CorrectionIntent) -> None:
     intent.refresh_from_db()
     if intent.state != IntentState.PENDING:
         return
-    written = corrections_graph.correction_written(workspace=intent.workspace, correction_id=str(intent.correction_id))
+    correction_id = str(intent.correction_id)
+    fenced = corrections_graph.correction_fence(workspace=intent.workspace, correction_id=correction_id, now=now_iso())
+    written = (
+        None
+        if fenced
+        else corrections_graph.correction_written(workspace=intent.workspace, correction_id=correction_id)
+    )
     if written is not None:
         _finish(intent, written[1], recovered=True)
     else:
@@ -328,8 +338,9 @@ def _current_version(workspace: Workspace, source_id: str) -> claims_graph.Sourc
     return version
 
 
-def _impact_of(workspace: Workspace, roots: list[str]) -> tuple[int, dict[str, list[str]]]:
-    sub = corrections_graph.subgraph(workspace=workspace, roots=roots)
+def _impact_of(workspace: Workspace, roots: list[str], revision: int) -> tuple[int, dict[str, list[str]]]:
+    """The impact of the roots going away, read at `revision` (read before the roots were)."""
+    sub = corrections_graph.subgraph(workspace=workspace, roots=roots, revision=revision)
     if not roots:
         return sub.revision, {
             "decisions_needing_review": [],
@@ -337,20 +348,24 @@ def _impact_of(workspace: Workspace, roots: list[str]) -> tuple[int, dict[str, l
             "actions_held": [],
             "claims_unsupported": [],
         }
-    result = impact(sub.nodes, sub.actions, roots=roots, independent_sources=workspace.independent_sources)
+    # The independent-source policy is about alternatives to one corrected claim; here whole
+    # versions go away (or move), so every justification is judged as it is.
+    result = impact(sub.nodes, sub.actions, roots=roots)
     return sub.revision, result.as_json()
 
 
 def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> EvidenceChange:
     """Retracts a source: its current claims are retracted and what rested on them propagated, in one graph write."""
     for _ in range(RETRIES):
+        # The revision first: a claim added after it makes the write below stale, never missed.
+        revision = corrections_graph.workspace_revision(workspace=workspace)
         version = _current_version(workspace, source_id)
         roots = [
             s.id
             for s in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
             if s.status == "current"
         ]
-        revision, affected = _impact_of(workspace, roots)
+        revision, affected = _impact_of(workspace, roots, revision)
         written = corrections_graph.source_retract(
             workspace=workspace, revision=revision, source_id=version.source_id, retracted=roots, affected=affected,
             review_reason=f"Lost its last support when the source “{version.title}” was retracted.",
@@ -375,8 +390,6 @@ def _nearest(text: str, quote: str, near: int) -> int:
 
 def source_new_version(*, workspace: Workspace, source_id: str, text: object, actor: Any) -> EvidenceChange:
     """Adds a version: every current claim's quote is checked against the new text; found ones move, the rest are retracted."""
-    import uuid
-
     from claims.services import fragment_ids
     from claims.text import Span, clean_source_text, fragment_spans
 
@@ -388,6 +401,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
     ]
     fragments: list[dict[str, Any]] = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in shapes]
     for _ in range(RETRIES):
+        revision = corrections_graph.workspace_revision(workspace=workspace)
         old = _current_version(workspace, source_id)
         if old.sha256 == sha256:
             raise UserError("This text is the same as the current version; nothing to add.")
@@ -415,7 +429,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
                     "fragment_ids": fragment_ids(shapes, span),
                 }
             )
-        revision, affected = _impact_of(workspace, vanished)
+        revision, affected = _impact_of(workspace, vanished, revision)
         version_id = str(uuid.uuid4())
         written = corrections_graph.source_new_version(
             workspace=workspace, revision=revision, source_id=old.source_id, old_version_id=old.id, version_id=version_id,

@@ -155,6 +155,11 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         return _render_preview(request, workspace, claim, form.cleaned_data, notice=notice)
     except services.ClaimNotCurrent as error:
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
+    except (UserError, Conflict) as error:
+        status = 409 if isinstance(error, Conflict) else 422
+        return _render_form(
+            request, workspace, claim, CorrectionForm(form.cleaned_data), status=status, error=str(error)
+        )
     messages.success(
         request, "Correction applied." if outcome.status == "applied" else "This correction had already been applied."
     )

@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 
+from workspaces import graph as workspace_graph
 from workspaces import services
 from workspaces.models import ApiToken, AuditEvent, Membership, Role, Workspace
 
@@ -67,6 +68,9 @@ class WorkspaceAdmin(admin.ModelAdmin):
             services.workspace_register(workspace=obj, creator=request.user, creator_is_admin=False)
             return
         super().save_model(request, obj, form, change)
+        if "independent_sources" in form.changed_data:
+            # Previews were computed under the old policy: make them stale.
+            workspace_graph.revision_bump(workspace=obj)
         if form.changed_data:
             services.record_event(
                 actor=request.user, workspace=obj, verb="workspace.changed",

@@ -98,3 +98,11 @@ NODE_TOTAL = "MATCH (n) RETURN count(n)"
 def node_total(*, workspace: HasGraph) -> int:
     """How many nodes the workspace's graph holds, of every label."""
     return int(graph.ro_query(workspace, NODE_TOTAL)[0][0])
+
+
+REVISION_BUMP = "MATCH (w:Workspace) SET w.revision = w.revision + 1 RETURN w.revision"
+
+
+def revision_bump(*, workspace: HasGraph) -> None:
+    """Raises the revision: something a correction preview depends on changed outside the graph (a policy)."""
+    graph.query(workspace, REVISION_BUMP)

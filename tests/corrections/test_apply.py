@@ -6,7 +6,7 @@ import pytest
 
 from afterhack import graph
 from corrections.models import CorrectionIntent
-from tests.conftest import api_for
+from tests.conftest import MakeUser, api_for, client_for
 from tests.corrections.conftest import World
 from workspaces.models import AuditEvent
 
@@ -133,8 +133,40 @@ class SupportSemanticsTests:
         assert off["decisions_needing_review"] == [] and off["decisions_still_supported"] == sorted([same, other])
         world.trio.workspace.independent_sources = True
         world.trio.workspace.save()
-        on = world.preview(world.june).json()["affected"]
-        assert on["decisions_needing_review"] == [same] and on["decisions_still_supported"] == [other]
+        on = world.preview(world.june).json()
+        assert on["affected"]["decisions_needing_review"] == [same] and on["affected"]["decisions_still_supported"] == [
+            other
+        ]
+        assert on["still_supported_by"] == {other: [world.northwind]}
+        applied = world.apply(world.june, on["revision"])
+        assert applied.json()["affected"] == on["affected"] and decision(world, same)["status"] == "needs_review"
+
+    def test_switching_the_policy_makes_a_preview_stale(self, world: World, make_user: MakeUser) -> None:
+        world.decision("Launch in June (plan)", [world.june], [world.ana])
+        revision = world.preview(world.june).json()["revision"]
+        root = make_user("root", is_staff=True, is_superuser=True)
+        form = {
+            "name": world.trio.workspace.name,
+            "independent_sources": "on",
+            "memberships-TOTAL_FORMS": "0",
+            "memberships-INITIAL_FORMS": "0",
+        }
+        from workspaces.models import Membership
+
+        rows = list(Membership.objects.filter(workspace=world.trio.workspace).order_by("pk"))
+        form.update({"memberships-TOTAL_FORMS": str(len(rows)), "memberships-INITIAL_FORMS": str(len(rows))})
+        for i, m in enumerate(rows):
+            form.update(
+                {
+                    f"memberships-{i}-id": str(m.pk),
+                    f"memberships-{i}-user": str(m.user_id),
+                    f"memberships-{i}-role": m.role,
+                    f"memberships-{i}-workspace": str(m.workspace_id),
+                }
+            )
+        assert client_for(root).post(f"/admin/workspaces/workspace/{world.ws}/change/", form).status_code == 302
+        refused = world.apply(world.june, revision)
+        assert refused.status_code == 409 and refused.json()["error"] == "stale_correction_preview"
 
 
 class ConflictTests:

@@ -98,3 +98,34 @@ class RevisePageTests:
         shown = client_for(world.trio.viewer).get(f"/w/{world.ws}/sources/{source}/").content.decode()
         assert "Retracted claims (1)" in shown and "its quote is not in the newer version" in shown
         assert client_for(world.trio.viewer).get(f"/w/{world.ws}/sources/{source}/revise").status_code == 403
+
+
+class NothingComesBackTests:
+    def test_no_new_claim_can_cite_a_retracted_source(
+        self, world: World, django_capture_on_commit_callbacks: object
+    ) -> None:
+        source = source_of(world, world.june)
+        api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/sources/{source}/retract")
+        added = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/claims", {"source_id": source, "statement": "x", "evidence_quote": "Ana owns"}
+        )
+        assert added.status_code == 409 and "retracted" in added.json()["detail"]
+        extract = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/sources/{source}/extract")
+        assert extract.status_code == 409
+
+    def test_a_corrected_claim_cannot_be_added_again_or_re_extracted(
+        self, world: World, django_capture_on_commit_callbacks: object, settings: object
+    ) -> None:
+        revision = world.preview(world.june).json()["revision"]
+        world.apply(world.june, revision)
+        source = source_of(world, world.june)
+        again = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/claims",
+            {"source_id": source, "statement": "The launch is in June.", "evidence_quote": "The launch is in June"},
+        )
+        assert again.status_code == 409 and "superseded" in again.json()["detail"]
+        settings.AFTERHACK_LLM_MODEL = ""  # type: ignore[attr-defined]
+        with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
+            api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/sources/{source}/extract")
+        results = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/claims?q=launch is in June").json()["results"]
+        assert [r["status"] for r in results if "June" in r["statement"] and r["source_id"] == source] == ["superseded"]

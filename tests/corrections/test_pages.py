@@ -110,3 +110,15 @@ class QueueAndHistoryTests:
         assert (
             client_for(world.trio.viewer).post(f"/w/{world.ws}/review/x", {"resolution": "dismiss"}).status_code == 403
         )
+
+
+class ApplyErrorsTests:
+    def test_a_key_reused_for_another_correction_is_explained_in_the_page(self, world: World) -> None:
+        fields = apply_fields(preview_over_htmx(world, world.june))
+        client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", fields)
+        other = apply_fields(preview_over_htmx(world, world.ana, "Bo owns the checklist."))
+        other["idempotency_key"] = fields["idempotency_key"]
+        response = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.ana}/correct/apply", other, headers=HTMX
+        )
+        assert response.status_code == 422 and "different correction" in response.content.decode()

@@ -163,3 +163,28 @@ class CrashRecoveryTests:
             holder.kill()
             holder.wait()
         assert services.recover().failed == 1
+
+
+class FenceTests:
+    def test_a_write_still_on_its_way_after_recovery_gave_up_writes_nothing(self, world: World) -> None:
+        from afterhack.clock import now_iso
+        from corrections import graph as corrections_graph
+
+        revision = world.preview(world.june).json()["revision"]
+        process = start(world, revision, "slow-key", AFTERHACK_FAULT_INJECTION="after_intent")
+        process.communicate(timeout=120)
+        intent = CorrectionIntent.objects.get(idempotency_key="slow-key")
+        assert services.recover().failed == 1
+        # The original write arrives late: the fence stops it.
+        late = corrections_graph.correction_apply(
+            workspace=world.trio.workspace, revision=revision, claim_id=world.june, correction_id=str(intent.correction_id),
+            fragment_id=str(intent.fragment_id), replacement_id=str(intent.replacement_claim_id), statement="July.",
+            reason="late", actor="rita", idempotency_key="slow-key", affected={"claims_unsupported": [], "decisions_needing_review": [],
+            "actions_held": [], "decisions_still_supported": []}, review_reason="", now=now_iso(),
+        )  # fmt: skip
+        assert late is False
+        invariants(world)
+        # The same request again applies it, under new ids.
+        again = outcome(start(world, revision, "slow-key"))
+        assert again["status"] == "applied" and again["replacement"] != str(intent.replacement_claim_id)
+        invariants(world)

@@ -84,3 +84,15 @@ class PropagationTests:
         )
         result = impact(nodes, [], roots=["a"])
         assert result.decisions_needing_review == ["e"]
+
+    def test_the_policy_only_judges_alternatives_to_the_corrected_claim(self) -> None:
+        nodes = graph(claim("c", version="v1"), claim("indep", version="v2"), claim("same", version="v1"),
+                      decision("mid", {"c"}, {"indep"}), decision("top", {"mid", "same"}))  # fmt: skip
+        result = impact(nodes, [], roots=["c"], independent_sources=True)
+        assert result.decisions_needing_review == [] and result.decisions_still_supported == ["mid", "top"]
+
+    def test_still_supported_by_names_a_justification_the_policy_counts(self) -> None:
+        nodes = graph(claim("c", version="v1"), claim("same", version="v1"), claim("other", version="v2"),
+                      decision("d", {"c"}, {"same"}, {"other"}))  # fmt: skip
+        assert impact(nodes, [], roots=["c"], independent_sources=True).still_supported_by == {"d": ["other"]}
+        assert impact(nodes, [], roots=["c"]).still_supported_by == {"d": ["same"]}
