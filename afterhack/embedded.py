@@ -272,11 +272,12 @@ def _remove_stale_postmaster_pid(pgdata: Path) -> None:
 
 def _ensure_database(admin_url: str, name: str) -> None:
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(admin_url, autocommit=True) as connection:
         exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 def _pg_ctl_stop(pgdata: Path) -> None:

@@ -27,7 +27,7 @@ from agents.coordinator import (
 )
 from claims.services import InvalidSupport, clean_statement
 from workspaces.models import Workspace
-from workspaces.services import record_event
+from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("agents")
 
@@ -48,10 +48,6 @@ class DecisionNotFound(Http404):
 
 class ActionNotFound(Http404):
     pass
-
-
-def _actor_name(actor: Any) -> str:
-    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
 
 
 def clean_question(question: object) -> str:
@@ -77,7 +73,7 @@ def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
     agent, model = ("model", llm.model_name()) if llm.is_configured() else (OFFLINE_AGENT, "")
     agents_graph.run_create(
         workspace=workspace, run_id=run_id, question=question, agent=agent, model=model,
-        created_by=_actor_name(actor), now=now_iso(),
+        created_by=actor_name(actor), now=now_iso(),
     )  # fmt: skip
     with transaction.atomic():
         record_event(
@@ -215,7 +211,7 @@ def decision_add(
     with transaction.atomic():
         created = agents_graph.decision_create(
             workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text[:MAX_RATIONALE_CHARS],
-            justifications=groups, created_by=_actor_name(actor), now=now_iso(),
+            justifications=groups, created_by=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if not created:
             raise InvalidSupport(_why_not_supported(workspace, groups))
@@ -269,7 +265,7 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
             action_id=action_id,
             title=title,
             decision_ids=ids,
-            created_by=_actor_name(actor),
+            created_by=actor_name(actor),
             now=now_iso(),
         )
         if not created:
@@ -353,7 +349,7 @@ def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> a
     decision = decision_get(workspace=workspace, decision_id=decision_id)
     with transaction.atomic():
         if not agents_graph.decision_dismiss(
-            workspace=workspace, decision_id=decision_id, actor=_actor_name(actor), now=now_iso()
+            workspace=workspace, decision_id=decision_id, actor=actor_name(actor), now=now_iso()
         ):
             raise Conflict("Only a decision waiting for review can be dismissed.")
         record_event(

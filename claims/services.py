@@ -29,7 +29,7 @@ from claims.extraction import (
 )
 from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize
 from workspaces.models import Workspace
-from workspaces.services import record_event
+from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("claims")
 
@@ -56,10 +56,6 @@ class SourceNotFound(Http404):
 
 class ClaimNotFound(Http404):
     pass
-
-
-def _actor_name(actor: Any) -> str:
-    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
 
 
 def clean_statement(statement: object) -> str:
@@ -125,8 +121,8 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
         # Inside the transaction: if the graph write fails, the audit row is rolled back too.
         claims_graph.source_create(
             workspace=workspace, source_id=source_id, version_id=version_id, title=title, text=text,
-            sha256=sha256, origin_type="document", origin_name=origin_name or _actor_name(actor),
-            fragments=fragments, created_by=_actor_name(actor), now=now_iso(),
+            sha256=sha256, origin_type="document", origin_name=origin_name or actor_name(actor),
+            fragments=fragments, created_by=actor_name(actor), now=now_iso(),
         )  # fmt: skip
     return AddedSource(
         source_id, title, 1, sha256, len(text), [{k: f[k] for k in ("id", "start", "end")} for f in fragments]
@@ -172,7 +168,7 @@ def claim_add(
     with transaction.atomic():
         stored = claims_graph.claims_record(
             workspace=workspace, version_id=version.id, claims=[row], rejected=[],
-            created_by=_actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()),
+            created_by=actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()),
         )  # fmt: skip
         if not stored:
             raise Conflict(
@@ -202,7 +198,7 @@ def derived_claim_add(
     with transaction.atomic():
         created = claims_graph.derived_claim_create(
             workspace=workspace, claim_id=claim_id, statement=statement, premise_ids=premise_ids,
-            created_by=_actor_name(actor), now=now_iso(),
+            created_by=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if not created:
             raise InvalidSupport(_why_unsupported(workspace, premise_ids))

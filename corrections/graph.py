@@ -127,10 +127,34 @@ def workspace_revision(*, workspace: HasGraph) -> int:
     return int(rows[0][0]) if rows else 0
 
 
+PROPAGATE = """
+CALL {
+  WITH anchor
+  UNWIND $claims_unsupported AS cid
+  MATCH (c:Claim {id: cid})
+  SET c.status = 'unsupported', c.status_changed_at = $now
+}
+CALL {
+  WITH anchor
+  UNWIND $decisions_needing_review AS did
+  MATCH (d:Decision {id: did})
+  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
+      d.status_changed_at = $now
+}
+CALL {
+  WITH anchor
+  UNWIND $actions_held AS aid
+  MATCH (a:Action {id: aid})
+  WHERE a.status = 'pending'
+  SET a.status = 'held', a.updated_at = $now
+}
+"""
+
 # The whole correction in one query, only if the revision is still the one the preview saw and
 # the claim is still current: the old claim superseded (kept), the Correction with its own
 # human_correction fragment, the replacement citing only that fragment, and the propagation.
-CORRECTION_APPLY = """
+CORRECTION_APPLY = (
+    """
 OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
 WITH count(fence) AS fenced WHERE fenced = 0
 MATCH (w:Workspace) WHERE w.revision = $revision
@@ -150,29 +174,11 @@ CREATE (replacement:Claim {id: $replacement_id, key: $replacement_id, statement:
         correction_id: $correction_id, created_at: $now, created_by: $actor})
 CREATE (replacement)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(fragment)
 CREATE (replacement)-[:SUPERSEDES]->(old)
-WITH correction
-CALL {
-  WITH correction
-  UNWIND $claims_unsupported AS cid
-  MATCH (c:Claim {id: cid})
-  SET c.status = 'unsupported', c.status_changed_at = $now
-}
-CALL {
-  WITH correction
-  UNWIND $decisions_needing_review AS did
-  MATCH (d:Decision {id: did})
-  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $correction_id,
-      d.dismissed_at = null, d.status_changed_at = $now
-}
-CALL {
-  WITH correction
-  UNWIND $actions_held AS aid
-  MATCH (a:Action {id: aid})
-  WHERE a.status = 'pending'
-  SET a.status = 'held', a.updated_at = $now
-}
-RETURN correction.id
+WITH correction AS anchor
 """
+    + PROPAGATE
+    + "RETURN anchor.id"
+)
 
 
 def correction_apply(
@@ -198,7 +204,7 @@ def correction_apply(
         "actor": actor, "idempotency_key": idempotency_key, "affected": json.dumps(affected), "now": now,
         "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
-        "actions_held": affected["actions_held"], "review_reason": review_reason,
+        "actions_held": affected["actions_held"], "review_reason": review_reason, "flagged_by": correction_id,
     }  # fmt: skip
     return bool(graph.query(workspace, CORRECTION_APPLY, params))
 
@@ -321,28 +327,6 @@ def claim_chain(
 
 # -- evidence that goes away -----------------------------------------------------------------------
 
-PROPAGATE = """
-CALL {
-  WITH anchor
-  UNWIND $claims_unsupported AS cid
-  MATCH (c:Claim {id: cid})
-  SET c.status = 'unsupported', c.status_changed_at = $now
-}
-CALL {
-  WITH anchor
-  UNWIND $decisions_needing_review AS did
-  MATCH (d:Decision {id: did})
-  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = null, d.dismissed_at = null,
-      d.status_changed_at = $now
-}
-CALL {
-  WITH anchor
-  UNWIND $actions_held AS aid
-  MATCH (a:Action {id: aid})
-  WHERE a.status = 'pending'
-  SET a.status = 'held', a.updated_at = $now
-}
-"""
 
 RETRACT = """
 CALL {
@@ -368,6 +352,7 @@ def _propagation_params(affected: dict[str, list[str]], review_reason: str) -> d
         "decisions_needing_review": affected["decisions_needing_review"],
         "actions_held": affected["actions_held"],
         "review_reason": review_reason,
+        "flagged_by": None,
     }
 
 

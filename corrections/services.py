@@ -35,7 +35,7 @@ from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import Impact, impact
 from workspaces.models import Workspace
-from workspaces.services import record_event
+from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("corrections")
 
@@ -75,10 +75,6 @@ class Outcome:
     correction_id: str
     replacement_claim_id: str
     affected: dict[str, list[str]]
-
-
-def _actor_name(actor: Any) -> str:
-    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
 
 
 def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
@@ -186,7 +182,7 @@ def _start_intent(
         intent.correction_id, intent.replacement_claim_id, intent.fragment_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
     intent.statement, intent.reason, intent.revision = statement, reason, revision
     intent.actor = actor if getattr(actor, "is_authenticated", False) else None
-    intent.actor_name = _actor_name(actor)
+    intent.actor_name = actor_name(actor)
     intent.state, intent.error, intent.settled_at = IntentState.PENDING, "", None
     try:
         with transaction.atomic():
@@ -369,7 +365,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
         written = corrections_graph.source_retract(
             workspace=workspace, revision=revision, source_id=version.source_id, retracted=roots, affected=affected,
             review_reason=f"Lost its last support when the source “{version.title}” was retracted.",
-            actor=_actor_name(actor), now=now_iso(),
+            actor=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if written:
             record_event(actor=actor, workspace=workspace, verb="source.retracted", target=version.title,
@@ -435,7 +431,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
             workspace=workspace, revision=revision, source_id=old.source_id, old_version_id=old.id, version_id=version_id,
             text=new_text, sha256=sha256, fragments=fragments, moved=moved, retracted=vanished, affected=affected,
             review_reason=f"Lost its last support: its quote is no longer in version {old.version + 1} of “{old.title}”.",
-            actor=_actor_name(actor), now=now_iso(),
+            actor=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if written:
             record_event(actor=actor, workspace=workspace, verb="source.versioned", target=old.title,

@@ -20,6 +20,11 @@ class InvalidInput(UserError):
     """Input a person must fix; the message says what is wrong, in words."""
 
 
+def actor_name(actor: Any) -> str:
+    """How a person (or the system, for background work) is named in the graph and the audit trail."""
+    return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
+
+
 def record_event(
     *, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None
 ) -> AuditEvent:
