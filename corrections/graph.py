@@ -7,6 +7,7 @@ atomic query, and it belongs to the app that owns the operation (CONVENTIONS.md)
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,18 @@ class Subgraph:
     revision: int
     nodes: dict[str, Node]
     actions: list[Action]
+
+    def fingerprint(self, *, independent_sources: bool) -> int:
+        """A number that changes exactly when something a correction of the roots depends on changes:
+        the statuses and justifications of everything downstream, the actions on it, the policy."""
+        nodes = [
+            [n.id, n.kind, n.status, n.version_id, n.expanded, sorted(sorted(j) for j in n.justifications)]
+            for n in sorted(self.nodes.values(), key=lambda n: n.id)
+        ]
+        actions = [[a.id, a.status, sorted(a.decision_ids)] for a in sorted(self.actions, key=lambda a: a.id)]
+        canonical = json.dumps([nodes, actions, independent_sources], separators=(",", ":"))
+        # Six bytes: a whole number that survives any JSON client (below 2**53).
+        return int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:6], "big")
 
 
 def _kind(label: str, confidence_kind: str | None) -> str:

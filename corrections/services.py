@@ -40,6 +40,9 @@ from workspaces.services import actor_name, record_event
 logger = logging.getLogger("corrections")
 
 MAX_REASON_CHARS = 2_000
+# An apply recomputes its preview and tries the guarded write this many times when unrelated
+# writes keep slipping in between.
+WRITE_ATTEMPTS = 5
 MAX_KEY_CHARS = 200
 
 
@@ -52,8 +55,8 @@ class StalePreview(Conflict):
 
     def __init__(self, revision: int) -> None:
         super().__init__(
-            "Something this correction depends on changed since the preview (the workspace is now at "
-            f"revision {revision}); preview it again."
+            "Something this correction depends on changed since the preview (a decision, action or claim "
+            f"resting on it); preview it again (now revision {revision})."
         )
         self.extra = {"revision": revision}
 
@@ -65,8 +68,11 @@ class ClaimNotFound(Http404):
 @dataclass(frozen=True)
 class Preview:
     claim: claims_graph.Claim
+    # What the client sends back: a fingerprint of everything this correction depends on.
     revision: int
     impact: Impact
+    # The workspace graph's counter when it was read: the write's compare-and-set.
+    graph_revision: int
 
 
 @dataclass(frozen=True)
@@ -87,12 +93,13 @@ def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
 
 
 def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
-    """Exactly what applying the correction would do now, and the revision this was computed at."""
+    """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on."""
     clean_statement(statement)
     claim = _current_claim(workspace, claim_id)
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
-    result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=workspace.independent_sources)
-    return Preview(claim, sub.revision, result)
+    policy = workspace.independent_sources
+    result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
+    return Preview(claim, sub.fingerprint(independent_sources=policy), result, sub.revision)
 
 
 # -- apply ----------------------------------------------------------------------------------------
@@ -193,35 +200,36 @@ def _start_intent(
 
 
 def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
-    try:
-        plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
-    except (ClaimNotCurrent, ClaimNotFound) as error:
-        _refuse(intent, str(error))
-        raise
-    if plan.revision != intent.revision:
-        _refuse(intent, f"stale: previewed at revision {intent.revision}, now {plan.revision}")
-        raise StalePreview(plan.revision)
-    affected = plan.impact.as_json()
-    _crash_point("after_intent")
-    written = corrections_graph.correction_apply(
-        workspace=workspace, revision=intent.revision, claim_id=intent.claim_id,
-        correction_id=str(intent.correction_id), fragment_id=str(intent.fragment_id),
-        replacement_id=str(intent.replacement_claim_id), statement=intent.statement, reason=intent.reason,
-        actor=intent.actor_name, idempotency_key=intent.idempotency_key, affected=affected,
-        review_reason=f"Lost its last support when a reviewer corrected “{plan.claim.statement}” to “{intent.statement}”.",
-        now=now_iso(),
-    )  # fmt: skip
-    if not written:
-        claim = claims_graph.claim_get(workspace=workspace, claim_id=intent.claim_id)
-        if claim is None or claim.status != "current":
-            _refuse(intent, "claim not current")
-            raise ClaimNotCurrent("Another correction superseded this claim in the meantime.")
-        current = corrections_graph.workspace_revision(workspace=workspace)
-        _refuse(intent, f"stale: previewed at revision {intent.revision}, now {current}")
-        raise StalePreview(current)
-    _crash_point("after_graph")
-    _finish(intent, affected, recovered=False)
-    return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
+    """Recomputes the preview; if what it depends on is unchanged, writes it in one query.
+
+    The graph write is guarded by the workspace's counter as read with the preview; if an
+    unrelated write slipped in between, the preview is simply computed again.
+    """
+    for _ in range(WRITE_ATTEMPTS):
+        try:
+            plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
+        except (ClaimNotCurrent, ClaimNotFound) as error:
+            _refuse(intent, str(error))
+            raise
+        if plan.revision != intent.revision:
+            _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.revision}")
+            raise StalePreview(plan.revision)
+        affected = plan.impact.as_json()
+        _crash_point("after_intent")
+        written = corrections_graph.correction_apply(
+            workspace=workspace, revision=plan.graph_revision, claim_id=intent.claim_id,
+            correction_id=str(intent.correction_id), fragment_id=str(intent.fragment_id),
+            replacement_id=str(intent.replacement_claim_id), statement=intent.statement, reason=intent.reason,
+            actor=intent.actor_name, idempotency_key=intent.idempotency_key, affected=affected,
+            review_reason=f"Lost its last support when a reviewer corrected “{plan.claim.statement}” to “{intent.statement}”.",
+            now=now_iso(),
+        )  # fmt: skip
+        if written:
+            _crash_point("after_graph")
+            _finish(intent, affected, recovered=False)
+            return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
+    _refuse(intent, "the workspace kept changing")
+    raise StalePreview(intent.revision)
 
 
 def _refuse(intent: CorrectionIntent, why: str) -> None:

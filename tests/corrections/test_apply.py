@@ -176,10 +176,19 @@ class ConflictTests:
         world.action("Something new", launch)  # the world changes after the preview
         refused = world.apply(world.june, body["revision"])
         assert refused.status_code == 409 and refused.json()["error"] == "stale_correction_preview"
-        assert refused.json()["revision"] > body["revision"]
+        assert refused.json()["revision"] != body["revision"]
         assert claim(world, world.june)["status"] == "current" and decision(world, launch)["status"] == "supported"
         assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[0]]
         assert not AuditEvent.objects.filter(verb="correction.applied").exists()
+
+    def test_an_unrelated_change_does_not_make_a_preview_stale(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        body = world.preview(world.june).json()
+        world.decision("Unrelated", [world.board])  # elsewhere in the workspace
+        world.action("Also unrelated", world.decision("Another", [world.northwind]))
+        applied = world.apply(world.june, body["revision"])
+        assert applied.status_code == 201 and applied.json()["affected"] == body["affected"]
+        assert decision(world, launch)["status"] == "needs_review"
 
     def test_the_same_key_again_is_already_applied_with_the_same_replacement(self, world: World) -> None:
         world.decision("Launch in June", [world.june])
@@ -197,7 +206,7 @@ class ConflictTests:
     def test_a_claim_superseded_by_another_correction_is_not_current(self, world: World) -> None:
         revision = world.preview(world.june).json()["revision"]
         world.apply(world.june, revision, key="first")
-        other = world.apply(world.june, revision + 1, key="second")
+        other = world.apply(world.june, revision, key="second")
         assert other.status_code == 409 and other.json()["error"] == "claim_not_current"
         preview = world.preview(world.june)
         assert preview.status_code == 409 and preview.json()["error"] == "claim_not_current"
@@ -205,7 +214,7 @@ class ConflictTests:
     def test_a_key_reused_for_another_correction_is_refused(self, world: World) -> None:
         revision = world.preview(world.june).json()["revision"]
         world.apply(world.june, revision)
-        response = world.apply(world.ana, revision + 1)
+        response = world.apply(world.ana, revision)
         assert response.status_code == 422 and "different correction" in response.json()["detail"]
 
 

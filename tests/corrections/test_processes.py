@@ -177,7 +177,7 @@ class FenceTests:
         assert services.recover().failed == 1
         # The original write arrives late: the fence stops it.
         late = corrections_graph.correction_apply(
-            workspace=world.trio.workspace, revision=revision, claim_id=world.june, correction_id=str(intent.correction_id),
+            workspace=world.trio.workspace, revision=corrections_graph.workspace_revision(workspace=world.trio.workspace), claim_id=world.june, correction_id=str(intent.correction_id),
             fragment_id=str(intent.fragment_id), replacement_id=str(intent.replacement_claim_id), statement="July.",
             reason="late", actor="rita", idempotency_key="slow-key", affected={"claims_unsupported": [], "decisions_needing_review": [],
             "actions_held": [], "decisions_still_supported": []}, review_reason="", now=now_iso(),
