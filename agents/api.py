@@ -47,6 +47,7 @@ def decision_out(decision: agents_graph.Decision) -> dict[str, Any]:
         "id": decision.id, "title": decision.title, "status": decision.status, "review_reason": decision.review_reason,
         "justifications": decision.justifications, "rationale": decision.rationale, "origin": decision.origin,
         "run_id": decision.run_id, "action_ids": decision.action_ids, "created_at": decision.created_at,
+        "dismissed": decision.dismissed_at is not None,
     }  # fmt: skip
 
 
@@ -72,6 +73,7 @@ def run_out(workspace: Any, run: agents_graph.Run) -> dict[str, Any]:
         "model_calls": trajectory.get("model_calls", 0),
         "tokens": {"prompt": trajectory.get("prompt_tokens", 0), "completion": trajectory.get("completion_tokens", 0)},
         "dropped": [e for e in trajectory.get("events", []) if e.get("kind") == "dropped"],
+        "trajectory": trajectory.get("events", []),
         "created_at": run.created_at, "finished_at": run.finished_at,
     }  # fmt: skip
 

@@ -45,6 +45,7 @@ class Decision:
     run_id: str | None
     created_at: str
     created_by: str | None
+    dismissed_at: str | None = None
     supports: list[Support] = field(default_factory=list)
     action_ids: list[str] = field(default_factory=list)
 
@@ -174,7 +175,8 @@ def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, 
     return {row[0]: (row[1], row[2]) for row in graph.ro_query(workspace, NODE_STATES, {"ids": ids})}
 
 
-DECISION_FIELDS = """d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by}"""
+DECISION_FIELDS = """d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by,
+                         .dismissed_at}"""
 
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
@@ -228,7 +230,7 @@ ACTION_CREATE = """
 UNWIND $decision_ids AS did
 OPTIONAL MATCH (d:Decision {id: did})
 WITH collect(d) AS decisions
-WITH decisions WHERE size(decisions) = size($decision_ids)
+WITH decisions WHERE size(decisions) = size($decision_ids) AND all(d IN decisions WHERE d.dismissed_at IS NULL)
 CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
                   status: CASE WHEN any(d IN decisions WHERE d.status <> 'supported') THEN 'held' ELSE 'pending' END})
 WITH a, decisions

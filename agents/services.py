@@ -51,6 +51,8 @@ class ActionNotFound(Http404):
 
 
 def clean_question(question: object) -> str:
+    if question is not None and not isinstance(question, str):
+        raise UserError("A question must be text.")
     if not isinstance(question, str) or not question.strip():
         raise UserError("Ask a question: it is empty.")
     if not is_storable(question):
@@ -271,6 +273,8 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
         if not created:
             states = agents_graph.node_states(workspace=workspace, ids=ids)
             missing = [i[:60] for i in ids if states.get(i, ("", ""))[0] != "Decision"]
+            if not missing:
+                raise Conflict("One of these decisions was dismissed: no new action can depend on it.")
             raise InvalidSupport(f"These are not decisions of this workspace: {', '.join(missing)}.")
         record_event(
             actor=actor,

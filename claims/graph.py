@@ -87,6 +87,8 @@ class Claim:
     supersedes: str | None = None
     superseded_by: str | None = None
     derived_from: list[list[str]] = field(default_factory=list)
+    status_changed_at: str | None = None
+    retraction: str | None = None
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Claim:
@@ -113,6 +115,8 @@ class Claim:
             supersedes=supersedes,
             superseded_by=superseded_by,
             derived_from=[sorted(ids) for _, ids in sorted(justifications.items())],
+            status_changed_at=props.get("status_changed_at"),
+            retraction=props.get("retraction"),
         )
 
 
@@ -437,10 +441,18 @@ def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
     return [Claim.from_row(row[:5]) for row in rows]
 
 
+# Derived claims rest on their premises through DERIVED_FROM (pointing back); decisions rest on
+# their supports through SUPPORTS (pointing forward), and decisions can rest on decisions.
 CLAIM_DEPENDENTS = """
-MATCH (c:Claim {id: $claim_id})<-[:DERIVED_FROM|SUPPORTS*1..6]-(n)
-WHERE n:Claim OR n:Decision
-RETURN DISTINCT n.id, labels(n)[0], coalesce(n.statement, n.title), n.status
+MATCH (c:Claim {id: $claim_id})
+OPTIONAL MATCH (c)<-[:DERIVED_FROM*1..]-(derived:Claim)
+WITH c, collect(DISTINCT derived) AS derived
+WITH derived, [c] + derived AS claims
+UNWIND claims AS x
+OPTIONAL MATCH (x)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
+WITH derived, collect(DISTINCT d) AS decisions
+UNWIND [n IN derived + decisions WHERE n IS NOT NULL] AS n
+RETURN n.id, labels(n)[0], coalesce(n.statement, n.title), n.status
 LIMIT 200
 """
 

@@ -142,7 +142,11 @@ def source_extraction(request: HtmxRequest, ws_id: UUID, source_id: str) -> Http
 @login_required
 def source_extract(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+    try:
+        services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+    except UserError as error:
+        messages.error(request, str(error))
+        return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
     if request.htmx:
         return render(request, "claims/source_detail.html#extraction", _source_context(request, ws_id, source_id))
     return redirect("claims:source", ws_id=workspace.id, source_id=source_id)

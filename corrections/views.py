@@ -79,8 +79,10 @@ def impact_view(workspace: Workspace, preview: services.Preview) -> ImpactView:
     )
 
 
-def _correct_context(workspace: Workspace, claim: claims_graph.Claim, **extra: Any) -> dict[str, Any]:
-    return {"workspace": workspace, "claim": claim, **extra}
+def _correct_context(
+    request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, **extra: Any
+) -> dict[str, Any]:
+    return {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim, **extra}
 
 
 @login_required
@@ -92,7 +94,7 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
         raise Http404("No such claim in this workspace.")
     form = CorrectionForm(request.POST or None)
     if request.method != "POST":
-        return render(request, "corrections/claim_correct.html", _correct_context(workspace, claim, form=form))
+        return render(request, "corrections/claim_correct.html", _correct_context(request, workspace, claim, form=form))
     if not form.is_valid():
         return _render_form(request, workspace, claim, form, status=422)
     return _render_preview(request, workspace, claim, form.cleaned_data)
@@ -106,8 +108,16 @@ def _render_form(
     status: int = 200,
     error: str = "",
 ) -> HttpResponse:
-    template = "corrections/claim_correct.html#correction-form" if request.htmx else "corrections/claim_correct.html"
-    return render(request, template, _correct_context(workspace, claim, form=form, error=error), status=status)
+    if request.htmx:
+        # The form comes back out of band, in place; the (now stale) preview area is emptied.
+        context = _correct_context(request, workspace, claim, form=form, error=error, oob=True)
+        return render(request, "corrections/claim_correct.html#correction-form", context, status=status)
+    return render(
+        request,
+        "corrections/claim_correct.html",
+        _correct_context(request, workspace, claim, form=form, error=error),
+        status=status,
+    )
 
 
 def _render_preview(
@@ -126,6 +136,7 @@ def _render_preview(
         )
     apply_form = ApplyForm(initial={**data, "revision": preview.revision, "idempotency_key": str(uuid.uuid4())})
     context = _correct_context(
+        request,
         workspace,
         claim,
         form=CorrectionForm(data),
@@ -363,11 +374,16 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
                 )
                 messages.success(
                     request,
-                    f"Version {change.version} added: {change.moved} claims found again, {len(change.retracted)} retracted "
-                    f"(their quote is gone), {len(change.affected['decisions_needing_review'])} decisions need review.",
+                    f"Version {change.version} added: {_count(change.moved, 'claim')} found again, "
+                    f"{_count(len(change.retracted), 'claim')} retracted (their quote is gone), "
+                    f"{_count(len(change.affected['decisions_needing_review']), 'decision')} to review.",
                 )
                 return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
         except (UserError, Conflict) as error:
             form.add_error(None, str(error))
     context = {"workspace": workspace, "version": version, "form": form}
     return render(request, "corrections/source_revise.html", context, status=422 if form.errors else 200)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

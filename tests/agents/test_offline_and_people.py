@@ -36,7 +36,8 @@ class OfflineAgentTests:
         assert run["searched_claim_ids"] == [] and run["actions"] == []
 
     @pytest.mark.parametrize(
-        ("question", "words"), [("", "empty"), ("   ", "empty"), ("x" * 2001, "at most"), (None, "empty"), (5, "empty")]
+        ("question", "words"),
+        [("", "empty"), ("   ", "empty"), ("x" * 2001, "at most"), (None, "empty"), (5, "must be text")],
     )
     def test_it_refuses_a_bad_question_and_starts_nothing(
         self, story: Story, no_llm: None, question: Any, words: str

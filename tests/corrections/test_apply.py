@@ -268,6 +268,11 @@ class AfterTheFlagTests:
         assert response.status_code == 200 and action(world, announce)["status"] == "cancelled"
         again = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/decisions/{launch}/dismiss")
         assert again.status_code == 409
+        assert decision(world, launch)["dismissed"] is True
+        late = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/actions", {"title": "Late", "decision_ids": [launch]}
+        )
+        assert late.status_code == 409 and "dismissed" in late.json()["detail"]
 
     def test_a_decision_cannot_be_rejustified_by_one_that_rests_on_it(self, world: World) -> None:
         launch, _, _ = self.flagged(world)

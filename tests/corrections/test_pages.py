@@ -122,3 +122,40 @@ class ApplyErrorsTests:
             f"/w/{world.ws}/claims/{world.ana}/correct/apply", other, headers=HTMX
         )
         assert response.status_code == 422 and "different correction" in response.content.decode()
+
+
+class AfterTrialTests:
+    def test_a_conflict_comes_back_in_place_and_clears_the_stale_preview(self, world: World) -> None:
+        tab_a = apply_fields(preview_over_htmx(world, world.june))
+        tab_b = apply_fields(preview_over_htmx(world, world.june, "The launch is in August."))
+        client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", tab_a, headers=HTMX)
+        second_tab = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", tab_b, headers=HTMX
+        )
+        body = second_tab.content.decode()
+        assert second_tab.status_code == 409 and "superseded" in body and 'hx-swap-oob="true"' in body
+        replay = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", tab_a, headers=HTMX
+        )
+        assert replay.status_code == 204 and "/corrections/" in replay["HX-Redirect"]
+        page = client_for(world.trio.reviewer).get(f"/w/{world.ws}/claims/{world.june}/correct").content.decode()
+        assert "already superseded" in page and 'name="statement"' not in page
+        blank = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.ana}/correct", {"statement": "   ", "reason": "x"}, headers=HTMX
+        )
+        text = blank.content.decode()
+        assert blank.status_code == 422 and 'hx-swap-oob="true"' in text and text.count('id="correction-form"') == 1
+
+    def test_a_claim_shows_the_decisions_resting_on_it_and_why_it_was_retracted(self, world: World) -> None:
+        from tests.conftest import api_for
+
+        launch = world.decision("Launch in June", [world.june], [world.northwind])
+        page = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.northwind}/").content.decode()
+        assert "Launch in June" in page and "Nothing rests on this claim yet" not in page
+        source = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/claims/{world.northwind}").json()["source_id"]
+        api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/sources/{source}/retract")
+        retracted = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.northwind}/").content.decode()
+        assert "Retracted: its source was retracted" in retracted and "Launch in June" in retracted
+        refused = client_for(world.trio.reviewer).post(f"/w/{world.ws}/sources/{source}/extract", follow=True)
+        assert refused.status_code == 200 and "has been retracted" in refused.content.decode()
+        assert client_for(world.trio.viewer).get(f"/w/{world.ws}/decisions/{launch}/").status_code == 200
