@@ -7,6 +7,7 @@ die with it, even on `kill -9`, so a crash leaves nothing that blocks the next s
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import json
@@ -24,7 +25,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import connections, transaction
 
 from afterhack.demo import demo_load
 from workspaces.services import graphs_reconcile
@@ -78,12 +79,18 @@ class Command(BaseCommand):
             self._wait_healthy(port)
             self._announce(port, login, time.monotonic() - started)
             self._supervise()
-        except StopRequested:
+        except Exception as error:
+            # Interrupted mid-step (a migration, a query), the step itself may fail on its way
+            # out with an error of its own; when a stop was asked for, that is the stop.
+            if not isinstance(error, StopRequested) and not self.stopping:
+                raise
             self.stdout.write("Stopped before it finished starting.")
         finally:
             # From here on a second signal only sets the flag: the clean-up must run to its end.
             self.supervising = True
             self._stop_children()
+            with contextlib.suppress(Exception):
+                connections.close_all()
             lock.close()
             self.stdout.write("Stopped. (The embedded databases stop as this process exits.)")
 
