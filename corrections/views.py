@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -36,6 +37,48 @@ class CorrectionForm(forms.Form):
 class ApplyForm(CorrectionForm):
     revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     idempotency_key = forms.CharField(max_length=services.MAX_KEY_CHARS, widget=forms.HiddenInput)
+    # The impact the person saw, so a stale Apply can say what changed since.
+    previewed = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean_previewed(self) -> dict[str, list[str]]:
+        try:
+            value = json.loads(self.cleaned_data["previewed"] or "{}")
+        except ValueError:
+            return {}
+        return (
+            {k: [str(i) for i in v] for k, v in value.items() if isinstance(v, list)} if isinstance(value, dict) else {}
+        )
+
+
+IMPACT_WORDS = {
+    "decisions_needing_review": ("now needs review", "no longer needs review"),
+    "decisions_still_supported": ("is now still supported", "is no longer still supported"),
+    "actions_held": ("would now be held", "would no longer be held"),
+    "claims_unsupported": ("would now become unsupported", "would no longer become unsupported"),
+}
+
+
+def what_changed(workspace: Workspace, before: dict[str, list[str]], after: dict[str, list[str]]) -> list[str]:
+    """The differences between the impact a person previewed and the impact now, in words."""
+    ids = {i for key in IMPACT_WORDS for i in set(before.get(key, [])) ^ set(after.get(key, []))}
+    names: dict[str, str] = {}
+    for node_id in ids:
+        if decision := agents_graph.decision_get(workspace=workspace, decision_id=node_id):
+            names[node_id] = f"the decision “{decision.title}”"
+        elif action := agents_graph.action_get(workspace=workspace, action_id=node_id):
+            names[node_id] = f"the action “{action.title}”"
+    for claim in claims_graph.claims_get(workspace=workspace, claim_ids=sorted(ids - set(names))):
+        names[claim.id] = f"the claim “{claim.statement}”"
+    lines = []
+    for key, (added, removed) in IMPACT_WORDS.items():
+        old, new = set(before.get(key, [])), set(after.get(key, []))
+        lines += [f"{_sentence_start(names.get(i, i))} {added}." for i in sorted(new - old)]
+        lines += [f"{_sentence_start(names.get(i, i))} {removed}." for i in sorted(old - new)]
+    return lines
+
+
+def _sentence_start(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 @dataclass(frozen=True)
@@ -121,7 +164,12 @@ def _render_form(
 
 
 def _render_preview(
-    request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, data: dict[str, Any], notice: str = ""
+    request: HtmxRequest,
+    workspace: Workspace,
+    claim: claims_graph.Claim,
+    data: dict[str, Any],
+    notice: str = "",
+    previewed: dict[str, list[str]] | None = None,
 ) -> HttpResponse:
     try:
         preview = services.preview(workspace=workspace, claim_id=claim.id, statement=data["statement"])
@@ -134,7 +182,10 @@ def _render_preview(
             status=409 if isinstance(error, Conflict) else 422,
             error=str(error),
         )
-    apply_form = ApplyForm(initial={**data, "revision": preview.revision, "idempotency_key": str(uuid.uuid4())})
+    shown = json.dumps(preview.impact.as_json())
+    apply_form = ApplyForm(
+        initial={**data, "revision": preview.revision, "idempotency_key": str(uuid.uuid4()), "previewed": shown}
+    )
     context = _correct_context(
         request,
         workspace,
@@ -144,6 +195,7 @@ def _render_preview(
         impact=impact_view(workspace, preview),
         apply_form=apply_form,
         notice=notice,
+        changes=what_changed(workspace, previewed, preview.impact.as_json()) if previewed is not None else [],
     )
     template = "corrections/claim_correct.html#impact" if request.htmx else "corrections/claim_correct.html"
     return render(request, template, context)
@@ -159,11 +211,13 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     form = ApplyForm(request.POST)
     if not form.is_valid():
         return _render_form(request, workspace, claim, form, status=422)
+    fields = dict(form.cleaned_data)
+    previewed = fields.pop("previewed")
     try:
-        outcome = services.apply(workspace=workspace, claim_id=claim_id, actor=request.user, **form.cleaned_data)
+        outcome = services.apply(workspace=workspace, claim_id=claim_id, actor=request.user, **fields)
     except services.StalePreview:
-        notice = "Something this correction depends on changed since your preview. Here is the impact as it is now; check it and apply again."
-        return _render_preview(request, workspace, claim, form.cleaned_data, notice=notice)
+        notice = "Something this correction depends on changed since your preview, so nothing was applied. Here is the impact as it is now; check it and apply again."
+        return _render_preview(request, workspace, claim, fields, notice=notice, previewed=previewed)
     except services.ClaimNotCurrent as error:
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
     except (UserError, Conflict) as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -24,7 +25,10 @@ def preview_over_htmx(world: World, claim_id: str, statement: str = "The launch 
 
 
 def apply_fields(fragment: str) -> dict[str, str]:
-    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', fragment))
+    fields = {
+        name: html.unescape(value)
+        for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', fragment)
+    }
     fields.pop("csrfmiddlewaretoken", None)
     return fields
 
@@ -37,7 +41,7 @@ class CorrectPageTests:
         assert fragment.lstrip().startswith('<section class="card impact" id="impact">') and "<html" not in fragment
         assert "Launch in June" in fragment and "Send the launch announcement" in fragment
         fields = apply_fields(fragment)
-        assert set(fields) == {"statement", "reason", "revision", "idempotency_key"}
+        assert set(fields) == {"statement", "reason", "revision", "idempotency_key", "previewed"}
         applied = client_for(world.trio.reviewer).post(
             f"/w/{world.ws}/claims/{world.june}/correct/apply", fields, headers=HTMX
         )
@@ -54,6 +58,7 @@ class CorrectPageTests:
         )
         body = response.content.decode()
         assert response.status_code == 200 and "changed since your preview" in body and "Added meanwhile" in body
+        assert "What changed:" in body and "The action “Added meanwhile” would now be held." in body
         assert apply_fields(body)["revision"] != fields["revision"]
         assert CorrectionIntent.objects.get().state == "refused"
 
