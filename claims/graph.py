@@ -481,6 +481,13 @@ ORDER BY hits DESC
 LIMIT $limit
 """
 
+CLAIM_NEWEST = """
+MATCH (c:Claim)
+RETURN c.id, c.statement, c.status, c.source_id, 0 AS hits
+ORDER BY c.created_at DESC
+LIMIT $limit
+"""
+
 CLAIM_FULLTEXT_SCORES = """
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 RETURN node.id, score
@@ -507,6 +514,11 @@ def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int) -> 
     """Claims containing any of the (lower-cased) words, those with more of them first."""
     rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit})
     return [SearchHit(*row) for row in rows]
+
+
+def claim_newest(*, workspace: HasGraph, limit: int) -> list[SearchHit]:
+    """The newest claims of the workspace."""
+    return [SearchHit(*row) for row in graph.ro_query(workspace, CLAIM_NEWEST, {"limit": limit})]
 
 
 def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dict[str, float]:

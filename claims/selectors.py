@@ -43,6 +43,11 @@ class SearchResult:
     fell_back: bool
 
 
+def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
+    """The most recently added claims, for the search page before anything is typed."""
+    return claims_graph.claim_newest(workspace=workspace, limit=limit)
+
+
 def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT) -> SearchResult:
     """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
 
@@ -100,7 +105,7 @@ def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
         statuses = {span.status for span in active.values()}
         status = "current" if "current" in statuses else next(iter(statuses))
         depth = min(len(active), 3)
-        parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}">{piece}</mark>')
+        parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}" tabindex="0">{piece}</mark>')
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped
 
 

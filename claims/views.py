@@ -195,6 +195,7 @@ def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         "membership": membership,
         "result": result,
         "derive_form": DerivedClaimForm(),
+        "newest": [] if result.query else selectors.newest_claims(workspace=membership.workspace),
     }
     if request.htmx:
         response = render(request, "claims/claim_search.html#results", context)

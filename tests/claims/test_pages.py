@@ -134,9 +134,9 @@ class HighlightTests:
         spans = [ClaimSpan("one", 1, 5, "current", ""), ClaimSpan("two", 3, 8, "current", "")]
         html = str(highlight(text, spans))
         assert html == (
-            'a<mark class="ev d1 st-current" data-claims="one">&lt;b</mark>'
-            '<mark class="ev d2 st-current" data-claims="one two">&gt;c</mark>'
-            '<mark class="ev d1 st-current" data-claims="two">def</mark>&amp;g'
+            'a<mark class="ev d1 st-current" data-claims="one" tabindex="0">&lt;b</mark>'
+            '<mark class="ev d2 st-current" data-claims="one two" tabindex="0">&gt;c</mark>'
+            '<mark class="ev d1 st-current" data-claims="two" tabindex="0">def</mark>&amp;g'
         )
 
     def test_identical_and_nested_spans_and_emoji_offsets(self) -> None:
@@ -147,8 +147,8 @@ class HighlightTests:
             ClaimSpan("c", 9, 11, "current", ""),
         ]
         html = str(highlight(text, spans))
-        assert html.startswith('🚀 <mark class="ev d2 st-current" data-claims="a b">launch ')
-        assert '<mark class="ev d3 st-current" data-claims="a b c">in</mark>' in html
+        assert html.startswith('🚀 <mark class="ev d2 st-current" data-claims="a b" tabindex="0">launch ')
+        assert '<mark class="ev d3 st-current" data-claims="a b c" tabindex="0">in</mark>' in html
         assert html.endswith("</mark> 🚀")
 
 
@@ -162,6 +162,8 @@ class SearchAndClaimPageTests:
             evidence_quote="The launch is in June",
             actor=trio.reviewer,
         )
+        empty = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/").content.decode()
+        assert "Newest claims" in empty and "The launch is in June." in empty
         full = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=june").content.decode()
         assert "<html" in full and "The launch is in June." in full
         fragment = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=june", headers=HTMX).content.decode()

@@ -24,7 +24,13 @@ document.addEventListener("htmx:sendError", function () {
   box.replaceChildren(line);
 });
 
-// Source page: a click on a highlighted passage shows the claims it supports.
+// Source page: a click on a highlighted passage (or Enter on a focused one) shows its claims.
+document.addEventListener("keydown", function (event) {
+  if ((event.key === "Enter" || event.key === " ") && event.target.matches && event.target.matches("mark[data-claims]")) {
+    event.preventDefault();
+    event.target.click();
+  }
+});
 document.addEventListener("click", function (event) {
   var mark = event.target.closest && event.target.closest("mark[data-claims]");
   var text = document.getElementById("source-text");
