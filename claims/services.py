@@ -129,12 +129,13 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
     )
 
 
-def _current_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:
+def active_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:
+    """The current version of an active source; 404 if there is none, 409 if it was retracted."""
     version = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
     if version is None:
         raise SourceNotFound("No such source in this workspace.")
     if version.status != "active":
-        raise Conflict("This source has been retracted: no new claims can cite it.")
+        raise Conflict("This source has been retracted: it can no longer be cited, extracted from or revised.")
     return version
 
 
@@ -152,7 +153,7 @@ def claim_add(
 ) -> claims_graph.Claim:
     """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
     statement = clean_statement(statement)
-    version = _current_version(workspace, source_id)
+    version = active_version(workspace, source_id)
     # The text's line endings were normalised at ingest; a quote gets the same treatment.
     quote = normalize(evidence_quote) if isinstance(evidence_quote, str) else evidence_quote
     result = validate_quote(version.text, quote, start)
@@ -243,7 +244,7 @@ def _claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
 
 def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> claims_graph.Extraction:
     """Queues extraction of the source's current version (or returns the run already going)."""
-    version = _current_version(workspace, source_id)
+    version = active_version(workspace, source_id)
     fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
     extractor = f"model:{llm.model_name()}" if llm.is_configured() else RULE_EXTRACTOR
     extraction_id = str(uuid.uuid4())

@@ -30,7 +30,7 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id
 from claims import graph as claims_graph
-from claims.services import clean_statement
+from claims.services import active_version, clean_statement
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import Impact, impact
@@ -333,15 +333,6 @@ class EvidenceChange:
     version: int | None = None
 
 
-def _current_version(workspace: Workspace, source_id: str) -> claims_graph.SourceVersion:
-    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
-    if version is None:
-        raise Http404("No such source in this workspace.")
-    if version.status != "active":
-        raise Conflict("This source has been retracted.")
-    return version
-
-
 def _impact_of(workspace: Workspace, roots: list[str], revision: int) -> tuple[int, dict[str, list[str]]]:
     """The impact of the roots going away, read at `revision` (read before the roots were)."""
     sub = corrections_graph.subgraph(workspace=workspace, roots=roots, revision=revision)
@@ -363,7 +354,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
     for _ in range(RETRIES):
         # The revision first: a claim added after it makes the write below stale, never missed.
         revision = corrections_graph.workspace_revision(workspace=workspace)
-        version = _current_version(workspace, source_id)
+        version = active_version(workspace, source_id)
         roots = [
             s.id
             for s in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
@@ -406,7 +397,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
     fragments: list[dict[str, Any]] = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in shapes]
     for _ in range(RETRIES):
         revision = corrections_graph.workspace_revision(workspace=workspace)
-        old = _current_version(workspace, source_id)
+        old = active_version(workspace, source_id)
         if old.sha256 == sha256:
             raise UserError("This text is the same as the current version; nothing to add.")
         claims = claims_graph.claims_get(
