@@ -79,6 +79,8 @@ class DecisionPagesTests:
         assert "Launch in June" not in client.get(f"/w/{ws}/decisions/?status=needs_review").content.decode()
         fragment = client.get(f"/w/{ws}/decisions/?status=supported", headers=HTMX).content.decode()
         assert fragment.lstrip().startswith('<section id="decision-table">')
+        # The filter comes with the table, so the chosen one is the one marked.
+        assert 'aria-current="true">Supported</a>' in fragment and 'aria-current="true">All' not in fragment
 
     def test_creating_a_decision_from_the_page_and_explaining_bad_support(self, story: Story) -> None:
         ws = story.trio.workspace.id
