@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import datetime
 from typing import Annotated, Any
 
-from django.contrib.auth import authenticate
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from ninja import NinjaAPI, Schema
+from ninja import NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import APIKeyCookie, HttpBearer
 from pydantic import AfterValidator
@@ -18,7 +18,8 @@ from afterhack.errors import UserError
 from afterhack.graph import GraphError
 from afterhack.ids import is_storable
 from workspaces import services as workspace_services
-from workspaces.auth import user_for_token
+from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
+from workspaces.models import ApiToken
 
 
 def _no_nul(value: str) -> str:
@@ -35,11 +36,13 @@ logger = logging.getLogger("afterhack.api")
 
 
 class BearerToken(HttpBearer):
-    def authenticate(self, request: HttpRequest, token: str) -> Any | None:
-        user = user_for_token(token)
-        if user is not None:
-            request.user = user
-        return user
+    """An API token; the endpoint finds it as `request.auth` (DELETE /auth/token revokes it)."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> ApiToken | None:
+        api_token = token_authenticate(token)
+        if api_token is not None:
+            request.user = api_token.user
+        return api_token
 
 
 class BrowserSession(APIKeyCookie):
@@ -100,6 +103,18 @@ def on_user_error(request: HttpRequest, exc: UserError) -> HttpResponse:
 @api.exception_handler(AuthenticationError)
 def on_unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return error_response(request, 401, "unauthorized", "Send a valid API token as 'Authorization: Bearer <token>'.")
+
+
+@api.exception_handler(TokenRefused)
+def on_token_refused(request: HttpRequest, exc: TokenRefused) -> HttpResponse:
+    return error_response(request, 401, "unauthorized", str(exc))
+
+
+@api.exception_handler(LoginThrottled)
+def on_login_throttled(request: HttpRequest, exc: LoginThrottled) -> HttpResponse:
+    response = error_response(request, 429, "throttled", str(exc))
+    response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 @api.exception_handler(Http404)
@@ -202,16 +217,46 @@ class TokenIn(Schema):
 
 class TokenOut(Schema):
     token: str
+    expires_at: datetime
 
 
-@api.post("/auth/token", auth=None, response={200: TokenOut, 401: ErrorOut}, tags=["auth"])
+@api.post(
+    "/auth/token",
+    auth=None,
+    response={200: TokenOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut},
+    tags=["auth"],
+)
 def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
-    """Exchanges a username and password for a bearer token."""
-    user = authenticate(request, username=payload.username, password=payload.password)
+    """Exchanges a username and password for a bearer token and the moment it expires.
+
+    After AFTERHACK_LOGIN_MAX_FAILURES failed attempts for one username from one address, that
+    username is refused from that address with 429 `throttled` and Retry-After (seconds) until
+    the window passes, even with the right password.
+    """
+    user = authenticate_throttled(request, username=payload.username, password=payload.password)
     if user is None or not user.is_active:
         raise ApiError(401, "unauthorized", "Wrong username or password.")
-    _, raw = workspace_services.token_issue(user=user, name="auth/token")
-    return {"token": raw}
+    token, raw = workspace_services.token_issue(user=user, name="auth/token")
+    return {"token": raw, "expires_at": token.expires_at}
+
+
+SESSION_HAS_NOTHING_TO_REVOKE = (
+    "This request was made with a browser session, not an API token, so there is no token to revoke. "
+    "Send the token to revoke as 'Authorization: Bearer <token>', or log out to end the session."
+)
+
+
+@api.delete(
+    "/auth/token",
+    response={204: None, 401: ErrorOut, 403: ErrorOut, 422: ErrorOut, 503: ErrorOut},
+    tags=["auth"],
+)
+def auth_token_revoke(request: HttpRequest) -> Any:
+    """Revokes the token this request is made with: it is refused from now on."""
+    if not isinstance(request.auth, ApiToken):  # type: ignore[attr-defined]
+        raise ApiError(422, "invalid_input", SESSION_HAS_NOTHING_TO_REVOKE)
+    workspace_services.token_revoke(token=request.auth, actor=request.user)  # type: ignore[attr-defined]
+    return Status(204, None)
 
 
 def _add_routers() -> None:

@@ -182,3 +182,12 @@ LOGGING = {
         "workspaces": {"handlers": ["console"], "level": os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")},
     },
 }
+
+# Tokens and headers (issue #8): token lifetime and login throttling.
+
+# A token from POST /api/v1/auth/token or the admin is refused this many days after it is issued.
+AFTERHACK_TOKEN_TTL_DAYS = int(os.environ.get("AFTERHACK_TOKEN_TTL_DAYS", "30"))
+# After this many failed logins of one username from one client within the window, that
+# username is refused from that client (429) until the window, counted from the first failure, passes.
+AFTERHACK_LOGIN_MAX_FAILURES = int(os.environ.get("AFTERHACK_LOGIN_MAX_FAILURES", "5"))
+AFTERHACK_LOGIN_WINDOW_SECONDS = int(os.environ.get("AFTERHACK_LOGIN_WINDOW_SECONDS", "900"))

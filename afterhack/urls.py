@@ -5,11 +5,12 @@ from django.views.generic import RedirectView
 
 from afterhack.api import api
 from afterhack.health import healthz
+from workspaces.auth import ThrottledLoginView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="workspaces:list", permanent=False)),
     path("healthz", healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),

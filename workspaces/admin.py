@@ -10,14 +10,24 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
+from django.utils import timezone
 
 from workspaces import graph as workspace_graph
 from workspaces import services
-from workspaces.models import ApiToken, AuditEvent, Membership, Role, Workspace
+from workspaces.auth import ThrottledLoginForm
+from workspaces.models import ApiToken, AuditEvent, LoginFailures, Membership, Role, Workspace
+
+
+class ThrottledAdminLoginForm(ThrottledLoginForm, AdminAuthenticationForm):
+    """The admin's login form, throttled like every other password login (and staff only)."""
+
+
+admin.site.login_form = ThrottledAdminLoginForm
 
 
 class MembershipInlineForm(forms.ModelForm):
@@ -169,18 +179,37 @@ class AuditEventAdmin(admin.ModelAdmin):
         return False
 
 
+class ApiTokenAdminForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ["user", "name", "expires_at", "revoked_at"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "expires_at" in self.fields:
+            self.fields["expires_at"].required = False
+            self.fields["expires_at"].help_text = "Left empty: AFTERHACK_TOKEN_TTL_DAYS days from now."
+
+    def clean_expires_at(self) -> Any:
+        expires_at = self.cleaned_data["expires_at"]
+        if expires_at is not None and "expires_at" in self.changed_data and expires_at <= timezone.now():
+            raise ValidationError("Choose a moment in the future; to stop a token now, set “Revoked at”.")
+        return expires_at
+
+
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "user", "hint", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    form = ApiTokenAdminForm
+    list_display = ["name", "user", "hint", "created_at", "expires_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at", "expires_at"]
     search_fields = ["name", "user__username", "hint"]
     autocomplete_fields = ["user"]
-    fields = ["user", "name", "hint", "created_at", "last_used_at", "revoked_at"]
+    fields = ["user", "name", "hint", "created_at", "expires_at", "last_used_at", "revoked_at"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        # A token stays with the person it was issued to.
+        # A token stays with the person it was issued to, for the time it was issued for.
         frozen = ["hint", "created_at", "last_used_at"]
-        return ["user", *frozen] if obj is not None else frozen
+        return ["user", "expires_at", *frozen] if obj is not None else frozen
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: ModelForm, change: bool) -> None:
         if change:
@@ -191,9 +220,13 @@ class ApiTokenAdmin(admin.ModelAdmin):
                     actor=request.user, workspace=None, verb=verb, target=f"{obj.hint}… for {obj.user}"
                 )
             return
-        created, raw = services.token_issue(user=obj.user, name=obj.name, actor=request.user)
+        created, raw = services.token_issue(user=obj.user, name=obj.name, actor=request.user, expires_at=obj.expires_at)
         obj.pk, obj.hint, obj.key_hash = created.pk, created.hint, created.key_hash
-        messages.warning(request, f"The new token is {raw} — copy it now; it is not stored and cannot be shown again.")
+        messages.warning(
+            request,
+            f"The new token is {raw} — copy it now; it is not stored and cannot be shown again. "
+            f"It expires on {created.expires_at:%Y-%m-%d %H:%M} UTC.",
+        )
 
     def delete_model(self, request: HttpRequest, obj: ApiToken) -> None:
         services.record_event(
@@ -204,3 +237,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         for token in queryset.select_related("user"):
             self.delete_model(request, token)
+
+
+@admin.register(LoginFailures)
+class LoginFailuresAdmin(admin.ModelAdmin):
+    """Who is being throttled; deleting a row lets that username log in from that address at once."""
+
+    list_display = ["username", "client", "failures", "window_started_at"]
+    search_fields = ["username", "client"]
+    readonly_fields = ["username", "client", "failures", "window_started_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 NAME_MAX_LENGTH = 200
 
@@ -91,6 +93,7 @@ EVENT_WORDS = {
     "member.removed": "removed {target}",
     "token.issued": "issued an API token {target}",
     "token.revoked": "revoked the API token {target}",
+    "token.restored": "restored the API token {target}",
     "token.deleted": "deleted the API token {target}",
     "source.added": "added the source “{target}”",
     "claim.added": "added the claim “{target}”",
@@ -155,6 +158,11 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def token_expiry() -> datetime:
+    """When a token issued now expires: AFTERHACK_TOKEN_TTL_DAYS from now, to the second."""
+    return timezone.now().replace(microsecond=0) + timedelta(days=settings.AFTERHACK_TOKEN_TTL_DAYS)
+
+
 class ApiToken(models.Model):
     """A bearer token for the JSON API; only its hash is stored."""
 
@@ -165,6 +173,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(default=token_expiry, help_text="The token is refused from this moment on (UTC).")
 
     class Meta:
         ordering = ["-created_at"]
@@ -174,8 +183,36 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.hint}…) for {self.user}"
 
     @classmethod
-    def issue(cls, *, user: Any, name: str = "API token") -> tuple[ApiToken, str]:
+    def issue(cls, *, user: Any, name: str = "API token", expires_at: datetime | None = None) -> tuple[ApiToken, str]:
         """A new token for `user` and its raw value, which is shown once and never stored."""
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        token = cls.objects.create(user=user, name=name, key_hash=hash_token(raw), hint=raw[:8])
+        token = cls.objects.create(
+            user=user, name=name, key_hash=hash_token(raw), hint=raw[:8], expires_at=expires_at or token_expiry()
+        )
         return token, raw
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at <= timezone.now()
+
+
+class LoginFailures(models.Model):
+    """Failed password logins of one username from one client address in the current window.
+
+    Kept in PostgreSQL so every web server process sees the same count; a row is gone once
+    its user logs in, and is started afresh once its window has passed.
+    """
+
+    # As typed, known or not: unknown names are throttled exactly like real ones.
+    username = models.CharField(max_length=150)
+    # The client's IP address (see workspaces.auth.client_address), or "unknown".
+    client = models.CharField(max_length=64)
+    failures = models.PositiveIntegerField(default=0)
+    window_started_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["username", "client"], name="one_login_count_per_client")]
+        verbose_name_plural = "login failures"
+
+    def __str__(self) -> str:
+        return f"{self.failures} failed logins as {self.username} from {self.client}"

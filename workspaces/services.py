@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from afterhack import graph
 from afterhack.errors import UserError
@@ -200,11 +202,31 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> st
     return username
 
 
-def token_issue(*, user: Any, name: str = "API token", actor: Any = None) -> tuple[ApiToken, str]:
-    """A new API token for the user and its raw value, which is shown once and never stored."""
+def token_issue(
+    *, user: Any, name: str = "API token", actor: Any = None, expires_at: datetime | None = None
+) -> tuple[ApiToken, str]:
+    """A new API token for the user and its raw value, which is shown once and never stored.
+
+    It expires at `expires_at`, by default AFTERHACK_TOKEN_TTL_DAYS from now.
+    """
     with transaction.atomic():
-        token, raw = ApiToken.issue(user=user, name=name[:100] or "API token")
+        token, raw = ApiToken.issue(user=user, name=name[:100] or "API token", expires_at=expires_at)
         record_event(
             actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}"
         )
     return token, raw
+
+
+def token_revoke(*, token: ApiToken, actor: Any) -> ApiToken:
+    """Revokes the token: it is refused from now on. Revoking it again changes nothing."""
+    with transaction.atomic():
+        revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        if revoked:
+            record_event(
+                actor=actor,
+                workspace=None,
+                verb="token.revoked",
+                target=f"{token.hint}… for {token.user.get_username()}",
+            )
+    token.refresh_from_db(fields=["revoked_at"])
+    return token
