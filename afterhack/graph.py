@@ -14,6 +14,8 @@ from typing import Any, Protocol
 import redis
 from django.conf import settings
 from falkordb import FalkorDB
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 logger = logging.getLogger("afterhack.graph")
 
@@ -31,8 +33,82 @@ class GraphError(RuntimeError):
     """A FalkorDB call failed; the message says what and why, in words."""
 
 
+class GraphUnavailable(GraphError):
+    """FalkorDB could not be reached, went away mid-call, or is too busy: worth trying again shortly."""
+
+
 # Queries slower than this are logged at INFO (the rest at DEBUG).
 SLOW_QUERY_MS = 100.0
+
+# Commands the gateway sends that change data. Resending one after the connection broke while
+# waiting for its answer could run it twice (a second node with the same id), so they are never resent.
+WRITE_COMMANDS = frozenset({b"GRAPH.QUERY", b"GRAPH.DELETE"})
+
+
+class WriteOutcomeUnknown(redis.exceptions.RedisError):
+    """The connection broke after a write was sent: it may or may not have run. Never retried."""
+
+
+class _NoBlindWriteResend:
+    """A redis-py connection that lets the client's retry policy resend a command only when it cannot have run.
+
+    Failing to connect or to send means the server never got a whole command: resent (this is how
+    the app reconnects after FalkorDB restarts). A connection that breaks while a write's answer is
+    awaited leaves its outcome unknown: raised as WriteOutcomeUnknown, which the retry policy does not catch.
+    """
+
+    _awaiting_write = False
+
+    def send_command(self, *args: Any, **kwargs: Any) -> None:
+        super().send_command(*args, **kwargs)  # type: ignore[misc]
+        name = args[0].encode() if isinstance(args[0], str) else bytes(args[0])
+        self._awaiting_write = name.upper() in WRITE_COMMANDS
+
+    def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().read_response(*args, **kwargs)  # type: ignore[misc]
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            if not self._awaiting_write:
+                raise
+            self.disconnect()  # type: ignore[attr-defined]
+            raise WriteOutcomeUnknown(f"the connection broke before the write was confirmed: {error}") from error
+
+
+class _Connection(_NoBlindWriteResend, redis.connection.Connection):
+    pass
+
+
+class _UnixConnection(_NoBlindWriteResend, redis.connection.UnixDomainSocketConnection):
+    pass
+
+
+class _SSLConnection(_NoBlindWriteResend, redis.connection.SSLConnection):
+    pass
+
+
+def _connection_pool(url: str) -> redis.ConnectionPool:
+    """A pool for `url` that reconnects by itself: stale connections are found by a PING, then replaced."""
+    for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
+        if url.startswith(scheme):
+            url = plain + url.removeprefix(scheme)
+    options = redis.connection.parse_url(url)
+    kind = {"unix": _UnixConnection, "rediss": _SSLConnection}.get(url.split(":", 1)[0], _Connection)
+    options.pop("connection_class", None)
+    return redis.ConnectionPool(
+        connection_class=kind,
+        decode_responses=True,
+        socket_timeout=60,
+        socket_connect_timeout=5,
+        # A connection idle for a second is PINGed before use: one left over from a server that
+        # has since restarted fails the PING, not the query, and is replaced.
+        health_check_interval=1,
+        # Three quick tries (about a third of a second in all) before the request is answered 503.
+        retry=Retry(
+            ExponentialBackoff(cap=0.2, base=0.05), retries=3, supported_errors=(redis.exceptions.ConnectionError,)
+        ),
+        **options,
+    )
+
 
 _clients: dict[str, FalkorDB] = {}
 # Queries sent by this process, for cost reports (the benchmark reads it before and after).
@@ -48,7 +124,7 @@ def client() -> FalkorDB:
         with _clients_lock:
             db = _clients.get(url)
             if db is None:
-                db = _clients[url] = FalkorDB.from_url(url, socket_timeout=60, socket_connect_timeout=5)
+                db = _clients[url] = FalkorDB(connection_pool=_connection_pool(url))
     return db
 
 
@@ -62,9 +138,13 @@ def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, rea
         else:
             result = graph.query(cypher, params or {})
     except redis.exceptions.ResponseError as error:
+        if "timed out" in str(error).lower():
+            raise GraphUnavailable(
+                f"The graph database is too busy: a read ran past its time limit ({error})"
+            ) from error
         raise GraphError(f"The graph refused a query: {error}") from error
     except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
     finally:
         elapsed_ms = (time.perf_counter() - started) * 1000
         level = logging.INFO if elapsed_ms >= SLOW_QUERY_MS else logging.DEBUG
@@ -101,7 +181,7 @@ def delete_graph_named(name: str) -> None:
         if "empty key" not in str(error).lower() and "invalid graph" not in str(error).lower():
             raise GraphError(f"The graph could not be deleted: {error}") from error
     except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
 
 
 def list_graph_names() -> list[str]:
@@ -109,7 +189,7 @@ def list_graph_names() -> list[str]:
     try:
         return list(client().list_graphs())
     except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
 
 
 def server_version() -> str:
@@ -117,7 +197,7 @@ def server_version() -> str:
     try:
         modules = client().connection.execute_command("MODULE", "LIST")
     except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
     for module in modules:
         if str(module.get("name", "")).lower() in ("graph", "falkordb"):
             version = int(module.get("ver", 0))
@@ -130,4 +210,4 @@ def ping() -> None:
     try:
         client().connection.ping()
     except redis.exceptions.RedisError as error:
-        raise GraphError(f"The graph database could not be reached: {error}") from error
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error

@@ -1,14 +1,16 @@
-"""GET /healthz: are both stores answering?"""
+"""GET /healthz and /readyz: are both stores answering this process, right now?"""
 
 from __future__ import annotations
 
 import logging
 
+import psycopg
 from django.db import connection
 from django.db.utils import Error as DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
+from psycopg_pool import PoolTimeout, TooManyRequests
 
 from afterhack import graph
 
@@ -16,21 +18,57 @@ from afterhack import graph
 logger = logging.getLogger("afterhack.health")
 
 
-@csrf_exempt
-@require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    report = {"status": "ok", "postgres": "ok", "falkordb": "ok"}
+def postgres_state() -> str:
+    """'ok', 'busy' (up, but every pooled connection is in use) or 'down'."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-    except DatabaseError:
-        logger.exception("healthz: postgres is down")
-        report["postgres"] = "down"
+    except DatabaseError as error:
+        if isinstance(error.__cause__, (PoolTimeout, TooManyRequests)) and _server_answers():
+            logger.warning("healthz: postgres is up but this process's connection pool is exhausted")
+            return "busy"
+        logger.warning("healthz: postgres is down: %s", error)
+        # A broken connection must not be handed to the next request.
+        connection.close()
+        return "down"
+    return "ok"
+
+
+def _server_answers() -> bool:
+    """Whether PostgreSQL accepts a new connection outside the pool: tells a full pool from a dead server."""
+    params = {**connection.get_connection_params(), "connect_timeout": 2}
+    params.pop("cursor_factory", None)
+    try:
+        with psycopg.connect(**params) as probe:
+            probe.execute("SELECT 1")
+    except psycopg.Error:
+        return False
+    return True
+
+
+def falkordb_state() -> str:
+    """'ok' or 'down'."""
     try:
         graph.ping()
-    except graph.GraphError:
-        logger.exception("healthz: falkordb is down")
-        report["falkordb"] = "down"
+    except graph.GraphError as error:
+        logger.warning("healthz: falkordb is down: %s", error)
+        return "down"
+    return "ok"
+
+
+@csrf_exempt
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when both stores answer; else 503 with each store's state ('down', or 'busy' for a full pool)."""
+    report = {"status": "ok", "postgres": postgres_state(), "falkordb": falkordb_state()}
     healthy = report["postgres"] == "ok" and report["falkordb"] == "ok"
     report["status"] = "ok" if healthy else "unavailable"
     return JsonResponse(report, status=200 if healthy else 503)
+
+
+@csrf_exempt
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    """For load balancers: 200 {"ready": true} when this process can serve requests, else 503."""
+    ready = postgres_state() == "ok" and falkordb_state() == "ok"
+    return JsonResponse({"ready": ready}, status=200 if ready else 503)

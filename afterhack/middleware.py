@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from afterhack.outages import store_outage, unavailable_response
 from claims.text import MAX_SOURCE_CHARS
 
 logger = logging.getLogger("afterhack.api")
@@ -48,6 +49,8 @@ class ApiErrorFormatMiddleware:
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
             detail = f"The request body is larger than {limit} MB; a source can hold at most {MAX_SOURCE_CHARS:,} characters."
             return JsonResponse({"error": code, "detail": detail}, status=422)
+        if (store := store_outage(exception)) is not None:
+            return unavailable_response(request, store, exception)
         logger.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
         detail = "Something went wrong on the server. Try again, and report it if it repeats."
         return JsonResponse({"error": "internal_error", "detail": detail}, status=500)

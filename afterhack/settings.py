@@ -31,9 +31,24 @@ def database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parsed.password or ""),
         "HOST": query.get("host", [parsed.hostname or ""])[0],
         "PORT": str(parsed.port or ""),
-        "CONN_MAX_AGE": 60,
+        # With a pool, every request and task hands its connection back when it ends.
+        "CONN_MAX_AGE": 0,
         "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": {"connect_timeout": 5},
+        "OPTIONS": {"connect_timeout": 5, **({"pool": pool_options()} if DB_POOL_SIZE else {})},
+    }
+
+
+def pool_options() -> dict[str, object]:
+    """psycopg_pool settings: at most DB_POOL_SIZE connections in this process, a bounded wait for one."""
+    return {
+        "min_size": 1,
+        "max_size": DB_POOL_SIZE,
+        # A request waits this long for a free connection, then is answered 503 naming PostgreSQL.
+        "timeout": DB_POOL_TIMEOUT,
+        # Idle connections beyond min_size are closed, so a quiet worker holds one.
+        "max_idle": 60,
+        # Reconnecting after PostgreSQL comes back waits at most this long between attempts.
+        "reconnect_timeout": 3600,
     }
 
 
@@ -53,6 +68,12 @@ def secret_key() -> str:
 
 
 SERVICES = embedded.service_urls()
+
+# Connections this process may hold (0: no pool, a connection per request, closed after it).
+# The launcher sets it per process kind so that web workers, Celery and commands together stay
+# under PostgreSQL's max_connections (see README, "Serving and sizing").
+DB_POOL_SIZE = int(os.environ.get("AFTERHACK_DB_POOL_SIZE", "4"))
+DB_POOL_TIMEOUT = float(os.environ.get("AFTERHACK_DB_POOL_TIMEOUT", "5"))
 
 SECRET_KEY = secret_key()
 DEBUG = env_flag("DJANGO_DEBUG")
@@ -82,6 +103,8 @@ REMOTE_USER_HEADER = os.environ.get("AFTERHACK_REMOTE_USER_HEADER", "").strip()
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "afterhack.middleware.ApiErrorFormatMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -167,23 +190,38 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+# `manage.py run` collects static files at start; WhiteNoise serves them compressed, with
+# content-hashed names cached for a year. (With DJANGO_DEBUG the unhashed files are served.)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 
+LOG_LEVEL = os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")
+# Everything goes to stderr; `manage.py run` writes each process's output to a rotating file
+# under DATA_DIR/logs. django.request carries the traceback of every 500, page or API.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(process)d %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "loggers": {
-        "afterhack": {"handlers": ["console"], "level": os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")},
-        "workspaces": {"handlers": ["console"], "level": os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")},
+        "afterhack": {"handlers": ["console"], "level": LOG_LEVEL},
+        "workspaces": {"handlers": ["console"], "level": LOG_LEVEL},
+        "claims": {"handlers": ["console"], "level": LOG_LEVEL},
+        "agents": {"handlers": ["console"], "level": LOG_LEVEL},
+        "corrections": {"handlers": ["console"], "level": LOG_LEVEL},
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        "django.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }
 
-# Tokens and headers (issue #8): token lifetime and login throttling.
+# Tokens and headers (issue #8): token lifetime, login throttling, Content-Security-Policy.
+from django.utils.csp import CSP  # noqa: E402 - kept with the block it serves
 
 # A token from POST /api/v1/auth/token or the admin is refused this many days after it is issued.
 AFTERHACK_TOKEN_TTL_DAYS = int(os.environ.get("AFTERHACK_TOKEN_TTL_DAYS", "30"))
@@ -191,3 +229,16 @@ AFTERHACK_TOKEN_TTL_DAYS = int(os.environ.get("AFTERHACK_TOKEN_TTL_DAYS", "30"))
 # username is refused from that client (429) until the window, counted from the first failure, passes.
 AFTERHACK_LOGIN_MAX_FAILURES = int(os.environ.get("AFTERHACK_LOGIN_MAX_FAILURES", "5"))
 AFTERHACK_LOGIN_WINDOW_SECONDS = int(os.environ.get("AFTERHACK_LOGIN_WINDOW_SECONDS", "900"))
+# Every page loads its scripts, styles, images and data from this server only; no inline
+# script runs, and an inline style only with the request's nonce (the admin's change list has one).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("django.template.context_processors.csp")  # type: ignore[index]

@@ -4,12 +4,13 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from afterhack.api import api
-from afterhack.health import healthz
+from afterhack.health import healthz, readyz
 from workspaces.auth import ThrottledLoginView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="workspaces:list", permanent=False)),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -23,3 +24,6 @@ urlpatterns = [
 admin.site.site_header = "Afterhack administration"
 admin.site.site_title = "Afterhack admin"
 admin.site.index_title = "Workspaces, people and the audit trail"
+
+# A store that is down is answered 503 naming it, whichever layer hit it; anything else is a 500.
+handler500 = "afterhack.outages.server_error"

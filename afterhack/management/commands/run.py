@@ -3,6 +3,9 @@
 This process holds the lease on the embedded stores (taken when settings were loaded) and
 stops what it started on Ctrl-C or SIGTERM, or when its parent (`make`) dies. Its children
 die with it, even on `kill -9`, so a crash leaves nothing that blocks the next start.
+
+While it runs it supervises: an embedded store whose server dies is started again on the same
+data, a child that dies is started again, and the children's output goes to rotating log files.
 """
 
 from __future__ import annotations
@@ -11,13 +14,17 @@ import contextlib
 import ctypes
 import fcntl
 import json
+import logging
+import logging.handlers
 import os
 import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,12 +32,22 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections, transaction
+from django.db import connection, connections, transaction
 
+from afterhack import embedded
 from afterhack.demo import demo_load
+from afterhack.errors import UserError
+from afterhack.serving import Sizing, gunicorn_command
 from workspaces.services import graphs_reconcile
 
 PR_SET_PDEATHSIG = 1
+# A log file is rotated at this size; the last LOG_BACKUPS rotated files are kept.
+LOG_MAX_BYTES = int(float(os.environ.get("AFTERHACK_LOG_MAX_MB", "10")) * 1024 * 1024)
+LOG_BACKUPS = 5
+# A child that dies more often than this within RESTART_WINDOW seconds is not started again.
+MAX_RESTARTS = 5
+RESTART_WINDOW = 60.0
+STORE_NAMES = {"postgres": "PostgreSQL", "falkordb": "FalkorDB"}
 
 
 class StopRequested(Exception):
@@ -43,6 +60,37 @@ def die_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def rotating_log(path: Path) -> logging.Logger:
+    """A logger that writes lines as they come to `path`, rotated at LOG_MAX_BYTES."""
+    logger = logging.getLogger(f"afterhack.childlog.{path.name}")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    if not logger.handlers:
+        handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+    return logger
+
+
+def copy_lines(pipe: IO[bytes], log: logging.Logger) -> None:
+    """Copies a child's output into its log until the child closes it."""
+    with pipe:
+        for line in iter(pipe.readline, b""):
+            log.info(line.decode("utf-8", "replace").rstrip("\n"))
+
+
+@dataclass
+class Child:
+    """A process the launcher started, how to start it again, and when it was restarted."""
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    restarts: list[float] = field(default_factory=list)
+
+
 class Command(BaseCommand):
     help = "Runs Afterhack: embedded stores, migrations, first user, demo workspace, Celery worker and web server."
 
@@ -53,7 +101,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
         die_with_parent()
-        self.children: list[tuple[str, subprocess.Popen[bytes], Path]] = []
+        self.children: list[Child] = []
         self.stopping = False
         self.supervising = False
         lock = self._single_launcher()
@@ -63,21 +111,24 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             graphs_reconcile()
             call_command("recover_corrections", verbosity=0)
+            sizing = self._sizing()
+            call_command("collectstatic", interactive=False, verbosity=0)
             login = self._first_user()
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
             if owner is not None and demo_load(owner=owner) is not None:
                 self.stdout.write("Loaded the demo workspace.")
-            env = self._child_env()
+            # The launcher's own connection is not needed while it supervises.
+            connections.close_all()
             if not options["no_worker"]:
                 self._spawn("worker", [sys.executable, "-m", "celery", "-A", "afterhack", "worker",
-                                       "--loglevel=INFO", "--concurrency=2", "--without-gossip",
-                                       "--without-mingle", "--without-heartbeat", "-B",
-                                       "-s", str(self._logs() / "celerybeat-schedule")], env)  # fmt: skip
+                                       "--loglevel=INFO", f"--concurrency={sizing.worker_concurrency}",
+                                       "--without-gossip", "--without-mingle", "--without-heartbeat", "-B",
+                                       "-s", str(self._logs() / "celerybeat-schedule")],
+                            self._child_env(pool=sizing.worker_pool))  # fmt: skip
             port = options["port"]
-            self._spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}",
-                                "--noreload", "--insecure", "--skip-checks"], env)  # fmt: skip
+            self._spawn("web", gunicorn_command(port=port, sizing=sizing), self._child_env(pool=sizing.web_pool))
             self._wait_healthy(port)
-            self._announce(port, login, time.monotonic() - started)
+            self._announce(port, login, time.monotonic() - started, sizing)
             self._supervise()
         except Exception as error:
             # Interrupted mid-step (a migration, a query), the step itself may fail on its way
@@ -139,7 +190,21 @@ class Command(BaseCommand):
         path.mkdir(parents=True, exist_ok=True)
         return path
 
-    def _child_env(self) -> dict[str, str]:
+    def _sizing(self) -> Sizing:
+        """The web server's size for this machine, refused in words if PostgreSQL could not serve it."""
+        try:
+            sizing = Sizing.from_env()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int"
+                )
+                self.max_connections, reserved = cursor.fetchone()
+            sizing.check_fits(self.max_connections, reserved)
+        except UserError as error:
+            raise CommandError(str(error)) from None
+        return sizing
+
+    def _child_env(self, *, pool: int) -> dict[str, str]:
         """The children use the stores this process leases rather than starting their own."""
         env = dict(os.environ)
         env.update(
@@ -147,6 +212,7 @@ class Command(BaseCommand):
             FALKORDB_URL=settings.SERVICES.falkordb_url,
             CELERY_BROKER_URL=settings.SERVICES.broker_url,
             AFTERHACK_DATA_DIR=str(settings.DATA_DIR),
+            AFTERHACK_DB_POOL_SIZE=str(pool),
             DJANGO_SETTINGS_MODULE="afterhack.settings",
             PYTHONUNBUFFERED="1",
         )
@@ -154,12 +220,21 @@ class Command(BaseCommand):
 
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
         log_path = self._logs() / f"{name}.log"
-        with open(log_path, "ab") as log:
-            child = subprocess.Popen(
-                command, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                cwd=settings.BASE_DIR, preexec_fn=die_with_parent,
-            )  # fmt: skip
-        self.children.append((name, child, log_path))
+        self.children.append(Child(name, command, env, self._start(name, command, env), log_path))
+
+    def _start(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Starts a child in a session of its own (a Ctrl-C reaches it only through this launcher)."""
+        process = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            cwd=settings.BASE_DIR, preexec_fn=die_with_parent, start_new_session=True,
+        )  # fmt: skip
+        # The web server's stdout is its access log; everything else goes to <name>.log.
+        out_log = rotating_log(self._logs() / ("access.log" if name == "web" else f"{name}.log"))
+        err_log = rotating_log(self._logs() / f"{name}.log")
+        for pipe, log in ((process.stdout, out_log), (process.stderr, err_log)):
+            assert pipe is not None
+            threading.Thread(target=copy_lines, args=(pipe, log), daemon=True, name=f"log-{name}").start()
+        return process
 
     def _wait_healthy(self, port: int) -> None:
         deadline = time.monotonic() + 60
@@ -174,11 +249,12 @@ class Command(BaseCommand):
             time.sleep(0.1)
         raise CommandError(f"The web server did not answer on port {port} within 60 s; see {self._logs() / 'web.log'}.")
 
-    def _announce(self, port: int, login: str, seconds: float) -> None:
+    def _announce(self, port: int, login: str, seconds: float, sizing: Sizing) -> None:
         self.stdout.write(
             "\n"
             f"  Afterhack is running at http://127.0.0.1:{port}/   (ready in {seconds:.1f} s)\n"
             f"  {login}\n"
+            f"  Serving with gunicorn: {sizing.describe(self.max_connections)}\n"
             f"  Data and logs: {settings.DATA_DIR}\n"
             "  Press Ctrl-C to stop.\n"
         )
@@ -193,28 +269,70 @@ class Command(BaseCommand):
             raise StopRequested
 
     def _check_children(self) -> None:
-        for name, child, log_path in self.children:
-            if child.poll() is not None and not self.stopping:
-                tail = log_path.read_text(errors="replace")[-3000:]
-                raise CommandError(f"The {name} process stopped (exit {child.returncode}). Its log ends:\n{tail}")
+        """During start-up a child that dies is fatal: it will not do better the second time."""
+        for child in self.children:
+            if child.process.poll() is not None and not self.stopping:
+                raise CommandError(
+                    f"The {child.name} process stopped (exit {child.process.returncode}). {self._tail(child)}"
+                )
+
+    def _tail(self, child: Child) -> str:
+        time.sleep(0.2)  # the log threads may still be copying its last words
+        return f"Its log ({child.log_path}) ends:\n{child.log_path.read_text(errors='replace')[-3000:]}"
 
     def _supervise(self) -> None:
         self.supervising = True
         if self.stopping:
             return
+        stores = embedded.EmbeddedServices.shared()
         while not self.stopping:
-            self._check_children()
+            self._heal_stores(stores)
+            self._heal_children()
             time.sleep(0.5)
         self.stdout.write("Stopping…")
 
-    def _stop_children(self) -> None:
-        for _, child, _ in self.children:
-            if child.poll() is None:
-                child.terminate()
-        deadline = time.monotonic() + 15
-        for _, child, _ in self.children:
+    def _say(self, words: str) -> None:
+        self.stdout.write(f"[{time.strftime('%H:%M:%S')}] {words}")
+        self.stdout.flush()
+
+    def _heal_stores(self, stores: embedded.EmbeddedServices) -> None:
+        """Starts an embedded server that died again, on the same data; the app reconnects by itself."""
+        for store in stores.stopped():
+            if self.stopping:
+                return
+            self._say(f"The embedded {STORE_NAMES[store]} server stopped unexpectedly; starting it again.")
+            began = time.monotonic()
             try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+                stores.restart(store)
+            except Exception as error:  # noqa: BLE001 - any failure: say it, try again on the next round
+                self._say(f"{STORE_NAMES[store]} did not start yet ({error}); trying again.")
+                time.sleep(1)
+                continue
+            self._say(f"{STORE_NAMES[store]} is back on the same data ({time.monotonic() - began:.1f} s).")
+
+    def _heal_children(self) -> None:
+        """Starts a child that died again, unless it keeps dying; then everything stops, with its log."""
+        for child in self.children:
+            if child.process.poll() is None or self.stopping:
+                continue
+            now = time.monotonic()
+            child.restarts = [t for t in child.restarts if now - t < RESTART_WINDOW] + [now]
+            if len(child.restarts) > MAX_RESTARTS:
+                raise CommandError(
+                    f"The {child.name} process stopped {MAX_RESTARTS} times within a minute; giving up. {self._tail(child)}"
+                )
+            self._say(f"The {child.name} process stopped (exit {child.process.returncode}); starting it again.")
+            child.process = self._start(child.name, child.command, child.env)
+
+    def _stop_children(self) -> None:
+        # SIGTERM: gunicorn lets requests in flight finish, Celery finishes its tasks (a warm shutdown).
+        for child in self.children:
+            if child.process.poll() is None:
+                child.process.terminate()
+        deadline = time.monotonic() + 25
+        for child in self.children:
+            try:
+                child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+                child.process.kill()
+                child.process.wait()

@@ -1,0 +1,75 @@
+"""A store that is down or saturated is answered 503 naming it: alike for pages, the API and /healthz."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import psycopg
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+from psycopg_pool import PoolTimeout, TooManyRequests
+
+from afterhack.graph import GraphUnavailable
+
+logger = logging.getLogger("afterhack.outages")
+
+API_PREFIX = "/api/"
+# Seconds a client should wait before trying again; the launcher restarts an embedded store in about one.
+RETRY_AFTER = 5
+# The header that tells the page's script which store is unavailable.
+STORE_HEADER = "Afterhack-Unavailable"
+
+STORE_WORDS = {
+    "postgres": "PostgreSQL (users, workspaces, the audit trail)",
+    "falkordb": "FalkorDB (the graph database)",
+}
+
+
+def store_outage(error: BaseException | None) -> str | None:
+    """'postgres' or 'falkordb' when `error` (or what caused it) means that store cannot answer now, else None."""
+    seen = 0
+    while error is not None and seen < 5:
+        if isinstance(error, GraphUnavailable):
+            return "falkordb"
+        if isinstance(error, (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)):
+            return "postgres"
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return None
+
+
+def outage_detail(store: str, error: BaseException) -> str:
+    """The sentence a person reads: which store, and whether it is down or only busy."""
+    busy = isinstance(error, (PoolTimeout, TooManyRequests)) or isinstance(
+        error.__cause__, (PoolTimeout, TooManyRequests)
+    )
+    state = "is too busy to answer (every connection is in use)" if busy else "is not answering"
+    return f"{STORE_WORDS[store]} {state}; try again in a few seconds."
+
+
+def unavailable_response(request: HttpRequest, store: str, error: BaseException) -> HttpResponse:
+    """503 naming the store: {"error": "unavailable"} under the API, a page in words elsewhere."""
+    detail = outage_detail(store, error)
+    logger.warning("%s unavailable on %s %s: %s", store, request.method, request.path, error)
+    if request.path.startswith(API_PREFIX):
+        response: HttpResponse = JsonResponse({"error": "unavailable", "detail": detail, "store": store}, status=503)
+    else:
+        # Rendered without the request: the context processors would reach for the store that is down.
+        page = loader.render_to_string("503.html", {"detail": detail})
+        response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    response[STORE_HEADER] = store
+    return response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's handler500: 503 naming the store when one is down, else the plain 500 (JSON under the API)."""
+    error = sys.exc_info()[1]
+    store = store_outage(error)
+    if store is not None and error is not None:
+        return unavailable_response(request, store, error)
+    if request.path.startswith(API_PREFIX):
+        detail = "Something went wrong on the server. Try again, and report it if it repeats."
+        return JsonResponse({"error": "internal_error", "detail": detail}, status=500)
+    return HttpResponse(loader.render_to_string("500.html"), status=500)
