@@ -246,3 +246,42 @@ def start_web_server(kind: str, env: dict[str, str]) -> tuple[subprocess.Popen[b
         server.kill()
         raise RuntimeError(f"the {kind} server did not become healthy within 60 s")
     return server, base_url
+
+
+# -- the benchmark ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadFigure:
+    server: str
+    report: LoadReport
+
+
+def bench_load(*, token: str, workspace_id: str, levels: list[int], seconds: float) -> list[LoadFigure]:
+    """The mixed workload at each level of concurrency, served by gunicorn and then by the development server."""
+    from django.conf import settings
+
+    env = {
+        "DATABASE_URL": settings.SERVICES.database_url,
+        "FALKORDB_URL": settings.SERVICES.falkordb_url,
+        "AFTERHACK_LOG_LEVEL": "WARNING",
+        "DJANGO_SETTINGS_MODULE": "afterhack.settings",
+    }
+    figures = []
+    # The development server as it would run without the launcher's sizing: a connection per request.
+    for kind, extra in (("gunicorn", {}), ("runserver", {"AFTERHACK_DB_POOL_SIZE": "0"})):
+        server, base_url = start_web_server(kind, {**env, **extra})
+        try:
+            target = Target(base_url, token, workspace_id)
+            # A short warm-up: workers import, pools fill, caches load.
+            run_load(target, clients=4, seconds=2)
+            for clients in levels:
+                figures.append(LoadFigure(kind, run_load(target, clients=clients, seconds=seconds)))
+                wait_healthy(base_url, seconds=30)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    return figures

@@ -40,11 +40,14 @@ def store_outage(error: BaseException | None) -> str | None:
 
 
 def outage_detail(store: str, error: BaseException) -> str:
-    """The sentence a person reads: which store, and whether it is down or only busy."""
-    busy = isinstance(error, (PoolTimeout, TooManyRequests)) or isinstance(
+    """The sentence a person reads: which store, and what went wrong with it."""
+    # A pool that gave no connection in time cannot tell a restarting server from a saturated one.
+    waited = isinstance(error, (PoolTimeout, TooManyRequests)) or isinstance(
         error.__cause__, (PoolTimeout, TooManyRequests)
     )
-    state = "is too busy to answer (every connection is in use)" if busy else "is not answering"
+    state = (
+        "gave no connection in time (it is restarting, or every connection is in use)" if waited else "is not answering"
+    )
     return f"{STORE_WORDS[store]} {state}; try again in a few seconds."
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 
 import pytest
 from django.test import override_settings
@@ -72,3 +74,59 @@ class BrokerTests:
             )
         finally:
             server.delete("ah-test-queue")
+
+
+def kill_client_running(command: str) -> bool:
+    """Breaks the connection of whichever client is running `command` on the real server, as a crash would."""
+    admin = graph.client().connection
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for entry in admin.client_list():
+            if entry.get("cmd", "").lower() == command:
+                admin.client_kill_filter(_id=entry["id"])
+                return True
+        time.sleep(0.005)
+    return False
+
+
+class ReconnectTests:
+    def test_a_write_whose_connection_breaks_mid_answer_is_never_sent_again(self, trio: Trio) -> None:
+        outcome: dict[str, object] = {}
+
+        def write() -> None:
+            try:
+                graph.query(trio.workspace, "UNWIND range(1, 3000000) AS i CREATE (:Bulk {i: i})")
+            except graph.GraphError as error:
+                outcome["error"] = error
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        assert kill_client_running("graph.query")
+        writer.join(timeout=120)
+        error = outcome.get("error")
+        assert isinstance(error, graph.GraphUnavailable), error
+        assert "before the write was confirmed" in str(error)
+        # The server finishes (or drops) the one write it got; a resend would have doubled it.
+        time.sleep(0.5)
+        written = graph.ro_query(trio.workspace, "MATCH (b:Bulk) RETURN count(b)")[0][0]
+        assert written in (0, 3_000_000)
+
+    def test_a_read_whose_connection_breaks_is_answered_on_a_new_one(self, trio: Trio) -> None:
+        slow = "UNWIND range(1, 20000000) AS i WITH i WHERE i % 7 = 123456789 RETURN count(i)"
+        answers: list[object] = []
+        reader = threading.Thread(target=lambda: answers.append(graph.ro_query(trio.workspace, slow)))
+        reader.start()
+        assert kill_client_running("graph.ro_query")
+        reader.join(timeout=120)
+        assert answers == [[[0]]]
+
+    def test_connections_left_from_a_server_that_restarted_are_replaced(self, trio: Trio) -> None:
+        graph.ro_query(trio.workspace, "RETURN 1")
+        admin = graph.client().connection
+        # Every connection but the one asking is cut, as a server restart would.
+        for entry in admin.client_list():
+            if entry.get("cmd", "").lower() != "client|list":
+                admin.client_kill_filter(_id=entry["id"])
+        time.sleep(1.1)
+        graph.query(trio.workspace, "CREATE (:Source {id: 'after-restart'})")
+        assert graph.ro_query(trio.workspace, "MATCH (s:Source {id: 'after-restart'}) RETURN count(s)") == [[1]]

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.test import Client
 
-from afterhack import graph
+from afterhack import graph, loadtest
 from agents import bench as agents_bench
 from claims import bench as claims_bench
 from corrections import bench as corrections_bench
@@ -37,8 +37,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
-            "--only", choices=["claims", "agents", "corrections"], help="run only one group of benchmarks"
+            "--only", choices=["claims", "agents", "corrections", "serving"], help="run only one group of benchmarks"
         )
+        parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
+        parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
         parser.add_argument(
             "--sizes",
             default="10000,100000,1000000",
@@ -66,6 +68,7 @@ class Command(BaseCommand):
                 "corrections": [
                     lambda: corrections_bench.bench_corrections(user, [int(n) for n in options["sizes"].split(",")])
                 ],
+                "serving": [lambda: self.bench_serving(user, options)],
             }
             chosen = [options["only"]] if options["only"] else list(groups)
             for run in [bench for name in chosen for bench in groups[name]]:
@@ -76,3 +79,26 @@ class Command(BaseCommand):
         finally:
             graph.graph_delete(workspace)
             graph.graph_delete(page_workspace)
+
+    def bench_serving(self, user: Any, options: dict[str, Any]) -> list[claims_bench.Figure]:
+        """Requests/s and latency percentiles of the mixed workload, gunicorn beside the development server."""
+        workspace = workspace_services.workspace_create(name="Benchmark load", creator=user)
+        _, token = workspace_services.token_issue(user=user, name="bench load")
+        levels = [int(n) for n in options["load_levels"].split(",")]
+        try:
+            runs = loadtest.bench_load(
+                token=token, workspace_id=str(workspace.id), levels=levels, seconds=options["load_seconds"]
+            )
+        finally:
+            graph.graph_delete(workspace)
+        return [
+            claims_bench.Figure(
+                f"{run.server}, {run.report.clients} clients",
+                run.report.requests / run.report.seconds,
+                "requests/s",
+                f"p50 {run.report.percentile(50):.0f} / p95 {run.report.percentile(95):.0f} / "
+                f"p99 {run.report.percentile(99):.0f} ms; errors: {run.report.server_errors} 5xx, "
+                f"{run.report.connection_errors} connection; {run.report.requests:,} requests",
+            )
+            for run in runs
+        ]

@@ -1,0 +1,179 @@
+"""`manage.py run` as a team meets it: gunicorn under 32 concurrent clients, stores killed under load, chunked bodies.
+
+One app is started for the module (fresh embedded stores in a temp data dir) and driven over
+real HTTP. Assertions are on errors and lost writes, never on timings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from afterhack import embedded
+from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
+from tests.afterhack.test_embedded import free_port, server_pids, start_app, store_env
+
+PASSWORD = "a team can lean on it"
+
+
+@dataclass
+class Served:
+    app: subprocess.Popen[str]
+    port: int
+    data_dir: Path
+    target: Target
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def api_json(url: str, *, token: str = "", body: dict[str, str] | None = None) -> dict:
+    headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers)  # noqa: S310 - loopback URLs of the test
+    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
+        return json.load(answer)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    data_dir = tmp_path_factory.mktemp("served") / "data"
+    env = store_env(data_dir) | {
+        "DJANGO_SUPERUSER_USERNAME": "lead",
+        "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
+        # Small log files, so that the load makes them rotate.
+        "AFTERHACK_LOG_MAX_MB": "0.05",
+        "AFTERHACK_LOG_LEVEL": "WARNING",
+    }
+    port = free_port()
+    app, _ = start_app(env, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        token = api_json(f"{base}/api/v1/auth/token", body={"username": "lead", "password": PASSWORD})["token"]
+        listing = api_json(f"{base}/api/v1/workspaces", token=token)
+        workspaces = listing["results"] if isinstance(listing, dict) else listing
+        yield Served(app, port, data_dir, Target(base, token, workspaces[0]["id"]))
+    finally:
+        app.send_signal(signal.SIGTERM)
+        output, _ = app.communicate(timeout=90)
+        assert app.returncode == 0, output
+        assert server_pids(data_dir) == []
+        embedded.wipe(data_dir)
+
+
+def store_pid(data_dir: Path, store: str) -> int:
+    pidfile = data_dir / "postgres" / "postmaster.pid" if store == "postgres" else data_dir / "falkordb" / "redis.pid"
+    return int(pidfile.read_text().split("\n", 1)[0])
+
+
+class ServingTests:
+    def test_it_serves_through_gunicorn(self, served: Served) -> None:
+        with urllib.request.urlopen(f"http://127.0.0.1:{served.port}/healthz", timeout=10) as answer:
+            assert answer.status == 200
+            assert answer.headers["Server"].startswith("gunicorn")
+
+    def test_it_serves_32_clients_with_no_error_and_no_lost_write(self, served: Served) -> None:
+        report = run_load(served.target, clients=32, seconds=20)
+        assert report.requests > 32, report.summary()
+        assert report.server_errors == 0, (report.summary(), report.unavailable_bodies[:3])
+        assert report.connection_errors == 0, report.summary()
+        assert report.created, "no source was created under load"
+        assert unreadable(served.target, report.created) == []
+
+    @pytest.mark.parametrize("store", ["falkordb", "postgres"])
+    def test_a_store_killed_under_load_comes_back_by_itself(self, served: Served, store: str) -> None:
+        reports: list[LoadReport] = []
+        load = threading.Thread(target=lambda: reports.append(run_load(served.target, clients=32, seconds=20)))
+        load.start()
+        time.sleep(6)
+        killed = store_pid(served.data_dir, store)
+        os.kill(killed, signal.SIGKILL)
+        # Back without anyone restarting `make run`: the launcher starts the server on the same data.
+        assert wait_healthy(served.base_url, seconds=60)
+        assert store_pid(served.data_dir, store) != killed
+        load.join(timeout=240)
+        report = reports[0]
+        assert report.connection_errors == 0, report.summary()
+        # While the store was down, requests that needed it were answered 503 naming it; nothing else failed.
+        assert report.server_errors == report.outcomes["503"], report.summary()
+        assert all(b == b | {"error": "unavailable", "store": store} for b in report.unavailable_bodies)
+        assert report.created, "no source was created under load"
+        assert unreadable(served.target, report.created) == []
+
+    def test_a_web_server_that_dies_is_started_again(self, served: Served) -> None:
+        masters = [pid for pid in gunicorn_pids(served.port) if parent_of(pid) == served.app.pid]
+        assert len(masters) == 1
+        os.kill(masters[0], signal.SIGKILL)
+        time.sleep(0.5)
+        assert wait_healthy(served.base_url, seconds=60)
+        assert [pid for pid in gunicorn_pids(served.port) if parent_of(pid) == served.app.pid] != masters
+
+    def test_a_chunked_body_is_read_and_the_connection_stays_usable(self, served: Served) -> None:
+        body = json.dumps({"username": "lead", "password": PASSWORD}).encode()
+        chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:10], body[10:])) + b"0\r\n\r\n"
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as raw:
+            raw.sendall(
+                b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n" + chunks
+            )
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answers = read_responses(raw, 2)
+        assert answers[0][0] == 200 and "token" in json.loads(answers[0][1])
+        assert answers[1][0] == 200 and json.loads(answers[1][1])["status"] == "ok"
+
+    def test_its_logs_rotate(self, served: Served) -> None:
+        logs = served.data_dir / "logs"
+        assert (logs / "access.log.1").exists()
+        assert (logs / "access.log").stat().st_size <= 0.05 * 1024 * 1024 + 4096
+
+
+def gunicorn_pids(port: int) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if "gunicorn" in cmdline and f"127.0.0.1:{port}" in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
+def parent_of(pid: int) -> int:
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def read_responses(raw: socket.socket, count: int) -> list[tuple[int, bytes]]:
+    """`count` HTTP/1.1 responses with Content-Length bodies, read from one connection."""
+    buffer, answers = b"", []
+    while len(answers) < count:
+        while b"\r\n\r\n" not in buffer:
+            data = raw.recv(65536)
+            if not data:
+                raise AssertionError(f"the connection closed after {len(answers)} answers")
+            buffer += data
+        head, buffer = buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+        length = int(headers.get("content-length", "0"))
+        while len(buffer) < length:
+            buffer += raw.recv(65536)
+        answers.append((int(lines[0].split()[1]), buffer[:length]))
+        buffer = buffer[length:]
+    return answers
