@@ -9,6 +9,7 @@ import psycopg
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from kombu.exceptions import OperationalError as KombuOperationalError
 from psycopg_pool import PoolTimeout, TooManyRequests
 
 from afterhack.graph import GraphUnavailable
@@ -24,17 +25,20 @@ STORE_HEADER = "Afterhack-Unavailable"
 STORE_WORDS = {
     "postgres": "PostgreSQL (users, workspaces, the audit trail)",
     "falkordb": "FalkorDB (the graph database)",
+    "broker": "The task queue (Celery's broker, by default on the FalkorDB server)",
 }
 
 
 def store_outage(error: BaseException | None) -> str | None:
-    """'postgres' or 'falkordb' when `error` (or what caused it) means that store cannot answer now, else None."""
+    """'postgres', 'falkordb' or 'broker' when `error` (or what caused it) means that store cannot answer now."""
     seen = 0
     while error is not None and seen < 5:
         if isinstance(error, GraphUnavailable):
             return "falkordb"
         if isinstance(error, (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)):
             return "postgres"
+        if isinstance(error, KombuOperationalError):
+            return "broker"
         error, seen = error.__cause__ or error.__context__, seen + 1
     return None
 

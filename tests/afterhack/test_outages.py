@@ -152,3 +152,35 @@ class ChunkedBodyTests:
     def test_it_leaves_a_request_with_a_length_alone(self) -> None:
         environ = {"CONTENT_LENGTH": "3", "wsgi.input": io.BytesIO(b"abc"), "wsgi.input_terminated": True}
         assert self.seen_by_django(environ) == {"length": "3", "body": b"abc"}
+
+
+def forget_broker_connections(app: Any) -> None:
+    """Drops the Celery app's broker connections, so the next publish connects to the broker now configured."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.mark.django_db(transaction=True)
+class BrokerOutageTests:
+    def test_asking_the_agent_names_the_task_queue_when_it_cannot_be_reached(self, trio: Trio, tmp_path: Path) -> None:
+        from afterhack.celery import app
+
+        saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "broker_connection_timeout")}
+        app.conf.update(
+            task_always_eager=False,
+            broker_url=f"redis+socket://{tmp_path}/no-broker.sock",
+            broker_connection_timeout=0.5,
+            task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.1},
+        )
+        forget_broker_connections(app)
+        try:
+            response = api_for(trio.reviewer).post(
+                f"/workspaces/{trio.workspace.id}/ask", {"question": "When is the launch?"}
+            )
+        finally:
+            app.conf.update(saved)
+            forget_broker_connections(app)
+        assert response.status_code == 503
+        body = response.json()
+        assert body == body | {"error": "unavailable", "store": "broker"}
+        assert "task queue" in body["detail"]

@@ -6,6 +6,12 @@ document.addEventListener("htmx:responseError", function (event) {
     404: "That is no longer there, or it is not shared with you.",
     409: "Someone changed this in the meantime; reload the page and try again.",
   }[status] || "The server could not do this (" + status + "). Try again, and tell an administrator if it repeats.";
+  // A store that is down is named by the server; it is restarted by itself.
+  var store = event.detail.xhr.getResponseHeader("Afterhack-Unavailable");
+  if (status === 503 && store) {
+    words = ({postgres: "PostgreSQL", falkordb: "The graph database (FalkorDB)", broker: "The task queue"}[store] || store) +
+      " is not answering right now; it restarts by itself. Try again in a few seconds.";
+  }
   var box = document.getElementById("messages");
   if (!box) return;
   var line = document.createElement("p");
@@ -58,4 +64,11 @@ document.addEventListener("mouseup", function () {
   if (!chosen.trim()) return;
   quote.value = chosen;
   start.value = Array.from(before.toString()).length;
+});
+
+// Forms that ask before they are sent name their question in data-confirm (the
+// Content-Security-Policy refuses inline onsubmit handlers).
+document.addEventListener("submit", function (event) {
+  var question = event.target.dataset && event.target.dataset.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
 });
