@@ -60,7 +60,9 @@ def screenshot(page: Any, name: str) -> Path:
 
 def settled(page: Any) -> None:
     """Waits until htmx has swapped and settled (its new content has its listeners)."""
-    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
+    # A function, not an expression: Playwright evaluates an expression with eval(), which the
+    # pages' Content-Security-Policy refuses.
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
 
 
 @pytest.fixture
