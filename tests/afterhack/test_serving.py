@@ -11,8 +11,10 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ import pytest
 
 from afterhack import embedded
 from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
-from tests.afterhack.test_embedded import free_port, server_pids, start_app, store_env
+from tests.afterhack.test_embedded import ROOT, free_port, server_pids, start_app, store_env
 
 PASSWORD = "a team can lean on it"
 
@@ -177,3 +179,54 @@ def read_responses(raw: socket.socket, count: int) -> list[tuple[int, bytes]]:
         answers.append((int(lines[0].split()[1]), buffer[:length]))
         buffer = buffer[length:]
     return answers
+
+
+HOLD_STORES = """
+import json, time
+from afterhack import embedded
+urls = embedded.service_urls()
+print(json.dumps({"database_url": urls.database_url, "falkordb_url": urls.falkordb_url}), flush=True)
+time.sleep(600)
+"""
+
+
+def health_of(port: int) -> dict[str, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as answer:
+            return dict(json.load(answer))
+    except urllib.error.HTTPError as error:
+        return dict(json.load(error))
+
+
+class ExternalStoreTests:
+    def test_it_reconnects_to_external_stores_that_come_back(self, tmp_path: Path) -> None:
+        """Stores named by DATABASE_URL / FALKORDB_URL are not the launcher's to restart; once back, they are used again."""
+        stores_dir, app_dir = tmp_path / "stores", tmp_path / "app"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_STORES], env=store_env(stores_dir), cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        app = None
+        try:
+            assert holder.stdout is not None
+            urls = json.loads(holder.stdout.readline())
+            env = store_env(app_dir) | {"DATABASE_URL": urls["database_url"], "FALKORDB_URL": urls["falkordb_url"]}
+            port = free_port()
+            app, _ = start_app(env, port)
+            stores = embedded.EmbeddedServices(stores_dir)
+            for store in ("falkordb", "postgres"):
+                os.kill(store_pid(stores_dir, store), signal.SIGKILL)
+                time.sleep(3)
+                # Nobody restarts it: the app says so, truthfully, and keeps running.
+                report = health_of(port)
+                assert report == report | {"status": "unavailable", store: "down"}
+                assert app.poll() is None
+                stores.restart(store)
+                assert wait_healthy(f"http://127.0.0.1:{port}", seconds=60)
+        finally:
+            if app is not None:
+                app.send_signal(signal.SIGTERM)
+                app.communicate(timeout=90)
+            holder.kill()
+            holder.wait()
+            embedded.wipe(stores_dir)
+            embedded.wipe(app_dir)
