@@ -227,6 +227,18 @@ def wait_healthy(base_url: str, *, seconds: float = 60) -> bool:
     return False
 
 
+def server_env() -> dict[str, str]:
+    """The environment of a web server on this process's stores, quiet in its logs."""
+    from django.conf import settings
+
+    return {
+        "DATABASE_URL": settings.SERVICES.database_url,
+        "FALKORDB_URL": settings.SERVICES.falkordb_url,
+        "AFTERHACK_LOG_LEVEL": "WARNING",
+        "DJANGO_SETTINGS_MODULE": "afterhack.settings",
+    }
+
+
 def start_web_server(kind: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     """The app served by gunicorn as `make run` serves it, or by Django's development server; waits until healthy."""
     from afterhack.serving import Sizing, gunicorn_command
@@ -259,14 +271,7 @@ class LoadFigure:
 
 def bench_load(*, token: str, workspace_id: str, levels: list[int], seconds: float) -> list[LoadFigure]:
     """The mixed workload at each level of concurrency, served by gunicorn and then by the development server."""
-    from django.conf import settings
-
-    env = {
-        "DATABASE_URL": settings.SERVICES.database_url,
-        "FALKORDB_URL": settings.SERVICES.falkordb_url,
-        "AFTERHACK_LOG_LEVEL": "WARNING",
-        "DJANGO_SETTINGS_MODULE": "afterhack.settings",
-    }
+    env = server_env()
     figures = []
     # The development server as it would run without the launcher's sizing: a connection per request.
     for kind, extra in (("gunicorn", {}), ("runserver", {"AFTERHACK_DB_POOL_SIZE": "0"})):

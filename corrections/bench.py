@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
 import urllib.request
 import uuid
 from typing import Any
 
-from django.conf import settings
-
-from afterhack import graph
+from afterhack import graph, loadtest
 from afterhack.clock import now_iso
 from claims.bench import Figure
 from corrections import graph as corrections_graph
@@ -135,31 +129,10 @@ def ping_floor() -> float:
     return statistics.median(times) * 1_000_000
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    services_urls = settings.SERVICES
-    env = {"DATABASE_URL": services_urls.database_url, "FALKORDB_URL": services_urls.falkordb_url, "AFTERHACK_LOG_LEVEL": "WARNING",
-           "DJANGO_SETTINGS_MODULE": "afterhack.settings"}  # fmt: skip
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"],
-        env={**os.environ, **env}, cwd=settings.BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(f"{base}/healthz", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    return server, base
-
-
 def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
     rng = random.Random(7)
     _, token = workspace_services.token_issue(user=user, name="bench")
-    server, base = start_server()
+    server, base = loadtest.start_web_server("gunicorn", loadtest.server_env())
     figures = [Figure("PING to the FalkorDB server (the floor)", ping_floor(), "µs", "median of 200, unix socket")]
     try:
         for size in sizes:
@@ -178,7 +151,7 @@ def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
                     applies,
                     f"graph round-trips per apply: {statistics.median(trips):.0f} (median)",
                 ),
-                (f"{label}: preview over HTTP", http_previews, "runserver on loopback, bearer token"),
+                (f"{label}: preview over HTTP", http_previews, "gunicorn on loopback, bearer token"),
                 (f"{label}: apply over HTTP", http_applies, "intent row + one graph write + audit row"),
                 (
                     f"{label}: naive apply (a query per step)",
