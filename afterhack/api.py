@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -14,28 +14,33 @@ from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
 from ninja import NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
-from pydantic import AfterValidator
 
 from afterhack.errors import UserError
 from afterhack.graph import GraphError
-from afterhack.ids import is_storable
+from afterhack.schemas import ErrorOut, Text, describe_validation_errors
 from workspaces import services as workspace_services
 from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
 
-
-def _no_nul(value: str) -> str:
-    if not is_storable(value):
-        raise ValueError("must not contain NUL characters or invalid Unicode")
-    return value
-
-
-# Every string the API accepts: PostgreSQL cannot store NUL, so it is refused up front.
-Text = Annotated[str, AfterValidator(_no_nul)]
-
+__all__ = ["ApiError", "ErrorOut", "Text", "api", "error_response"]
 
 logger = logging.getLogger("afterhack.api")
+
+
+class UnsupportedMediaType(Exception):
+    """A request body that is not sent as JSON."""
+
+
+class JsonBodies(Parser):
+    """Request bodies are JSON, and only JSON: a body of another media type is refused, not guessed at."""
+
+    def parse_body(self, request: HttpRequest) -> Any:
+        media_type = (request.content_type or "").lower()
+        if media_type != "application/json" and not media_type.endswith("+json"):
+            raise UnsupportedMediaType(media_type or "no Content-Type")
+        return super().parse_body(request)
 
 
 class BearerToken(HttpBearer):
@@ -73,7 +78,23 @@ def docs_policy() -> dict[str, Any]:
     return policy
 
 
-api = NinjaAPI(
+class JsonApi(NinjaAPI):
+    """The API, whose OpenAPI document also says what JsonBodies does: a body that is not JSON gets 415."""
+
+    def get_openapi_schema(self, *, path_prefix: str | None = None, path_params: Any = None) -> Any:
+        document = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        refused = {
+            "description": "Unsupported Media Type: the body was not sent as application/json",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+        }
+        for item in document["paths"].values():
+            for operation in item.values():
+                if "requestBody" in operation:
+                    operation["responses"].setdefault(415, refused)
+        return document
+
+
+api = JsonApi(
     title="Afterhack API",
     version="1",
     urls_namespace="api",
@@ -81,6 +102,7 @@ api = NinjaAPI(
     docs_url="/docs",
     docs_decorator=csp_override(docs_policy()),
     openapi_url="/openapi.json",
+    parser=JsonBodies(),
 )
 
 
@@ -90,11 +112,6 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
         super().__init__(detail)
         self.status, self.code, self.detail, self.extra = status, code, detail, extra
-
-
-class ErrorOut(Schema):
-    error: str
-    detail: str
 
 
 def error_response(request: HttpRequest, status: int, code: str, detail: str, **extra: Any) -> HttpResponse:
@@ -171,14 +188,20 @@ def workspace_gate(request: HttpRequest) -> HttpResponse | None:
 
 @api.exception_handler(ValidationError)
 def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    # An input schema answers its own error code in words (afterhack.schemas.Input); the rest is invalid_input.
+    refused = next((e for e in exc.errors if e.get("ctx", {}).get("refused")), None)
+    code, detail = (refused["type"], refused["msg"]) if refused else ("invalid_input", None)
     return workspace_gate(request) or error_response(
-        request, 422, "invalid_input", describe_validation_errors(exc.errors)
+        request, 422, code, detail or describe_validation_errors(exc.errors)
     )
 
 
 @api.exception_handler(HttpError)
 def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     detail = str(exc.message)
+    if isinstance(exc.__cause__, UnsupportedMediaType):
+        words = f"Send the request body as JSON, with 'Content-Type: application/json' (not {exc.__cause__})."
+        return workspace_gate(request) or error_response(request, 415, "unsupported_media_type", words)
     if exc.status_code == 400:
         words = "The request body is not valid JSON." if "parse request body" in detail else detail
         code = "invalid_input"
@@ -202,24 +225,6 @@ def _is_utf8(body: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
-    """Pydantic's errors as one sentence a person can act on."""
-    parts = []
-    for error in errors[:5]:
-        location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
-        where = ".".join(location) or "the request body"
-        message = str(error.get("msg", "is invalid"))
-        if error.get("type") == "json_invalid":
-            parts.append("The request body is not valid JSON.")
-        elif error.get("type") == "missing" and not location:
-            parts.append("The request body must be a JSON object.")
-        elif error.get("type") == "missing":
-            parts.append(f"'{where}' is required.")
-        else:
-            parts.append(f"'{where}': {message}.")
-    return " ".join(dict.fromkeys(parts)) or "The request is not valid."
 
 
 class TokenIn(Schema):

@@ -2,50 +2,186 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
+from pydantic import BaseModel, ConfigDict
 
-from afterhack.api import ErrorOut
 from afterhack.clock import STALLED_ERROR
+from afterhack.pagination import Page, PageIn
+from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from agents import graph as agents_graph
-from agents import services
+from agents import selectors, services
+from agents.statuses import ActionStatus, DecisionStatus, Origin
+from claims.statuses import JobStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["agent, decisions and actions"])
 
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+# -- requests -------------------------------------------------------------------------------------------
+
+Title = Annotated[
+    Words,
+    Field(max_length=services.MAX_TITLE_CHARS),
+    Refuse(words=f"It needs a title: text of at most {services.MAX_TITLE_CHARS} characters, without NUL characters."),
+]
+
+Justifications = Annotated[
+    list[Annotated[list[Id], Field(min_length=1, max_length=services.MAX_SUPPORTS)]],
+    Field(
+        min_length=1,
+        max_length=services.MAX_SUPPORTS,
+        description=f"Each inner list is one justification: the claims or decisions that together suffice "
+        f"(at most {services.MAX_SUPPORTS} ids in all).",
+    ),
+    Refuse(
+        "invalid_support",
+        "“justifications” must be a non-empty list of justifications, each a non-empty list of claim or decision ids.",
+    ),
+]
 
 
-class AskIn(Schema):
-    question: Any = None
+class AskIn(Input):
+    question: Annotated[
+        Words,
+        Field(max_length=services.MAX_QUESTION_CHARS),
+        Refuse(
+            words=f"Ask a question: it must be text, not empty, at most {services.MAX_QUESTION_CHARS:,} characters.",
+            missing="Ask a question: it is empty.",
+        ),
+    ]
 
 
-class DecisionIn(Schema):
-    title: Any = None
-    rationale: Any = None
-    justifications: Any = None
+class DecisionIn(Input):
+    title: Title
+    rationale: Annotated[
+        Text | None,
+        Field(max_length=services.MAX_RATIONALE_CHARS),
+        Refuse(words=f"A rationale must be text of at most {services.MAX_RATIONALE_CHARS:,} characters (or left out)."),
+    ] = None
+    justifications: Justifications
 
 
-class ActionIn(Schema):
-    title: Any = None
-    decision_ids: Any = None
+class RejustifyIn(Input):
+    justifications: Justifications
 
 
-class ActionStatusIn(Schema):
-    status: Any = None
+class ActionIn(Input):
+    title: Title
+    decision_ids: Annotated[
+        list[Id],
+        Field(min_length=1, max_length=services.MAX_SUPPORTS, description="It depends on all of them."),
+        Refuse(
+            "invalid_support", f"An action needs “decision_ids”: a list of 1 to {services.MAX_SUPPORTS} decision ids."
+        ),
+    ]
 
 
-class StatusFilter(Schema):
-    status: str = ""
+class ActionStatusIn(Input):
+    status: Annotated[
+        Literal[ActionStatus.DONE, ActionStatus.CANCELLED],
+        Refuse(words="An action can be marked “done” or “cancelled”."),
+    ]
+
+
+class DecisionFilter(PageIn):
+    status: Annotated[
+        DecisionStatus | None,
+        Refuse(words="“status” must be one of: supported, needs_review."),
+    ] = None
+
+
+class ActionFilter(PageIn):
+    status: Annotated[
+        ActionStatus | None,
+        Refuse(words="“status” must be one of: pending, held, done, cancelled."),
+    ] = None
+
+
+# -- answers --------------------------------------------------------------------------------------------
+
+
+class DecisionOut(Schema):
+    id: IdOut
+    title: str
+    status: DecisionStatus
+    review_reason: str | None = Field(description="Why it needs review, when it does.")
+    justifications: list[list[IdOut]]
+    rationale: str
+    origin: Origin | None
+    run_id: IdOut | None = Field(description="The agent's run that made it, if any.")
+    action_ids: list[IdOut]
+    created_at: Timestamp
+    dismissed: bool = Field(description="Taken out of the review queue; its actions were cancelled.")
+
+
+class ActionOut(Schema):
+    id: IdOut
+    title: str
+    status: ActionStatus
+    decision_ids: list[IdOut]
+    origin: Origin | None
+
+
+class TrajectoryEventOut(BaseModel):
+    """One step of a run; each kind carries its own details (query, claim_id, error…)."""
+
+    # A plain pydantic model: ninja's Schema reads attributes, which would drop the details.
+    model_config = ConfigDict(extra="allow")
+
+    step: int
+    kind: str = Field(
+        description="search, retrieve, retrieve_refused, tool_error, model_call, handoff, verdict, dropped, "
+        "actions_withheld or failed."
+    )
+
+
+class TokensOut(Schema):
+    prompt: int
+    completion: int
+
+
+class RunOut(Schema):
+    id: IdOut
+    status: JobStatus
+    question: str
+    searched_claim_ids: list[IdOut]
+    retrieved_claim_ids: list[IdOut]
+    decision: DecisionOut | None
+    actions: list[ActionOut]
+    error: str | None = Field(description="Why it failed, in words.")
+    agent: str = Field(description="model, or offline when no model is configured.")
+    model: str | None
+    model_calls: int
+    tokens: TokensOut
+    dropped: list[TrajectoryEventOut] = Field(description="Citations refused: not both searched and retrieved.")
+    trajectory: list[TrajectoryEventOut]
+    created_at: Timestamp
+    finished_at: Timestamp | None
+
+
+class RunSummaryOut(Schema):
+    id: IdOut
+    status: JobStatus
+    question: str
+    agent: str
+    model: str | None
+    error: str | None
+    decision_id: IdOut | None
+    created_at: Timestamp
+    finished_at: Timestamp | None
+
+
+class RunStartedOut(Schema):
+    run_id: IdOut
 
 
 def decision_out(decision: agents_graph.Decision) -> dict[str, Any]:
     return {
         "id": decision.id, "title": decision.title, "status": decision.status, "review_reason": decision.review_reason,
-        "justifications": decision.justifications, "rationale": decision.rationale, "origin": decision.origin,
+        "justifications": decision.justifications, "rationale": decision.rationale or "", "origin": decision.origin,
         "run_id": decision.run_id, "action_ids": decision.action_ids, "created_at": decision.created_at,
         "dismissed": decision.dismissed_at is not None,
     }  # fmt: skip
@@ -61,14 +197,17 @@ def action_out(action: agents_graph.Action) -> dict[str, Any]:
     }
 
 
-def run_out(workspace: Any, run: agents_graph.Run) -> dict[str, Any]:
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
-    actions = [a for aid in run.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
-    trajectory = run.trajectory
+def run_status(run: agents_graph.Run) -> str:
+    return JobStatus.FAILED if run.stalled else run.status
+
+
+def run_out(outcome: selectors.RunOutcome) -> dict[str, Any]:
+    run, trajectory = outcome.run, outcome.run.trajectory
     return {
-        "id": run.id, "status": "failed" if run.stalled else run.status, "question": run.question,
+        "id": run.id, "status": run_status(run), "question": run.question,
         "searched_claim_ids": run.searched_claim_ids, "retrieved_claim_ids": run.retrieved_claim_ids,
-        "decision": decision_out(decision) if decision else None, "actions": [action_out(a) for a in actions],
+        "decision": decision_out(outcome.decision) if outcome.decision else None,
+        "actions": [action_out(a) for a in outcome.actions],
         "error": STALLED_ERROR if run.stalled else run.error, "agent": run.agent, "model": run.model or None,
         "model_calls": trajectory.get("model_calls", 0),
         "tokens": {"prompt": trajectory.get("prompt_tokens", 0), "completion": trajectory.get("completion_tokens", 0)},
@@ -78,26 +217,45 @@ def run_out(workspace: Any, run: agents_graph.Run) -> dict[str, Any]:
     }  # fmt: skip
 
 
-@router.post("/{ws_id}/ask", response={202: dict, **ERRORS})
-def ask(request: HttpRequest, ws_id: str, payload: AskIn) -> Any:
+def run_summary_out(run: agents_graph.Run) -> dict[str, Any]:
+    return {
+        "id": run.id, "status": run_status(run), "question": run.question, "agent": run.agent,
+        "model": run.model or None, "error": STALLED_ERROR if run.stalled else run.error,
+        "decision_id": run.decision_id, "created_at": run.created_at, "finished_at": run.finished_at,
+    }  # fmt: skip
+
+
+# -- operations -----------------------------------------------------------------------------------------
+
+
+@router.post("/{ws_id}/ask", response={202: RunStartedOut, **errors(401, 403, 404, 422, 503)})
+def ask(request: HttpRequest, ws_id: PathId, payload: AskIn) -> Any:
     """Starts a run of the agent on a question; poll GET /runs/{run_id}."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return Status(202, {"run_id": services.ask(workspace=workspace, question=payload.question, actor=request.user)})
 
 
-@router.get("/{ws_id}/runs/{run_id}", response={200: dict, **ERRORS})
-def run_detail(request: HttpRequest, ws_id: str, run_id: str) -> Any:
+@router.get("/{ws_id}/runs", response={200: Page[RunSummaryOut], **errors(401, 404, 422, 503)})
+def run_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
+    """The agent's runs, newest first (GET /runs/{run_id} has a run's whole trajectory)."""
+    workspace = get_workspace_for_user(request.user, ws_id)
+    return selectors.runs_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(run_summary_out)
+
+
+@router.get("/{ws_id}/runs/{run_id}", response={200: RunOut, **errors(401, 404, 503)})
+def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId) -> Any:
     """A run: its status, what it searched and retrieved, its decision and actions, or why it failed."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
-    if run is None:
+    outcome = selectors.run_outcome(workspace=workspace, run_id=run_id)
+    if outcome is None:
         raise services.RunNotFound("No such run in this workspace.")
-    return run_out(workspace, run)
+    return run_out(outcome)
 
 
-@router.post("/{ws_id}/decisions", response={201: dict, **ERRORS})
-def decision_create(request: HttpRequest, ws_id: str, payload: DecisionIn) -> Any:
-    """A decision; each inner list of `justifications` is a set of claims/decisions that together suffice."""
+@router.post("/{ws_id}/decisions", response={201: DecisionOut, **errors(401, 403, 404, 422, 503)})
+def decision_create(request: HttpRequest, ws_id: PathId, payload: DecisionIn) -> Any:
+    """A decision; each inner list of `justifications` is a set of claims/decisions that together suffice.
+    422 invalid_support if one of them is missing, or is not a current claim or a supported decision."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     decision = services.decision_add(
         workspace=workspace, title=payload.title, rationale=payload.rationale,
@@ -106,23 +264,27 @@ def decision_create(request: HttpRequest, ws_id: str, payload: DecisionIn) -> An
     return Status(201, decision_out(decision))
 
 
-@router.get("/{ws_id}/decisions", response={200: list[dict], **ERRORS})
-def decision_list(request: HttpRequest, ws_id: str, filters: Query[StatusFilter]) -> Any:
+@router.get("/{ws_id}/decisions", response={200: Page[DecisionOut], **errors(401, 404, 422, 503)})
+def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFilter]) -> Any:
     """Decisions, newest first; ?status=needs_review for the review queue."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return [decision_out(d) for d in agents_graph.decision_list(workspace=workspace, status=filters.status)]
+    decisions = selectors.decisions_page(
+        workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
+    )
+    return decisions.answer(decision_out)
 
 
-@router.get("/{ws_id}/decisions/{decision_id}", response={200: dict, **ERRORS})
-def decision_detail(request: HttpRequest, ws_id: str, decision_id: str) -> Any:
+@router.get("/{ws_id}/decisions/{decision_id}", response={200: DecisionOut, **errors(401, 404, 503)})
+def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
     """One decision."""
     workspace = get_workspace_for_user(request.user, ws_id)
     return decision_out(services.decision_get(workspace=workspace, decision_id=decision_id))
 
 
-@router.post("/{ws_id}/actions", response={201: dict, **ERRORS})
-def action_create(request: HttpRequest, ws_id: str, payload: ActionIn) -> Any:
-    """An action depending on all the listed decisions."""
+@router.post("/{ws_id}/actions", response={201: ActionOut, **errors(401, 403, 404, 409, 422, 503)})
+def action_create(request: HttpRequest, ws_id: PathId, payload: ActionIn) -> Any:
+    """An action depending on all the listed decisions (held at once if one of them needs review);
+    409 if one of them was dismissed."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     action = services.action_add(
         workspace=workspace, title=payload.title, decision_ids=payload.decision_ids, actor=request.user
@@ -130,39 +292,43 @@ def action_create(request: HttpRequest, ws_id: str, payload: ActionIn) -> Any:
     return Status(201, action_out(action))
 
 
-@router.get("/{ws_id}/actions", response={200: list[dict], **ERRORS})
-def action_list(request: HttpRequest, ws_id: str, filters: Query[StatusFilter]) -> Any:
+@router.get("/{ws_id}/actions", response={200: Page[ActionOut], **errors(401, 404, 422, 503)})
+def action_list(request: HttpRequest, ws_id: PathId, filters: Query[ActionFilter]) -> Any:
     """Actions, newest first; ?status=held for those waiting on a review."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return [action_out(a) for a in agents_graph.action_list(workspace=workspace, status=filters.status)]
+    actions = selectors.actions_page(
+        workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
+    )
+    return actions.answer(action_out)
 
 
-@router.get("/{ws_id}/actions/{action_id}", response={200: dict, **ERRORS})
-def action_detail(request: HttpRequest, ws_id: str, action_id: str) -> Any:
+@router.get("/{ws_id}/actions/{action_id}", response={200: ActionOut, **errors(401, 404, 503)})
+def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId) -> Any:
     """One action."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    action = selectors.action_get(workspace=workspace, action_id=action_id)
     if action is None:
         raise services.ActionNotFound("No such action in this workspace.")
     return action_out(action)
 
 
-@router.post("/{ws_id}/actions/{action_id}/status", response={200: dict, **ERRORS})
-def action_mark(request: HttpRequest, ws_id: str, action_id: str, payload: ActionStatusIn) -> Any:
-    """Marks an action done or cancelled; 409 if it is held (a decision it depends on needs review)."""
+@router.post("/{ws_id}/actions/{action_id}/status", response={200: ActionOut, **errors(401, 403, 404, 409, 422, 503)})
+def action_mark(request: HttpRequest, ws_id: PathId, action_id: PathId, payload: ActionStatusIn) -> Any:
+    """Marks an action done or cancelled; 409 if it is held (a decision it depends on needs review) or
+    already done or cancelled."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return action_out(
         services.action_mark(workspace=workspace, action_id=action_id, status=payload.status, actor=request.user)
     )
 
 
-class RejustifyIn(Schema):
-    justifications: Any = None
-
-
-@router.post("/{ws_id}/decisions/{decision_id}/justifications", response={200: dict, **ERRORS})
-def decision_rejustify(request: HttpRequest, ws_id: str, decision_id: str, payload: RejustifyIn) -> Any:
-    """New justifications for a decision needing review: it is supported again, its held actions pending."""
+@router.post(
+    "/{ws_id}/decisions/{decision_id}/justifications",
+    response={200: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
+)
+def decision_rejustify(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: RejustifyIn) -> Any:
+    """New justifications for a decision needing review: it is supported again, its held actions pending.
+    409 if it does not need review; 422 invalid_support as for a new decision, or if it would rest on itself."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     decision = services.decision_rejustify(
         workspace=workspace, decision_id=decision_id, justifications=payload.justifications, actor=request.user
@@ -170,8 +336,9 @@ def decision_rejustify(request: HttpRequest, ws_id: str, decision_id: str, paylo
     return decision_out(decision)
 
 
-@router.post("/{ws_id}/decisions/{decision_id}/dismiss", response={200: dict, **ERRORS})
-def decision_dismiss(request: HttpRequest, ws_id: str, decision_id: str) -> Any:
-    """Takes a decision needing review out of the queue; the actions depending on it are cancelled."""
+@router.post("/{ws_id}/decisions/{decision_id}/dismiss", response={200: DecisionOut, **errors(401, 403, 404, 409, 503)})
+def decision_dismiss(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
+    """Takes a decision needing review out of the queue; the actions depending on it are cancelled.
+    409 if it is not waiting for review."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return decision_out(services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user))

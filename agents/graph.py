@@ -12,6 +12,7 @@ from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
+from claims.graph import after_params, keyset
 
 SUPPORTING_CLAIM = "current"
 SUPPORTING_DECISION = "supported"
@@ -207,21 +208,34 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
     return _decision(rows[0]) if rows else None
 
 
+DECISION_AFTER, DECISION_ORDER = keyset("d")
+DECISION_WHERE = "MATCH (d:Decision) WHERE ($status = '' OR d.status = $status) "
+
 DECISION_LIST = (
-    "MATCH (d:Decision) WHERE $status = '' OR d.status = $status "
-    "WITH d ORDER BY d.created_at DESC SKIP $offset LIMIT $limit "
+    DECISION_WHERE + "AND " + DECISION_AFTER + " "
+    "WITH d ORDER BY " + DECISION_ORDER + " SKIP $offset LIMIT $limit "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
     "j.justification] END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id) ORDER BY decision.created_at DESC"
+    "RETURN "
+    + DECISION_FIELDS
+    + " AS decision, supports, collect(a.id) ORDER BY decision.created_at DESC, decision.id DESC"
 )
+DECISION_COUNT = DECISION_WHERE + "RETURN count(d)"
 
 
-def decision_list(*, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 100) -> list[Decision]:
-    """Decisions, newest first, optionally only those with this status."""
-    rows = graph.ro_query(workspace, DECISION_LIST, {"status": status, "offset": offset, "limit": limit})
-    return [_decision(row) for row in rows]
+def decision_list(
+    *, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 100, after: tuple[str, str] | None = None
+) -> list[Decision]:
+    """Decisions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
+    params = {"status": status, "offset": offset, "limit": limit, **after_params(after)}
+    return [_decision(row) for row in graph.ro_query(workspace, DECISION_LIST, params)]
+
+
+def decision_count(*, workspace: HasGraph, status: str = "") -> int:
+    """How many decisions there are (with this status)."""
+    return int(graph.ro_query(workspace, DECISION_COUNT, {"status": status})[0][0])
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -285,12 +299,17 @@ ACTION_GET = (
     "RETURN " + ACTION_FIELDS + ", collect(d.id), collect(d.title)"
 )
 
+ACTION_AFTER, ACTION_ORDER = keyset("a")
+ACTION_WHERE = "MATCH (a:Action) WHERE ($status = '' OR a.status = $status) "
+
 ACTION_LIST = (
-    "MATCH (a:Action) WHERE $status = '' OR a.status = $status "
-    "WITH a ORDER BY a.created_at DESC SKIP $offset LIMIT $limit "
+    ACTION_WHERE + "AND " + ACTION_AFTER + " "
+    "WITH a ORDER BY " + ACTION_ORDER + " SKIP $offset LIMIT $limit "
     "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
-    "RETURN " + ACTION_FIELDS + " AS action, collect(d.id), collect(d.title) ORDER BY action.created_at DESC"
+    "RETURN " + ACTION_FIELDS + " AS action, collect(d.id), collect(d.title) "
+    "ORDER BY action.created_at DESC, action.id DESC"
 )
+ACTION_COUNT = ACTION_WHERE + "RETURN count(a)"
 
 
 def _action(row: list[Any]) -> Action:
@@ -306,10 +325,17 @@ def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
     return _action(rows[0]) if rows else None
 
 
-def action_list(*, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 200) -> list[Action]:
-    """Actions, newest first, optionally only those with this status."""
-    rows = graph.ro_query(workspace, ACTION_LIST, {"status": status, "offset": offset, "limit": limit})
-    return [_action(row) for row in rows]
+def action_list(
+    *, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 200, after: tuple[str, str] | None = None
+) -> list[Action]:
+    """Actions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
+    params = {"status": status, "offset": offset, "limit": limit, **after_params(after)}
+    return [_action(row) for row in graph.ro_query(workspace, ACTION_LIST, params)]
+
+
+def action_count(*, workspace: HasGraph, status: str = "") -> int:
+    """How many actions there are (with this status)."""
+    return int(graph.ro_query(workspace, ACTION_COUNT, {"status": status})[0][0])
 
 
 # -- runs -----------------------------------------------------------------------------------------
@@ -453,11 +479,14 @@ RUN_GET = (
     "RETURN " + RUN_FIELDS + ", r.trajectory, d.id, collect(a.id)"
 )
 
+RUN_AFTER, RUN_ORDER = keyset("r")
+
 RUN_LIST = (
-    "MATCH (r:AgentRun) WITH r ORDER BY r.created_at DESC LIMIT $limit "
+    "MATCH (r:AgentRun) WHERE " + RUN_AFTER + " WITH r ORDER BY " + RUN_ORDER + " LIMIT $limit "
     "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
-    "RETURN " + RUN_FIELDS + " AS run, '{}', d.id, [] ORDER BY run.created_at DESC"
+    "RETURN " + RUN_FIELDS + " AS run, '{}', d.id, [] ORDER BY run.created_at DESC, run.id DESC"
 )
+RUN_COUNT = "MATCH (r:AgentRun) RETURN count(r)"
 
 
 def _run(row: list[Any]) -> Run:
@@ -478,9 +507,14 @@ def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
     return _run(rows[0]) if rows else None
 
 
-def run_list(*, workspace: HasGraph, limit: int = 50) -> list[Run]:
-    """The newest runs (without their trajectories)."""
-    return [_run(row) for row in graph.ro_query(workspace, RUN_LIST, {"limit": limit})]
+def run_list(*, workspace: HasGraph, limit: int = 50, after: tuple[str, str] | None = None) -> list[Run]:
+    """The newest runs (after the (created_at, id) position `after`), without their trajectories."""
+    return [_run(row) for row in graph.ro_query(workspace, RUN_LIST, {"limit": limit, **after_params(after)})]
+
+
+def run_count(*, workspace: HasGraph) -> int:
+    """How many times the agent was asked in this workspace."""
+    return int(graph.ro_query(workspace, RUN_COUNT)[0][0])
 
 
 # -- after a correction: re-justify or dismiss a flagged decision -----------------------------------

@@ -25,7 +25,7 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from claims.services import InvalidSupport, clean_statement
+from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -202,17 +202,33 @@ def _clean_justifications(justifications: object) -> list[list[str]]:
     return groups
 
 
+def clean_rationale(rationale: object) -> str:
+    """The rationale with its whitespace folded ('' when there is none), or UserError saying what is wrong."""
+    if rationale is None:
+        return ""
+    if not isinstance(rationale, str):
+        raise UserError("A rationale must be text (or left out).")
+    if not is_storable(rationale):
+        raise UserError("A rationale cannot contain NUL characters or invalid Unicode.")
+    rationale = " ".join(rationale.split())
+    if len(rationale) > MAX_RATIONALE_CHARS:
+        raise UserError(
+            f"A rationale can be at most {MAX_RATIONALE_CHARS:,} characters (this one has {len(rationale):,})."
+        )
+    return rationale
+
+
 def decision_add(
     *, workspace: Workspace, title: object, rationale: object, justifications: object, actor: Any
 ) -> agents_graph.Decision:
     """A supported decision; each justification is a set of claims or decisions that together suffice."""
     title = _clean_title(title, "A decision")
-    rationale_text = clean_statement(rationale) if isinstance(rationale, str) and rationale.strip() else ""
+    rationale_text = clean_rationale(rationale)
     groups = _clean_justifications(justifications)
     decision_id = str(uuid.uuid4())
     with transaction.atomic():
         created = agents_graph.decision_create(
-            workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text[:MAX_RATIONALE_CHARS],
+            workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text,
             justifications=groups, created_by=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if not created:

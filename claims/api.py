@@ -2,40 +2,227 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
+from pydantic import ConfigDict, StrictInt
+from pydantic.config import JsonDict
 
-from afterhack.api import ErrorOut
 from afterhack.clock import STALLED_ERROR
-from afterhack.errors import UserError
+from afterhack.pagination import Page, PageIn
+from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from claims import graph as claims_graph
 from claims import selectors, services
+from claims.evidence import Reason
+from claims.statuses import ClaimStatus, JobStatus
+from claims.text import MAX_SOURCE_CHARS, MAX_TITLE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["sources and claims"])
 
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+# -- requests -------------------------------------------------------------------------------------------
 
 
-class SourceIn(Schema):
-    # Any JSON value: what is wrong with it is answered as invalid_source, in words.
-    title: Any = None
-    text: Any = None
+# A source's text, as a new source or a new version of one.
+SourceText = Annotated[
+    Words,
+    Field(max_length=MAX_SOURCE_CHARS, description="Plain text; line endings are normalised to \\n."),
+    Refuse(
+        "invalid_source",
+        f"A source's text must be a string: not empty, without NUL characters, at most {MAX_SOURCE_CHARS:,} "
+        "characters of valid Unicode.",
+        missing="A source needs some text.",
+    ),
+]
 
 
-class ClaimIn(Schema):
-    statement: Any = None
-    source_id: Any = None
-    evidence_quote: Any = None
-    start: Any = None
-    derived_from: Any = None
+class SourceIn(Input):
+    title: Annotated[
+        Words,
+        Field(max_length=MAX_TITLE_CHARS),
+        Refuse(
+            "invalid_source",
+            f"A source needs a title: text of at most {MAX_TITLE_CHARS} characters, without NUL characters.",
+            missing="A source needs a title.",
+        ),
+    ]
+    text: SourceText
 
 
-class SearchIn(Schema):
-    q: str = ""
+NOT_BOTH = "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
+NEITHER = "Give “source_id” and “evidence_quote” for an evidence-backed claim, or “derived_from” for a derived one."
+# Which of these are given (not null) decides the shape; null is the same as left out.
+EVIDENCE_SHAPE: JsonDict = {
+    "required": ["source_id", "evidence_quote"],
+    "properties": {
+        "source_id": {"type": "string"},
+        "evidence_quote": {"type": "string"},
+        "derived_from": {"type": "null"},
+    },
+}
+DERIVED_SHAPE: JsonDict = {
+    "required": ["derived_from"],
+    "properties": {
+        "derived_from": {"type": "array"},
+        "source_id": {"type": "null"},
+        "evidence_quote": {"type": "null"},
+    },
+}
+
+
+class ClaimIn(Input):
+    """An evidence-backed claim (source_id, evidence_quote, start?) or a derived one (derived_from)."""
+
+    model_config = ConfigDict(json_schema_extra={"oneOf": [EVIDENCE_SHAPE, DERIVED_SHAPE]})
+
+    statement: Annotated[
+        Words,
+        Field(max_length=services.MAX_STATEMENT_CHARS),
+        Refuse(words=f"A claim needs a statement: text of at most {services.MAX_STATEMENT_CHARS:,} characters."),
+    ]
+    source_id: Annotated[Id | None, Refuse(words="“source_id” must be the id of a source of this workspace.")] = None
+    evidence_quote: Annotated[
+        Text | None,
+        Field(description="Exactly as it occurs in the source's current version."),
+        Refuse(words="“evidence_quote” must be the quote, as a string."),
+    ] = None
+    start: Annotated[
+        StrictInt | None,
+        Field(description="Where the quote begins; without it, its first occurrence is used."),
+        Refuse(words="“start” must be a whole number: the offset where the quote begins."),
+    ] = None
+    derived_from: Annotated[
+        list[Id] | None,
+        Field(min_length=1, max_length=services.MAX_PREMISES, description="Claims that together justify this one."),
+        Refuse(
+            "invalid_support",
+            f"“derived_from” must be a list of 1 to {services.MAX_PREMISES} claim ids of this workspace.",
+        ),
+    ] = None
+
+    @classmethod
+    def misshapen(cls, data: dict[str, Any]) -> str | None:
+        derived = data.get("derived_from") is not None
+        evidence = data.get("source_id") is not None or data.get("evidence_quote") is not None
+        if derived == evidence:
+            return NOT_BOTH if derived else NEITHER
+        return None
+
+
+class SearchIn(PageIn):
+    q: str = Field("", description="Words or a sentence; case does not matter.")
+
+
+# -- answers --------------------------------------------------------------------------------------------
+
+
+class FragmentSpanOut(Schema):
+    id: IdOut
+    start: int
+    end: int
+
+
+class FragmentOut(Schema):
+    id: IdOut
+    origin_type: str = Field(description="document, or human_correction for a correction's own words.")
+    text: str
+
+
+class ClaimOut(Schema):
+    id: IdOut
+    statement: str
+    status: ClaimStatus
+    evidence_quote: str | None
+    start: int | None
+    end: int | None
+    confidence: float | None
+    confidence_kind: str
+    source_id: IdOut | None
+    fragment: FragmentOut | None = Field(description="The fragment its evidence is in (the first, if it spans two).")
+    fragments: list[FragmentSpanOut]
+    supersedes: IdOut | None
+    superseded_by: IdOut | None
+    derived_from: list[list[IdOut]] = Field(
+        description="Its justifications: each a list of claims that together suffice."
+    )
+    extractor: str
+    created_at: Timestamp
+
+
+class EvidenceErrorOut(ErrorOut):
+    reason: Reason | None = Field(None, description="For evidence_not_found: why the quote was refused.")
+
+
+class SourceAddedOut(Schema):
+    id: IdOut
+    title: str
+    version: int
+    sha256: str
+    length: int
+    fragments: list[FragmentSpanOut]
+
+
+class SourceSummaryOut(Schema):
+    id: IdOut
+    title: str
+    version: int
+    length: int
+    claims: int = Field(description="How many claims cite its current version.")
+    created_at: Timestamp
+
+
+class ClaimSpanOut(Schema):
+    id: IdOut
+    start: int
+    end: int
+    status: ClaimStatus
+
+
+class ExtractionOut(Schema):
+    status: JobStatus
+    done: int
+    total: int
+    error: str | None
+    extractor: str
+    claims_added: int
+    rejected: int
+
+
+class SourceOut(Schema):
+    id: IdOut
+    title: str
+    version: int
+    sha256: str
+    length: int
+    text: str
+    claims: list[ClaimSpanOut]
+    extraction: ExtractionOut | None = Field(description="The latest extraction of the current version, if any.")
+
+
+class ExtractQueuedOut(Schema):
+    status: Literal["queued"]
+    extraction: ExtractionOut = Field(description="The extraction now under way: new, or the one already going.")
+
+
+class HintOut(Schema):
+    start: int
+    end: int
+
+
+class RejectedOut(Schema):
+    statement: str
+    evidence_quote: str
+    reason: Reason
+    detail: str
+    hint: HintOut | None = Field(
+        None, description="Reviewers only: the closest near miss in the text, never accepted automatically."
+    )
+
+
+class SearchPageOut(Page[ClaimOut]):
+    fell_back_to_words: bool = Field(description="True when no claim held the whole query, so its words were used.")
 
 
 def claim_out(claim: claims_graph.Claim) -> dict[str, Any]:
@@ -67,7 +254,7 @@ def extraction_out(extraction: claims_graph.Extraction | None) -> dict[str, Any]
     if extraction is None:
         return None
     return {
-        "status": "failed" if extraction.stalled else extraction.status,
+        "status": JobStatus.FAILED if extraction.stalled else extraction.status,
         "done": extraction.done,
         "total": extraction.total,
         "error": STALLED_ERROR if extraction.stalled else extraction.error,
@@ -77,8 +264,11 @@ def extraction_out(extraction: claims_graph.Extraction | None) -> dict[str, Any]
     }
 
 
-@router.post("/{ws_id}/sources", response={201: dict, **ERRORS})
-def source_create(request: HttpRequest, ws_id: str, payload: SourceIn) -> Any:
+# -- operations -----------------------------------------------------------------------------------------
+
+
+@router.post("/{ws_id}/sources", response={201: SourceAddedOut, **errors(401, 403, 404, 422, 503)})
+def source_create(request: HttpRequest, ws_id: PathId, payload: SourceIn) -> Any:
     """Adds a source from its title and text (line endings normalised); 422 invalid_source when unusable."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     added = services.source_add(workspace=workspace, title=payload.title, text=payload.text, actor=request.user)
@@ -88,25 +278,19 @@ def source_create(request: HttpRequest, ws_id: str, payload: SourceIn) -> Any:
     })  # fmt: skip
 
 
-@router.get("/{ws_id}/sources", response={200: list[dict], **ERRORS})
-def source_list(request: HttpRequest, ws_id: str) -> Any:
+@router.get("/{ws_id}/sources", response={200: Page[SourceSummaryOut], **errors(401, 404, 422, 503)})
+def source_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """The workspace's sources, newest first."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return [
-        {
-            "id": s.id,
-            "title": s.title,
-            "version": s.version,
-            "length": s.length,
-            "claims": s.claims,
-            "created_at": s.created_at,
-        }
-        for s in selectors.sources(workspace=workspace)
-    ]
+    sources = selectors.sources_page(workspace=workspace, limit=page.limit, cursor=page.cursor)
+    return sources.answer(
+        lambda s: {"id": s.id, "title": s.title, "version": s.version, "length": s.length, "claims": s.claims,
+                   "created_at": s.created_at}
+    )  # fmt: skip
 
 
-@router.get("/{ws_id}/sources/{source_id}", response={200: dict, **ERRORS})
-def source_detail(request: HttpRequest, ws_id: str, source_id: str) -> Any:
+@router.get("/{ws_id}/sources/{source_id}", response={200: SourceOut, **errors(401, 404, 503)})
+def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
     """The source's current version with its claims' spans and the latest extraction's progress."""
     workspace = get_workspace_for_user(request.user, ws_id)
     page = selectors.source_page(workspace=workspace, source_id=source_id)
@@ -121,8 +305,10 @@ def source_detail(request: HttpRequest, ws_id: str, source_id: str) -> Any:
     }  # fmt: skip
 
 
-@router.post("/{ws_id}/sources/{source_id}/extract", response={202: dict, **ERRORS})
-def source_extract(request: HttpRequest, ws_id: str, source_id: str) -> Any:
+@router.post(
+    "/{ws_id}/sources/{source_id}/extract", response={202: ExtractQueuedOut, **errors(401, 403, 404, 409, 503)}
+)
+def source_extract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
     """Queues extraction of the current version (the model, or the offline extractor without one)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     extraction = services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
@@ -130,43 +316,41 @@ def source_extract(request: HttpRequest, ws_id: str, source_id: str) -> Any:
     return Status(202, {"status": "queued", "extraction": extraction_out(extraction)})
 
 
-@router.get("/{ws_id}/sources/{source_id}/rejected", response={200: list[dict], **ERRORS})
-def source_rejected(request: HttpRequest, ws_id: str, source_id: str) -> Any:
-    """Claims refused because their quote did not validate; reviewers also get the near-miss hint."""
+@router.get(
+    "/{ws_id}/sources/{source_id}/rejected",
+    response={200: Page[RejectedOut], **errors(401, 404, 422, 503)},
+    exclude_unset=True,
+)
+def source_rejected(request: HttpRequest, ws_id: PathId, source_id: PathId, page: Query[PageIn]) -> Any:
+    """Claims refused because their quote did not validate, oldest first; reviewers also get the near-miss hint."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
-    if claims_graph.source_get(workspace=workspace, source_id=source_id) is None:
+    if selectors.source_get(workspace=workspace, source_id=source_id) is None:
         raise services.SourceNotFound("No such source in this workspace.")
-    rejected = claims_graph.rejected_list(workspace=workspace, source_id=source_id)
-    answer = []
-    for item in rejected:
+    rejected = selectors.rejected_page(workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor)
+
+    def rejected_out(item: claims_graph.RejectedClaim) -> dict[str, Any]:
         row: dict[str, Any] = {
-            "statement": item.statement,
-            "evidence_quote": item.evidence_quote,
-            "reason": item.reason,
+            "statement": item.statement, "evidence_quote": item.evidence_quote, "reason": item.reason,
             "detail": item.detail,
-        }
+        }  # fmt: skip
         if membership.can_write:
             has_hint = item.hint_start is not None
             row["hint"] = {"start": item.hint_start, "end": item.hint_end} if has_hint else None
-        answer.append(row)
-    return answer
+        return row
+
+    return rejected.answer(rejected_out)
 
 
-@router.post("/{ws_id}/claims", response={201: dict, **ERRORS})
-def claim_create(request: HttpRequest, ws_id: str, payload: ClaimIn) -> Any:
-    """An evidence-backed claim (source_id + exact evidence_quote [+ start]) or a derived one (derived_from)."""
+@router.post(
+    "/{ws_id}/claims",
+    response={201: ClaimOut, **errors(401, 403, 404, 409, 503), 422: EvidenceErrorOut},
+)
+def claim_create(request: HttpRequest, ws_id: PathId, payload: ClaimIn) -> Any:
+    """An evidence-backed claim (source_id + exact evidence_quote [+ start]) or a derived one (derived_from).
+    422 evidence_not_found (with its reason) if the quote is not in the source's current version,
+    invalid_support if a premise is missing, not current or in another workspace."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    if payload.derived_from is not None and (payload.source_id is not None or payload.evidence_quote is not None):
-        raise UserError(
-            "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
-        )
-    if payload.derived_from is None and payload.source_id is None:
-        raise UserError(
-            "Give “source_id” and “evidence_quote” for an evidence-backed claim, or “derived_from” for a derived one."
-        )
-    if payload.start is not None and (isinstance(payload.start, bool) or not isinstance(payload.start, int)):
-        raise UserError("“start” must be a whole number: the offset where the quote begins.")
     if payload.derived_from is not None:
         claim = services.derived_claim_add(
             workspace=workspace, statement=payload.statement, derived_from=payload.derived_from, actor=request.user
@@ -179,20 +363,21 @@ def claim_create(request: HttpRequest, ws_id: str, payload: ClaimIn) -> Any:
     return Status(201, claim_out(claim))
 
 
-@router.get("/{ws_id}/claims", response={200: dict, **ERRORS})
-def claim_search(request: HttpRequest, ws_id: str, filters: Query[SearchIn]) -> Any:
-    """Claims matching q (case-insensitive; a sentence falls back to its content words)."""
+@router.get("/{ws_id}/claims", response={200: SearchPageOut, **errors(401, 404, 422, 503)})
+def claim_search(request: HttpRequest, ws_id: PathId, search: Query[SearchIn]) -> Any:
+    """Claims matching q, best first: case-insensitive; a sentence that matches nothing verbatim falls
+    back to its content words (claims holding more of them first). Pages go through the ranking as
+    it stood at the first page (at most its 1,000 best claims)."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    result = selectors.claim_search(workspace=workspace, query=filters.q)
-    claims = selectors.claims_by_ids(workspace=workspace, claim_ids=[hit.id for hit in result.hits])
-    return {"results": [claim_out(c) for c in claims], "fell_back_to_words": result.fell_back}
+    found = selectors.claim_search_page(workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor)
+    return {**found.claims.answer(claim_out), "fell_back_to_words": found.fell_back}
 
 
-@router.get("/{ws_id}/claims/{claim_id}", response={200: dict, **ERRORS})
-def claim_detail(request: HttpRequest, ws_id: str, claim_id: str) -> Any:
+@router.get("/{ws_id}/claims/{claim_id}", response={200: ClaimOut, **errors(401, 404, 503)})
+def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId) -> Any:
     """One claim."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    claim = selectors.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise services.ClaimNotFound("No such claim in this workspace.")
     return claim_out(claim)

@@ -14,6 +14,30 @@ from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 
+# -- pages of lists ----------------------------------------------------------------------
+
+
+def keyset(node: str, *, at: str = "created_at", key: str = "id", newest_first: bool = True) -> tuple[str, str]:
+    """The WHERE condition and ORDER BY of a keyset page over `node`, ordered by (`at`, `key`).
+
+    The condition keeps the rows after the position ($after_at, $after_key) where the previous
+    page ended ($after_at = '' on the first page), so rows added meanwhile never shift a page.
+    Every app's lists are paged with it.
+    """
+    after, direction = ("<", " DESC") if newest_first else (">", "")
+    condition = (
+        f"($after_at = '' OR {node}.{at} {after} $after_at "
+        f"OR ({node}.{at} = $after_at AND {node}.{key} {after} $after_key))"
+    )
+    return condition, f"{node}.{at}{direction}, {node}.{key}{direction}"
+
+
+def after_params(after: tuple[str, str] | None) -> dict[str, str]:
+    """The $after_at and $after_key of a keyset page: where the previous page ended, or '' for the first."""
+    at, key = after or ("", "")
+    return {"after_at": at, "after_key": key}
+
+
 # -- shapes ---------------------------------------------------------------------------
 
 
@@ -153,6 +177,7 @@ class RejectedClaim:
     hint_end: int | None
     extractor: str
     created_at: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -206,20 +231,33 @@ def source_create(
     )  # fmt: skip
 
 
-SOURCE_LIST = """
-MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true})
-OPTIONAL MATCH (c:Claim {version_id: v.id})
+SOURCE_AFTER, SOURCE_ORDER = keyset("s")
+
+SOURCE_LIST = f"""
+MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{current: true}})
+WHERE {SOURCE_AFTER}
+WITH s, v ORDER BY {SOURCE_ORDER} SKIP $offset LIMIT $limit
+OPTIONAL MATCH (c:Claim {{version_id: v.id}})
 WITH s, v, count(c) AS claims
 RETURN s.id, s.title, s.origin_type, s.status, v.version, v.length, claims, s.created_at
-ORDER BY s.created_at DESC
-SKIP $offset LIMIT $limit
+ORDER BY {SOURCE_ORDER}
 """
 
+SOURCE_COUNT = "MATCH (s:Source) RETURN count(s)"
 
-def source_list(*, workspace: HasGraph, offset: int = 0, limit: int = 100) -> list[SourceSummary]:
-    """Sources, newest first, with their current version's size and claim count."""
-    rows = graph.ro_query(workspace, SOURCE_LIST, {"offset": offset, "limit": limit})
-    return [SourceSummary(*row) for row in rows]
+
+def source_list(
+    *, workspace: HasGraph, offset: int = 0, limit: int = 100, after: tuple[str, str] | None = None
+) -> list[SourceSummary]:
+    """Sources, newest first (after the (created_at, id) position `after`), with their current
+    version's size and claim count."""
+    params = {"offset": offset, "limit": limit, **after_params(after)}
+    return [SourceSummary(*row) for row in graph.ro_query(workspace, SOURCE_LIST, params)]
+
+
+def source_count(*, workspace: HasGraph) -> int:
+    """How many sources the workspace has."""
+    return int(graph.ro_query(workspace, SOURCE_COUNT)[0][0])
 
 
 SOURCE_GET = """
@@ -465,19 +503,23 @@ def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
     return [Dependent(*row) for row in rows]
 
 
+# Candidates are taken in a fixed order, so that the same search over the same claims ranks the
+# same candidates (pages of a search depend on it); `$before` leaves out claims added later.
 CLAIM_SEARCH_PHRASE = """
 MATCH (c:Claim)
-WHERE toLower(c.statement) CONTAINS $phrase
+WHERE toLower(c.statement) CONTAINS $phrase AND ($before = '' OR c.created_at <= $before)
 RETURN c.id, c.statement, c.status, c.source_id, 1 AS hits
+ORDER BY c.created_at DESC, c.id
 LIMIT $limit
 """
 
 CLAIM_SEARCH_WORDS = """
 MATCH (c:Claim)
+WHERE $before = '' OR c.created_at <= $before
 WITH c, size([w IN $words WHERE toLower(c.statement) CONTAINS w]) AS hits
 WHERE hits > 0
 RETURN c.id, c.statement, c.status, c.source_id, hits
-ORDER BY hits DESC
+ORDER BY hits DESC, c.created_at DESC, c.id
 LIMIT $limit
 """
 
@@ -504,15 +546,15 @@ class SearchHit:
     hits: int
 
 
-def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int) -> list[SearchHit]:
-    """Claims whose statement contains the phrase (lower-cased by the caller)."""
-    rows = graph.ro_query(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit})
+def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int, before: str = "") -> list[SearchHit]:
+    """Claims whose statement contains the phrase (lower-cased by the caller), made at `before` or earlier."""
+    rows = graph.ro_query(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit, "before": before})
     return [SearchHit(*row) for row in rows]
 
 
-def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int) -> list[SearchHit]:
-    """Claims containing any of the (lower-cased) words, those with more of them first."""
-    rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit})
+def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int, before: str = "") -> list[SearchHit]:
+    """Claims containing any of the (lower-cased) words, those with more of them first, made at `before` or earlier."""
+    rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit, "before": before})
     return [SearchHit(*row) for row in rows]
 
 
@@ -527,19 +569,35 @@ def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dic
     return {row[0]: float(row[1]) for row in rows}
 
 
-REJECTED_LIST = """
-MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion {current: true})-[:REJECTED]->(x:RejectedClaim)
-RETURN x.statement, x.evidence_quote, x.reason, x.detail, x.hint_start, x.hint_end, x.extractor, x.created_at
-ORDER BY x.created_at, x.statement
+REJECTED_OF = (
+    "MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion {current: true})-[:REJECTED]->(x:RejectedClaim) "
+)
+REJECTED_AFTER, REJECTED_ORDER = keyset("x", key="key", newest_first=False)
+REJECTED_LIST = f"""{REJECTED_OF}
+WHERE {REJECTED_AFTER}
+RETURN x.statement, x.evidence_quote, x.reason, x.detail, x.hint_start, x.hint_end, x.extractor, x.created_at, x.key
+ORDER BY {REJECTED_ORDER}
+LIMIT $limit
 """
+REJECTED_COUNT = REJECTED_OF + "RETURN count(x)"
 
 
-def rejected_list(*, workspace: HasGraph, source_id: str) -> list[RejectedClaim]:
-    """Claims refused for the source's current version, with why."""
+def rejected_list(
+    *, workspace: HasGraph, source_id: str, after: tuple[str, str] | None = None, limit: int = 1_000
+) -> list[RejectedClaim]:
+    """Claims refused for the source's current version, with why, oldest first (after the
+    (created_at, key) position `after`)."""
     if parse_id(source_id) is None:
         return []
-    rows = graph.ro_query(workspace, REJECTED_LIST, {"source_id": source_id})
-    return [RejectedClaim(*row) for row in rows]
+    params = {"source_id": source_id, "limit": limit, **after_params(after)}
+    return [RejectedClaim(*row) for row in graph.ro_query(workspace, REJECTED_LIST, params)]
+
+
+def rejected_count(*, workspace: HasGraph, source_id: str) -> int:
+    """How many claims were refused for the source's current version."""
+    if parse_id(source_id) is None:
+        return 0
+    return int(graph.ro_query(workspace, REJECTED_COUNT, {"source_id": source_id})[0][0])
 
 
 # -- extraction runs --------------------------------------------------------------------

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from itertools import pairwise
 
 from django.utils.safestring import SafeString, mark_safe
 
+from afterhack.clock import now_iso
 from afterhack.ids import storable
+from afterhack.pagination import Paged, page_of, paged, position_after
 from claims import graph as claims_graph
 from claims.graph import ClaimSpan, SearchHit
 from claims.text import Span
 from workspaces.models import Workspace
 
 SEARCH_LIMIT = 50
+# A search through the API ranks at most this many of the claims that match.
+MAX_SEARCH_RESULTS = 1_000
 MAX_QUERY_CHARS = 500
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between
@@ -49,22 +53,47 @@ def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
 
 
 def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT) -> SearchResult:
+    """The `limit` best claims for the query, ranked as `ranked_claims` ranks them."""
+    result = ranked_claims(workspace=workspace, query=query, candidates=limit * 4)
+    return replace(result, hits=result.hits[:limit])
+
+
+def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: str = "") -> SearchResult:
     """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
+    At most `candidates` of them, made at `before` or earlier when it is given.
 
     Ranked: claims containing more of the words first, then current before superseded, then
-    fulltext relevance.
+    fulltext relevance, then by id (so that the same search ranks alike every time).
     """
     query = " ".join(storable(query).split())[:MAX_QUERY_CHARS]
     if not query:
         return SearchResult([], query, [], False)
     words = content_words(query)
-    hits = claims_graph.claim_search_phrase(workspace=workspace, phrase=query.lower(), limit=limit * 4)
+    hits = claims_graph.claim_search_phrase(workspace=workspace, phrase=query.lower(), limit=candidates, before=before)
     fell_back = not hits and bool(words)
     if fell_back:
-        hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=limit * 4)
-    scores = _fulltext_scores(workspace, words, limit * 8) if len(hits) > 1 else {}
-    hits.sort(key=lambda hit: (-hit.hits, hit.status != "current", -scores.get(hit.id, 0.0)))
-    return SearchResult(hits[:limit], query, words, fell_back)
+        hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=candidates, before=before)
+    scores = _fulltext_scores(workspace, words, candidates * 2) if len(hits) > 1 else {}
+    hits.sort(key=lambda hit: (-hit.hits, hit.status != "current", -scores.get(hit.id, 0.0), hit.id))
+    return SearchResult(hits, query, words, fell_back)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    claims: Paged[claims_graph.Claim]
+    fell_back: bool
+
+
+def claim_search_page(*, workspace: Workspace, query: str, limit: int, cursor: str | None) -> SearchPage:
+    """One page of the search's ranking, over the claims that existed when its first page was asked
+    (claims added since cannot shift the pages that follow; a new search sees them)."""
+    scope = f"claims:{workspace.id}:{query}"
+    before, offset = position_after(cursor, scope=scope) or (now_iso(), 0)
+    result = ranked_claims(workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before)
+    window = result.hits[offset : offset + limit + 1]
+    claims = claims_graph.claims_get(workspace=workspace, claim_ids=[hit.id for hit in window])
+    page = paged(claims, limit=limit, count=len(result.hits), scope=scope, position=lambda _: [before, offset + limit])
+    return SearchPage(page, result.fell_back)
 
 
 def _fulltext_scores(workspace: Workspace, words: list[str], limit: int) -> dict[str, float]:
@@ -202,3 +231,35 @@ def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[claims_
 def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[claims_graph.SourceSummary]:
     """Sources of the workspace, newest first."""
     return claims_graph.source_list(workspace=workspace, offset=offset, limit=limit)
+
+
+def sources_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[claims_graph.SourceSummary]:
+    """A page of the workspace's sources, newest first."""
+    return page_of(
+        scope=f"sources:{workspace.id}", cursor=cursor, limit=limit,
+        read=lambda after, n: claims_graph.source_list(workspace=workspace, limit=n, after=after),
+        count=lambda: claims_graph.source_count(workspace=workspace),
+        position=lambda source: [source.created_at, source.id],
+    )  # fmt: skip
+
+
+def rejected_page(
+    *, workspace: Workspace, source_id: str, limit: int, cursor: str | None
+) -> Paged[claims_graph.RejectedClaim]:
+    """A page of the claims refused for the source's current version, oldest first."""
+    return page_of(
+        scope=f"rejected:{workspace.id}:{source_id}", cursor=cursor, limit=limit,
+        read=lambda after, n: claims_graph.rejected_list(workspace=workspace, source_id=source_id, after=after, limit=n),
+        count=lambda: claims_graph.rejected_count(workspace=workspace, source_id=source_id),
+        position=lambda rejected: [rejected.created_at, rejected.key],
+    )  # fmt: skip
+
+
+def source_get(*, workspace: Workspace, source_id: str) -> claims_graph.SourceVersion | None:
+    """The source with its current version, or None."""
+    return claims_graph.source_get(workspace=workspace, source_id=source_id)
+
+
+def claim_get(*, workspace: Workspace, claim_id: str) -> claims_graph.Claim | None:
+    """One claim with its fragments and justifications, or None."""
+    return claims_graph.claim_get(workspace=workspace, claim_id=claim_id)

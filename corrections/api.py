@@ -1,48 +1,166 @@
-"""JSON API: correction preview, apply, history (API.md §2, corrections)."""
+"""JSON API: correction preview, apply, history; new source versions and retraction (API.md §2, corrections)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
+from pydantic import StrictInt
 
-from afterhack.api import ErrorOut
+from afterhack.pagination import Page, PageIn
+from afterhack.schemas import ErrorOut, IdOut, Input, PathId, Refuse, Timestamp, Words, errors
+from claims import services as claims_services
+from claims.api import SourceText
 from corrections import graph as corrections_graph
-from corrections import services
+from corrections import selectors, services
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["corrections"])
 
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+# A preview's revision is a fingerprint of six bytes; anything above what a JSON client keeps exact
+# cannot have come from a preview.
+MAX_REVISION = 2**53 - 1
+
+# -- requests -------------------------------------------------------------------------------------------
+
+Statement = Annotated[
+    Words,
+    Field(max_length=claims_services.MAX_STATEMENT_CHARS, description="What the claim should say instead."),
+    Refuse(
+        words=f"The corrected statement must be text: not empty, at most {claims_services.MAX_STATEMENT_CHARS:,} "
+        "characters, without NUL characters."
+    ),
+]
 
 
-class PreviewIn(Schema):
-    statement: Any = None
+class PreviewIn(Input):
+    statement: Statement
 
 
-class ApplyIn(Schema):
-    statement: Any = None
-    reason: Any = None
-    revision: Any = None
-    idempotency_key: Any = None
+class ApplyIn(Input):
+    statement: Statement
+    reason: Annotated[
+        Words,
+        Field(max_length=services.MAX_REASON_CHARS, description="Why the claim is wrong."),
+        Refuse(
+            words=f"Say why the claim is wrong: the reason must be text of at most {services.MAX_REASON_CHARS:,} "
+            "characters, not empty."
+        ),
+    ]
+    revision: Annotated[
+        StrictInt,
+        Field(ge=0, le=MAX_REVISION, description="The `revision` the preview answered."),
+        Refuse(words="“revision” must be the whole number the preview returned."),
+    ]
+    idempotency_key: Annotated[
+        Words,
+        Field(max_length=services.MAX_KEY_CHARS, description="The same key again answers the first outcome."),
+        Refuse(
+            words=f"“idempotency_key” must be a non-empty string of at most {services.MAX_KEY_CHARS} characters, "
+            "without NUL characters."
+        ),
+    ]
 
 
-@router.post("/{ws_id}/claims/{claim_id}/correction-preview", response={200: dict, **ERRORS})
-def correction_preview(request: HttpRequest, ws_id: str, claim_id: str, payload: PreviewIn) -> Any:
-    """What correcting the claim would do: decisions needing review or still supported, actions held, claims unsupported."""
+class VersionIn(Input):
+    text: SourceText
+
+
+# -- answers --------------------------------------------------------------------------------------------
+
+
+class AffectedOut(Schema):
+    decisions_needing_review: list[IdOut]
+    decisions_still_supported: list[IdOut]
+    actions_held: list[IdOut]
+    claims_unsupported: list[IdOut]
+
+
+class PreviewOut(Schema):
+    claim_id: IdOut
+    statement: str = Field(description="The statement previewed, as it will be stored (whitespace folded).")
+    revision: int = Field(description="Send it back with Apply: it stands for everything this correction depends on.")
+    affected: AffectedOut
+    still_supported_by: dict[str, list[IdOut]] = Field(
+        description="For each decision still supported: the justification that keeps it up."
+    )
+
+
+class AppliedOut(Schema):
+    correction_id: IdOut
+    status: Literal["applied", "already_applied"]
+    replacement_claim_id: IdOut
+    affected: AffectedOut = Field(description="Exactly what the preview with the same revision promised.")
+
+
+class StaleErrorOut(ErrorOut):
+    revision: int | None = Field(None, description="For stale_correction_preview: the revision to preview again at.")
+
+
+class CorrectionOut(Schema):
+    id: IdOut
+    claim_id: IdOut
+    replacement_claim_id: IdOut
+    statement: str
+    reason: str
+    actor: str
+    applied_at: Timestamp
+    affected: AffectedOut
+
+
+class EvidenceChangeOut(Schema):
+    version: int | None = Field(description="The new version's number (null when the source was retracted).")
+    moved: int = Field(description="How many claims' quotes were found in the new version and moved to it.")
+    retracted: list[IdOut] = Field(description="The claims whose quotes went away.")
+    affected: AffectedOut
+
+
+def correction_out(correction: corrections_graph.Correction) -> dict[str, Any]:
+    return {
+        "id": correction.id, "claim_id": correction.claim_id, "replacement_claim_id": correction.replacement_claim_id,
+        "statement": correction.statement, "reason": correction.reason, "actor": correction.actor,
+        "applied_at": correction.applied_at, "affected": correction.affected,
+    }  # fmt: skip
+
+
+def change_out(change: services.EvidenceChange) -> dict[str, Any]:
+    return {
+        "version": change.version,
+        "moved": change.moved,
+        "retracted": change.retracted,
+        "affected": change.affected,
+    }
+
+
+# -- operations -----------------------------------------------------------------------------------------
+
+
+@router.post(
+    "/{ws_id}/claims/{claim_id}/correction-preview",
+    response={200: PreviewOut, **errors(401, 403, 404, 409, 422, 503)},
+)
+def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, payload: PreviewIn) -> Any:
+    """What correcting the claim would do: decisions needing review or still supported, actions held, claims
+    unsupported. 409 claim_not_current if the claim is already superseded or retracted."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     plan = services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
     return {
-        "claim_id": plan.claim.id, "revision": plan.revision, "affected": plan.impact.as_json(),
+        "claim_id": plan.claim.id, "statement": claims_services.clean_statement(payload.statement),
+        "revision": plan.revision, "affected": plan.impact.as_json(),
         "still_supported_by": plan.impact.still_supported_by,
     }  # fmt: skip
 
 
-@router.post("/{ws_id}/claims/{claim_id}/corrections", response={200: dict, 201: dict, **ERRORS})
-def correction_apply(request: HttpRequest, ws_id: str, claim_id: str, payload: ApplyIn) -> Any:
-    """Applies the correction previewed at `revision`; the same idempotency_key again answers already_applied."""
+@router.post(
+    "/{ws_id}/claims/{claim_id}/corrections",
+    response={200: AppliedOut, 201: AppliedOut, **errors(401, 403, 404, 422, 503), 409: StaleErrorOut},
+)
+def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payload: ApplyIn) -> Any:
+    """Applies the correction previewed at `revision` (201); the same idempotency_key again answers 200
+    already_applied. 409 stale_correction_preview (with the current revision) if anything the preview
+    depended on changed, claim_not_current if another correction superseded the claim."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     outcome = services.apply(
         workspace=workspace, claim_id=claim_id, statement=payload.statement, reason=payload.reason,
@@ -55,52 +173,31 @@ def correction_apply(request: HttpRequest, ws_id: str, claim_id: str, payload: A
     return Status(201 if outcome.status == "applied" else 200, body)
 
 
-@router.get("/{ws_id}/corrections", response={200: list[dict], **ERRORS})
-def correction_list(request: HttpRequest, ws_id: str) -> Any:
+@router.get("/{ws_id}/corrections", response={200: Page[CorrectionOut], **errors(401, 404, 422, 503)})
+def correction_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """Every correction of the workspace, newest first."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return [
-        {
-            "id": c.id,
-            "claim_id": c.claim_id,
-            "replacement_claim_id": c.replacement_claim_id,
-            "statement": c.statement,
-            "reason": c.reason,
-            "actor": c.actor,
-            "applied_at": c.applied_at,
-            "affected": c.affected,
-        }
-        for c in corrections_graph.correction_list(workspace=workspace)
-    ]
+    return selectors.corrections_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(correction_out)
 
 
-class VersionIn(Schema):
-    text: Any = None
-
-
-def change_out(change: services.EvidenceChange) -> dict[str, Any]:
-    return {
-        "version": change.version,
-        "moved": change.moved,
-        "retracted": change.retracted,
-        "affected": change.affected,
-    }
-
-
-@router.post("/{ws_id}/sources/{source_id}/versions", response={201: dict, **ERRORS})
-def source_new_version(request: HttpRequest, ws_id: str, source_id: str, payload: VersionIn) -> Any:
-    """A new version of the source: claims whose quote is still there move to it, the others are retracted and propagated."""
+@router.post(
+    "/{ws_id}/sources/{source_id}/versions",
+    response={201: EvidenceChangeOut, **errors(401, 403, 404, 409, 422, 503)},
+)
+def source_new_version(request: HttpRequest, ws_id: PathId, source_id: PathId, payload: VersionIn) -> Any:
+    """A new version of the source: claims whose quote is still there move to it, the others are retracted
+    and propagated. 409 if the source was retracted; 422 if the text is unusable or the same as now."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    return Status(
-        201,
-        change_out(
-            services.source_new_version(workspace=workspace, source_id=source_id, text=payload.text, actor=request.user)
-        ),
+    change = services.source_new_version(
+        workspace=workspace, source_id=source_id, text=payload.text, actor=request.user
     )
+    return Status(201, change_out(change))
 
 
-@router.post("/{ws_id}/sources/{source_id}/retract", response={200: dict, **ERRORS})
-def source_retract(request: HttpRequest, ws_id: str, source_id: str) -> Any:
-    """Retracts the source: its claims are retracted and what rested on them propagated."""
+@router.post(
+    "/{ws_id}/sources/{source_id}/retract", response={200: EvidenceChangeOut, **errors(401, 403, 404, 409, 503)}
+)
+def source_retract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
+    """Retracts the source: its claims are retracted and what rested on them propagated. 409 if it already was."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return change_out(services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))

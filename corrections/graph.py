@@ -15,6 +15,7 @@ from typing import Any
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
+from claims.graph import after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
 # What rests on the roots: derived claims (chains of DERIVED_FROM, claims only), then the
@@ -259,13 +260,19 @@ CORRECTION_GET = (
     "RETURN " + CORRECTION_FIELDS
 )
 
-CORRECTION_LIST = (
+CORRECTION_AFTER, CORRECTION_ORDER = keyset("x", at="applied_at")
+CORRECTION_WHERE = (
     "MATCH (x:Correction)-[:CORRECTS]->(old:Claim) "
     "WHERE ($actor = '' OR x.actor = $actor) AND ($claim_id = '' OR x.claim_id = $claim_id OR x.replacement_claim_id = $claim_id) "
     "AND ($since = '' OR x.applied_at >= $since) AND ($until = '' OR x.applied_at < $until) "
-    "OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
-    "RETURN " + CORRECTION_FIELDS + " AS correction ORDER BY correction.applied_at DESC LIMIT $limit"
 )
+CORRECTION_LIST = (
+    CORRECTION_WHERE + "AND " + CORRECTION_AFTER + " "
+    "WITH x, old ORDER BY " + CORRECTION_ORDER + " LIMIT $limit "
+    "OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
+    "RETURN " + CORRECTION_FIELDS + " AS correction ORDER BY correction.applied_at DESC, correction.id DESC"
+)
+CORRECTION_COUNT = CORRECTION_WHERE + "RETURN count(x)"
 
 
 def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | None:
@@ -277,11 +284,28 @@ def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | N
 
 
 def correction_list(
-    *, workspace: HasGraph, actor: str = "", claim_id: str = "", since: str = "", until: str = "", limit: int = 200
+    *,
+    workspace: HasGraph,
+    actor: str = "",
+    claim_id: str = "",
+    since: str = "",
+    until: str = "",
+    limit: int = 200,
+    after: tuple[str, str] | None = None,
 ) -> list[Correction]:
-    """Corrections, newest first, filtered by person, claim (old or replacement) and time."""
+    """Corrections, newest first (after the (applied_at, id) position `after`), filtered by person,
+    claim (old or replacement) and time."""
     params = {"actor": actor, "claim_id": claim_id, "since": since, "until": until, "limit": limit}
-    return [Correction.from_map(row[0]) for row in graph.ro_query(workspace, CORRECTION_LIST, params)]
+    return [
+        Correction.from_map(row[0])
+        for row in graph.ro_query(workspace, CORRECTION_LIST, {**params, **after_params(after)})
+    ]
+
+
+def correction_count(*, workspace: HasGraph) -> int:
+    """How many corrections the workspace has."""
+    params = {"actor": "", "claim_id": "", "since": "", "until": ""}
+    return int(graph.ro_query(workspace, CORRECTION_COUNT, params)[0][0])
 
 
 # Settling a pending intent as failed first fences its correction id: should its graph write

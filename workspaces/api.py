@@ -2,94 +2,112 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from afterhack.api import ApiError, ErrorOut, Text
+from afterhack.api import ApiError
+from afterhack.pagination import Page, PageIn
+from afterhack.schemas import Input, PathId, Refuse, Words, errors
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user
+from workspaces.models import NAME_MAX_LENGTH, Membership, Role
 
 router = Router(tags=["workspaces"])
 
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+# Django's own bound on usernames.
+USERNAME_MAX_LENGTH = 150
+ROLE_WORDS = "Unknown role: choose viewer, reviewer or admin."
 
 
-class WorkspaceIn(Schema):
-    name: Text
+class WorkspaceIn(Input):
+    name: Annotated[
+        Words,
+        Field(max_length=NAME_MAX_LENGTH),
+        Refuse(
+            words=f"A workspace needs a name: text of at most {NAME_MAX_LENGTH} characters, without NUL characters."
+        ),
+    ]
 
 
 class WorkspaceOut(Schema):
     id: UUID
     name: str
-    role: str
+    role: Role = Field(description="The caller's role in the workspace.")
 
 
-class MemberIn(Schema):
-    username: Text
-    role: Text
+class MemberIn(Input):
+    username: Annotated[
+        Words,
+        Field(max_length=USERNAME_MAX_LENGTH),
+        Refuse(words="Give the username of the person to add (text, without NUL characters)."),
+    ]
+    role: Annotated[Role, Refuse(words=ROLE_WORDS)]
 
 
-class RoleIn(Schema):
-    role: Text
+class RoleIn(Input):
+    role: Annotated[Role, Refuse(words=ROLE_WORDS)]
 
 
 class MemberOut(Schema):
     username: str
-    role: str
+    role: Role
 
 
-@router.post("", response={201: WorkspaceOut, **ERRORS})
+def member_out(membership: Membership) -> dict[str, Any]:
+    return {"username": membership.user.get_username(), "role": membership.role}
+
+
+@router.post("", response={201: WorkspaceOut, **errors(401, 403, 422, 503)})
 def workspace_create(request: HttpRequest, payload: WorkspaceIn) -> Any:
-    """Creates a workspace (and its graph); the caller becomes its admin."""
+    """Creates a workspace (and its graph); the caller becomes its admin. Needs the
+    `workspaces.add_workspace` permission (superusers have it)."""
     if not request.user.has_perm("workspaces.add_workspace"):
         raise ApiError(403, "forbidden", "You are not allowed to create workspaces; ask an administrator.")
     workspace = services.workspace_create(name=payload.name, creator=request.user)
-    return Status(201, {"id": workspace.id, "name": workspace.name, "role": "admin"})
+    return Status(201, {"id": workspace.id, "name": workspace.name, "role": Role.ADMIN})
 
 
-@router.get("", response={200: list[WorkspaceOut], **ERRORS})
-def workspace_list(request: HttpRequest) -> Any:
-    """The workspaces the caller is a member of, with the caller's role."""
-    return [
-        {"id": m.workspace.id, "name": m.workspace.name, "role": m.role}
-        for m in selectors.memberships_for_user(user=request.user)
-    ]
+@router.get("", response={200: Page[WorkspaceOut], **errors(401, 422, 503)})
+def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
+    """The workspaces the caller is a member of, with the caller's role, by name."""
+    memberships = selectors.memberships_page(user=request.user, limit=page.limit, cursor=page.cursor)
+    return memberships.answer(lambda m: {"id": m.workspace.id, "name": m.workspace.name, "role": m.role})
 
 
-@router.get("/{ws_id}/members", response={200: list[MemberOut], **ERRORS})
-def member_list(request: HttpRequest, ws_id: str) -> Any:
-    """The workspace's members and their roles (workspace admins only)."""
+@router.get("/{ws_id}/members", response={200: Page[MemberOut], **errors(401, 403, 404, 422, 503)})
+def member_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
+    """The workspace's members and their roles, by username (workspace admins only)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    return [{"username": m.user.get_username(), "role": m.role} for m in selectors.members_of(workspace=workspace)]
+    return selectors.members_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(member_out)
 
 
-@router.post("/{ws_id}/members", response={201: MemberOut, **ERRORS})
-def member_add(request: HttpRequest, ws_id: str, payload: MemberIn) -> Any:
+@router.post("/{ws_id}/members", response={201: MemberOut, **errors(401, 403, 404, 422, 503)})
+def member_add(request: HttpRequest, ws_id: PathId, payload: MemberIn) -> Any:
     """Adds a member with a role (workspace admins only)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.member_add(
         workspace=workspace, username=payload.username, role=payload.role, actor=request.user
     )
-    return Status(201, {"username": membership.user.get_username(), "role": membership.role})
+    return Status(201, member_out(membership))
 
 
-@router.patch("/{ws_id}/members/{username}", response={200: MemberOut, **ERRORS})
-def member_change_role(request: HttpRequest, ws_id: str, username: str, payload: RoleIn) -> Any:
+@router.patch("/{ws_id}/members/{username}", response={200: MemberOut, **errors(401, 403, 404, 422, 503)})
+def member_change_role(request: HttpRequest, ws_id: PathId, username: str, payload: RoleIn) -> Any:
     """Gives a member another role (workspace admins only; the last admin stays admin)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)
     membership = services.member_change_role(
         workspace=workspace, membership_id=membership.pk, role=payload.role, actor=request.user
     )
-    return {"username": membership.user.get_username(), "role": membership.role}
+    return member_out(membership)
 
 
-@router.delete("/{ws_id}/members/{username}", response={204: None, **ERRORS})
-def member_remove(request: HttpRequest, ws_id: str, username: str) -> Any:
+@router.delete("/{ws_id}/members/{username}", response={204: None, **errors(401, 403, 404, 422, 503)})
+def member_remove(request: HttpRequest, ws_id: PathId, username: str) -> Any:
     """Removes a member (workspace admins only; the last admin cannot be removed)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)

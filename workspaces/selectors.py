@@ -6,9 +6,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from afterhack import graph
+from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
 from workspaces.models import AuditEvent, Membership, Workspace
 
@@ -23,6 +24,37 @@ def memberships_for_user(*, user: Any) -> QuerySet[Membership]:
 def members_of(*, workspace: Workspace) -> QuerySet[Membership]:
     """The workspace's memberships with their users, by username."""
     return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
+
+
+def memberships_page(*, user: Any, limit: int, cursor: str | None) -> Paged[Membership]:
+    """A page of the user's memberships, by workspace name (then id)."""
+
+    def read(after: Any, n: int) -> list[Membership]:
+        rows = memberships_for_user(user=user).order_by("workspace__name", "workspace_id")
+        if after is not None:
+            name, workspace_id = after
+            rows = rows.filter(Q(workspace__name__gt=name) | Q(workspace__name=name, workspace_id__gt=workspace_id))
+        return list(rows[:n])
+
+    return page_of(
+        scope=f"workspaces:{user.pk}", cursor=cursor, limit=limit, read=read,
+        count=lambda: memberships_for_user(user=user).count(),
+        position=lambda membership: [membership.workspace.name, str(membership.workspace_id)],
+    )  # fmt: skip
+
+
+def members_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[Membership]:
+    """A page of the workspace's members, by username."""
+
+    def read(after: Any, n: int) -> list[Membership]:
+        rows = members_of(workspace=workspace)
+        return list((rows.filter(user__username__gt=after[0]) if after is not None else rows)[:n])
+
+    return page_of(
+        scope=f"members:{workspace.id}", cursor=cursor, limit=limit, read=read,
+        count=lambda: members_of(workspace=workspace).count(),
+        position=lambda membership: [membership.user.get_username()],
+    )  # fmt: skip
 
 
 def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEvent]:

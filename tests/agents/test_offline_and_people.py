@@ -178,8 +178,12 @@ class ListApiTests:
             f"/workspaces/{ws}/decisions", {"title": "Launch", "justifications": [[story.june]]}
         ).json()
         writer.post(f"/workspaces/{ws}/actions", {"title": "Announce", "decision_ids": [decision["id"]]})
-        assert [d["title"] for d in client.get(f"/workspaces/{ws}/decisions?status=supported").json()] == ["Launch"]
-        assert client.get(f"/workspaces/{ws}/decisions?status=needs_review").json() == []
-        assert [a["title"] for a in client.get(f"/workspaces/{ws}/actions?status=pending").json()] == ["Announce"]
-        assert client.get(f"/workspaces/{ws}/actions?status=held").json() == []
+        assert [d["title"] for d in client.get(f"/workspaces/{ws}/decisions?status=supported").json()["results"]] == [
+            "Launch"
+        ]
+        assert client.get(f"/workspaces/{ws}/decisions?status=needs_review").json()["results"] == []
+        assert [a["title"] for a in client.get(f"/workspaces/{ws}/actions?status=pending").json()["results"]] == [
+            "Announce"
+        ]
+        assert client.get(f"/workspaces/{ws}/actions?status=held").json()["results"] == []
         assert api_for(story.trio.outsider).get(f"/workspaces/{ws}/decisions").status_code == 404

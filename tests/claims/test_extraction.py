@@ -52,7 +52,11 @@ class ModelExtractionTests:
         assert len(detail["claims"]) == 1
         span = detail["claims"][0]
         assert LAUNCH[span["start"] : span["end"]] == "The launch is in June"
-        rejected = api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected").json()
+        rejected = (
+            api_for(trio.reviewer)
+            .get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected")
+            .json()["results"]
+        )
         assert {r["reason"] for r in rejected} == {"not_found"}
         by_quote = {r["evidence_quote"]: r for r in rejected}
         paraphrase = by_quote["Ana is the owner of the launch checklist"]["hint"]
@@ -65,7 +69,11 @@ class ModelExtractionTests:
         llm.script(json_reply({"claims": [{"statement": "x", "evidence_quote": "the launch happens in June"}]}))
         source = source_with_one_fragment(trio)
         extract(trio, source["id"], committed)
-        rows = api_for(trio.viewer).get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected").json()
+        rows = (
+            api_for(trio.viewer)
+            .get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected")
+            .json()["results"]
+        )
         assert rows and "hint" not in rows[0]
         assert rows[0] | {} == {
             "statement": "x",
@@ -93,7 +101,11 @@ class ModelExtractionTests:
         extract(trio, source["id"], committed)
         again = extract(trio, source["id"], committed)
         assert len(again["claims"]) == 1 and again["extraction"]["claims_added"] == 0
-        rejected = api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected").json()
+        rejected = (
+            api_for(trio.reviewer)
+            .get(f"/workspaces/{trio.workspace.id}/sources/{source['id']}/rejected")
+            .json()["results"]
+        )
         assert len(rejected) == 1
 
     @pytest.mark.parametrize(
@@ -183,7 +195,11 @@ class StalledAndDirtyTests:
         assert detail["extraction"]["status"] == "done" and len(detail["claims"]) == 1
         claim = api_for(trio.viewer).get(f"/workspaces/{trio.workspace.id}/claims/{detail['claims'][0]['id']}").json()
         assert claim["statement"] == "The launch is in June."
-        rejected = api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/sources/{detail['id']}/rejected").json()
+        rejected = (
+            api_for(trio.reviewer)
+            .get(f"/workspaces/{trio.workspace.id}/sources/{detail['id']}/rejected")
+            .json()["results"]
+        )
         assert rejected[0]["evidence_quote"] == "not ? there"
 
     def test_a_reworded_statement_on_a_second_run_is_not_a_duplicate(

@@ -74,7 +74,7 @@ class JuneToJulyTests:
             decision(world, launch)["status"] == "needs_review" and "July" in decision(world, launch)["review_reason"]
         )
         assert action(world, announce)["status"] == "held"
-        history = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/corrections").json()
+        history = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/corrections").json()["results"]
         assert [(h["claim_id"], h["replacement_claim_id"], h["actor"]) for h in history] == [
             (world.june, new["id"], "rita")
         ]

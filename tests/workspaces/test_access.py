@@ -53,8 +53,10 @@ class ApiAccessTests:
     def test_it_lists_only_the_callers_workspaces(self, trio: Trio, make_user: MakeUser) -> None:
         response = api_for(trio.viewer).get("/workspaces")
         assert response.status_code == 200
-        assert response.json() == [{"id": str(trio.workspace.id), "name": "Launch planning", "role": "viewer"}]
-        assert api_for(trio.outsider).get("/workspaces").json() == []
+        assert response.json()["results"] == [
+            {"id": str(trio.workspace.id), "name": "Launch planning", "role": "viewer"}
+        ]
+        assert api_for(trio.outsider).get("/workspaces").json()["results"] == []
 
     def test_it_answers_404_to_outsiders_exactly_as_for_a_missing_workspace(self, trio: Trio) -> None:
         outsider = api_for(trio.outsider)

@@ -129,7 +129,7 @@ class MemberApiTests:
     def test_it_lists_members_for_the_admin(self, trio: Trio) -> None:
         response = api_for(trio.owner).get(f"/workspaces/{trio.workspace.id}/members")
         assert response.status_code == 200
-        assert {(m["username"], m["role"]) for m in response.json()} == {
+        assert {(m["username"], m["role"]) for m in response.json()["results"]} == {
             ("olivia", "admin"), ("rita", "reviewer"), ("victor", "viewer"),
         }  # fmt: skip
 

@@ -36,6 +36,6 @@ class IsolationTests:
         alice_page, bob_page = client_for(alice), client_for(bob)
         assert alice_page.get(f"/w/{second.id}/").status_code == 404
         assert bob_page.get(f"/w/{first.id}/members/").status_code == 404
-        assert [w["id"] for w in api_for(alice).get("/workspaces").json()] == [str(first.id)]
+        assert [w["id"] for w in api_for(alice).get("/workspaces").json()["results"]] == [str(first.id)]
         assert api_for(alice).get(f"/workspaces/{second.id}/members").status_code == 404
         assert "<strong>1</strong> sources" in alice_page.get(f"/w/{first.id}/").content.decode()

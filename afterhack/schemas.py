@@ -1,0 +1,177 @@
+"""What every JSON API schema shares: the error body, request input refused in words with its own
+error code, and ids, texts and times as the OpenAPI document names them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from ninja import Schema
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    StrictStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from afterhack.ids import is_storable
+
+
+class ErrorOut(Schema):
+    """Every error the API answers: a code a program can test and a sentence for a person."""
+
+    error: str = Field(description="The error code, e.g. not_found, invalid_input, unavailable.")
+    detail: str = Field(description="What went wrong, in words a person can act on.")
+
+
+# The error codes each status is answered with (API.md), for the operations' response lists.
+ERROR_CODES = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict, claim_not_current or stale_correction_preview",
+    415: "unsupported_media_type",
+    422: "invalid_input or the operation's specific code",
+    429: "throttled",
+    503: "unavailable",
+}
+
+
+def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
+    """The error answers of an operation, each with the error body."""
+    return dict.fromkeys(statuses, ErrorOut)
+
+
+# -- input refused in words ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """How the API answers a bad value of one field: its error code and the words a person reads.
+
+    `words` replace pydantic's message for a value of the wrong type or out of bounds, and
+    `missing` replace "'field' is required"; a validator's own message is kept as it is.
+    """
+
+    code: str = "invalid_input"
+    words: str | None = None
+    missing: str | None = None
+
+
+class Input(Schema):
+    """A request body or query. Invalid input is answered 422 with the code of the first bad field
+    (see Refuse), in words; the OpenAPI document states the same rules as types and bounds."""
+
+    # Patterns are matched the way Python's str methods (which the services use) see text.
+    model_config = ConfigDict(regex_engine="python-re")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _refuse_in_words(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        wrong = NOT_AN_OBJECT if not isinstance(data, dict) else cls.misshapen(data)
+        if wrong is not None:
+            raise PydanticCustomError("invalid_input", "{words}", {"words": wrong, "refused": True})
+        try:
+            return handler(data)
+        except ValidationError as error:
+            code, words = cls.refusal(error.errors())
+            raise PydanticCustomError(code, "{words}", {"words": words, "refused": True}) from None
+
+    @classmethod
+    def misshapen(cls, data: dict[str, Any]) -> str | None:
+        """What is wrong with the input as a whole, said before anything about its fields (None: nothing)."""
+        return None
+
+    @classmethod
+    def refusal(cls, problems: list[Any]) -> tuple[str, str]:
+        """The error code and words for the first problem found in this input."""
+        first = problems[0]
+        if first.get("ctx", {}).get("refused"):
+            return str(first["type"]), str(first["msg"])
+        location = [str(part) for part in first.get("loc", ())]
+        field = cls.model_fields.get(location[0]) if location else None
+        refuse = next((m for m in field.metadata if isinstance(m, Refuse)), Refuse()) if field else Refuse()
+        if first["type"] == "missing" and refuse.missing:
+            return refuse.code, refuse.missing
+        if first["type"] not in ("missing", "value_error") and refuse.words:
+            return refuse.code, refuse.words
+        return refuse.code, describe_validation_errors([first])
+
+
+NOT_AN_OBJECT = "The request body must be a JSON object."
+
+
+def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
+    """Pydantic's errors as one sentence a person can act on."""
+    parts = []
+    for error in errors[:5]:
+        location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
+        where = ".".join(location) or "the request body"
+        message = str(error.get("msg", "is invalid")).removeprefix("Value error, ")
+        if error.get("type") == "string_pattern_mismatch":
+            message = PATTERN_WORDS.get(error.get("ctx", {}).get("pattern"), message)
+        elif error.get("type") == "string_unicode":
+            message = "must be valid Unicode text"
+        if error.get("type") == "json_invalid":
+            parts.append("The request body is not valid JSON.")
+        elif error.get("type") in ("missing", "model_type", "model_attributes_type") and not location:
+            parts.append(NOT_AN_OBJECT)
+        elif error.get("type") == "missing":
+            parts.append(f"'{where}' is required.")
+        else:
+            parts.append(f"'{where}': {message}.")
+    return " ".join(dict.fromkeys(parts)) or "The request is not valid."
+
+
+# -- the types of fields ---------------------------------------------------------------------------
+
+
+def _storable(value: str) -> str:
+    if not is_storable(value):
+        raise ValueError("must not contain NUL characters or invalid Unicode")
+    return value
+
+
+# Exactly the characters str.isspace() (and so strip() and split()) takes for whitespace, spelled
+# out so that every regex engine reading the OpenAPI document agrees with the services.
+WHITESPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK = rf"^[^\x00]*[^\x00{WHITESPACE}][^\x00]*$"
+NO_NUL = r"^[^\x00]*$"
+PATTERN_WORDS = {
+    NOT_BLANK: "must have something other than whitespace in it, and no NUL characters",
+    NO_NUL: "must not contain NUL characters",
+}
+
+
+# Any string the stores can hold: PostgreSQL cannot store NUL, and neither store lone surrogates.
+Text = Annotated[StrictStr, Field(pattern=NO_NUL), AfterValidator(_storable)]
+
+
+# Text with something other than whitespace in it (give it a max_length where it is used).
+Words = Annotated[StrictStr, Field(min_length=1, pattern=NOT_BLANK), AfterValidator(_storable)]
+
+
+UUID_FORM = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+
+
+def _uuid(value: str) -> str:
+    if not UUID_FORM.fullmatch(value):
+        raise ValueError(f"{value[:40]!r} is not an id (ids are UUIDs)")
+    return value.lower()
+
+
+# An id sent in a request body: a UUID string.
+Id = Annotated[StrictStr, AfterValidator(_uuid), WithJsonSchema({"type": "string", "format": "uuid"})]
+
+# An id in a path: any string, since an id that is not a UUID is simply not found (404).
+PathId = Annotated[str, WithJsonSchema({"type": "string", "format": "uuid"})]
+
+# An id in an answer, and a time in an answer (ISO 8601 UTC, as the graph stores it).
+IdOut = Annotated[str, WithJsonSchema({"type": "string", "format": "uuid"})]
+Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
