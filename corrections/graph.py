@@ -57,6 +57,11 @@ RETURN a.id, a.status, collect(all.id)
 
 REVISION = "MATCH (w:Workspace) RETURN w.revision"
 
+# A preview's revision is this many bytes of a hash: a whole number that survives any JSON client
+# (below 2**53), so no preview ever hands out one above MAX_REVISION.
+REVISION_BYTES = 6
+MAX_REVISION = 256**REVISION_BYTES - 1
+
 
 @dataclass(frozen=True)
 class Subgraph:
@@ -75,8 +80,7 @@ class Subgraph:
         ]
         actions = [[a.id, a.status, sorted(a.decision_ids)] for a in sorted(self.actions, key=lambda a: a.id)]
         canonical = json.dumps([nodes, actions, independent_sources], separators=(",", ":"))
-        # Six bytes: a whole number that survives any JSON client (below 2**53).
-        return int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:6], "big")
+        return int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:REVISION_BYTES], "big")
 
 
 def _kind(label: str, confidence_kind: str | None) -> str:

@@ -44,6 +44,9 @@ MAX_REASON_CHARS = 2_000
 # writes keep slipping in between.
 WRITE_ATTEMPTS = 5
 MAX_KEY_CHARS = 200
+REVISION_RULE = (
+    f"“revision” must be the whole number the preview returned (from 0 to {corrections_graph.MAX_REVISION:,})."
+)
 
 
 class ClaimNotCurrent(Conflict):
@@ -110,8 +113,13 @@ def _clean_apply_input(reason: object, revision: object, idempotency_key: object
         raise UserError("Say why the claim is wrong: the reason is empty.")
     if not is_storable(reason) or len(reason) > MAX_REASON_CHARS:
         raise UserError(f"A reason must be plain text of at most {MAX_REASON_CHARS:,} characters.")
-    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
-        raise UserError("“revision” must be the whole number the preview returned.")
+    # A number outside what any preview hands out is malformed, not stale: refused before anything is written.
+    if (
+        isinstance(revision, bool)
+        or not isinstance(revision, int)
+        or not 0 <= revision <= corrections_graph.MAX_REVISION
+    ):
+        raise UserError(REVISION_RULE)
     if not isinstance(idempotency_key, str) or not idempotency_key.strip() or len(idempotency_key) > MAX_KEY_CHARS:
         raise UserError(f"“idempotency_key” must be a non-empty string of at most {MAX_KEY_CHARS} characters.")
     if not is_storable(idempotency_key):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack import graph
+from corrections.graph import MAX_REVISION
 from corrections.models import CorrectionIntent
 from tests.conftest import MakeUser, api_for, client_for
 from tests.corrections.conftest import World
@@ -238,6 +239,20 @@ class AccessAndInputTests:
         response = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/claims/{world.june}/corrections", body)
         assert response.status_code == 422 and words in response.json()["detail"]
         assert claim(world, world.june)["status"] == "current" and not CorrectionIntent.objects.exists()
+
+    @pytest.mark.parametrize("revision", [2**63, 2**64, 10**30, MAX_REVISION + 1, -1, 1.5, 1.0, "7", True, None, [1]])
+    def test_a_revision_no_preview_hands_out_is_invalid_input(self, world: World, revision: object) -> None:
+        body = {"statement": "July.", "reason": "r", "revision": revision, "idempotency_key": "k"}
+        response = api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/claims/{world.june}/corrections", body)
+        assert response.status_code == 422 and response.json()["error"] == "invalid_input"
+        assert "revision" in response.json()["detail"]
+        assert claim(world, world.june)["status"] == "current" and not CorrectionIntent.objects.exists()
+
+    def test_a_well_formed_revision_that_is_not_the_current_one_is_stale(self, world: World) -> None:
+        # Within the range a preview hands out, a wrong revision is simply out of date.
+        response = world.apply(world.june, MAX_REVISION)
+        assert response.status_code == 409 and response.json()["error"] == "stale_correction_preview"
+        assert response.json()["revision"] == world.preview(world.june).json()["revision"]
 
     def test_unknown_claims_are_not_found(self, world: World) -> None:
         assert world.preview("not-a-claim").status_code == 404
