@@ -112,6 +112,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     *(["workspaces.auth.PortalRemoteUserMiddleware"] if REMOTE_USER_HEADER else []),
     "django.contrib.messages.middleware.MessageMiddleware",
+    "afterhack.nul_guard.RefuseNulMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]

@@ -8,7 +8,7 @@ from uuid import UUID
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
@@ -190,6 +190,9 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
         context = {"workspace": workspace, "membership": get_membership(request.user, ws_id), "action": action}
         return render(request, "agents/partials/action_row.html", context)
     back = request.POST.get("next", "")
-    if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
-        return redirect(back)
+    # Only a path on this site; redirect() would take anything else for a view name and fail.
+    if back.startswith("/") and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return HttpResponseRedirect(back)
     return redirect("agents:actions", ws_id=workspace.id)

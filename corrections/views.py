@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from afterhack.errors import Conflict, UserError
 from afterhack.htmx import HtmxRequest
+from afterhack.ids import parse_id
 from agents import graph as agents_graph
 from agents import services as agents_services
 from claims import graph as claims_graph
@@ -35,7 +36,10 @@ class CorrectionForm(forms.Form):
 
 
 class ApplyForm(CorrectionForm):
-    revision = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    # Only parsed here; its range is the service's rule, shared with the API.
+    revision = forms.IntegerField(
+        widget=forms.HiddenInput, error_messages=dict.fromkeys(("invalid", "required"), services.REVISION_RULE)
+    )
     idempotency_key = forms.CharField(max_length=services.MAX_KEY_CHARS, widget=forms.HiddenInput)
     # The impact the person saw, so a stale Apply can say what changed since.
     previewed = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -210,7 +214,8 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         raise Http404("No such claim in this workspace.")
     form = ApplyForm(request.POST)
     if not form.is_valid():
-        return _render_form(request, workspace, claim, form, status=422)
+        error = _hidden_field_errors(form)
+        return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=422, error=error)
     fields = dict(form.cleaned_data)
     previewed = fields.pop("previewed")
     try:
@@ -234,6 +239,17 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         response["HX-Redirect"] = target
         return response
     return redirect(target)
+
+
+def _hidden_field_errors(form: forms.Form) -> str:
+    """What is wrong with the fields the preview filled in (the person never sees them), in words."""
+    problems = [
+        message if message.startswith("“") else f"“{name}”: {message}"
+        for name, errors in form.errors.items()
+        if name in form.fields and form.fields[name].widget.is_hidden
+        for message in map(str, errors)
+    ]
+    return " ".join(problems) + " Preview the correction again." if problems else ""
 
 
 # -- the review queue ---------------------------------------------------------------------------
@@ -285,41 +301,47 @@ def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Htt
 # -- history ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HistoryFilters:
-    actor: str
-    claim_id: str
-    since: str
-    until: str
+class HistoryFilterForm(forms.Form):
+    """The filters of the history and audit pages; a filter that cannot be used is explained, never ignored."""
+
+    actor = forms.CharField(required=False, max_length=150, label="Person")
+    claim = forms.CharField(required=False, max_length=64, label="Claim id")
+    since = forms.DateField(required=False, label="From")
+    until = forms.DateField(required=False, label="To")
+
+    def clean_claim(self) -> str:
+        value = self.cleaned_data["claim"]
+        claim_id = parse_id(value)
+        if value and claim_id is None:
+            raise forms.ValidationError("This is not a claim id; copy the id from the claim's page.")
+        return claim_id or ""
 
     def corrections(self, workspace: Workspace) -> list[corrections_graph.Correction]:
+        """The corrections these (valid) filters select."""
+        since, until = self.cleaned_data["since"], self.cleaned_data["until"]
         return corrections_graph.correction_list(
-            workspace=workspace, actor=self.actor, claim_id=self.claim_id, since=self.since, until=self.until
+            workspace=workspace,
+            actor=self.cleaned_data["actor"],
+            claim_id=self.cleaned_data["claim"],
+            since=since.isoformat() if since else "",
+            # Up to the end of that day; the last day there is has no end to stop at.
+            until=(until + timedelta(days=1)).isoformat() if until and until < date.max else "",
         )
-
-
-def _history_filters(request: HtmxRequest) -> HistoryFilters:
-    since, until = request.GET.get("since", ""), request.GET.get("until", "")
-    try:
-        since = date.fromisoformat(since).isoformat() if since else ""
-        until = (date.fromisoformat(until) + timedelta(days=1)).isoformat() if until else ""
-    except ValueError:
-        since = until = ""
-    return HistoryFilters(request.GET.get("actor", "")[:150], request.GET.get("claim", "")[:64], since, until)
 
 
 @require_GET
 @login_required
 def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    corrections = _history_filters(request).corrections(membership.workspace)
+    filters = HistoryFilterForm(request.GET)
+    valid = filters.is_valid()
     context = {
         "workspace": membership.workspace,
         "membership": membership,
-        "corrections": corrections,
-        "filters": request.GET,
+        "corrections": filters.corrections(membership.workspace) if valid else [],
+        "filters": filters,
     }
-    return render(request, "corrections/history.html", context)
+    return render(request, "corrections/history.html", context, status=200 if valid else 400)
 
 
 @require_GET
@@ -365,10 +387,12 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
 @staff_member_required
 def audit(request: HtmxRequest) -> HttpResponse:
     """Staff auditors: every workspace's corrections, read-only."""
-    filters = _history_filters(request)
+    filters = HistoryFilterForm(request.GET)
+    if not filters.is_valid():
+        return render(request, "corrections/audit.html", {"rows": [], "filters": filters}, status=400)
     rows = [(workspace, c) for workspace in Workspace.objects.order_by("name") for c in filters.corrections(workspace)]
     rows.sort(key=lambda row: row[1].applied_at, reverse=True)
-    return render(request, "corrections/audit.html", {"rows": rows[:500], "filters": request.GET})
+    return render(request, "corrections/audit.html", {"rows": rows[:500], "filters": filters})
 
 
 @require_GET

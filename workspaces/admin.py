@@ -17,6 +17,7 @@ from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 from django.utils import timezone
 
+from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
 from workspaces import graph as workspace_graph
 from workspaces import services
 from workspaces.auth import ThrottledLoginForm
@@ -54,7 +55,7 @@ class MembershipFormSet(BaseInlineFormSet):
             raise ValidationError("A workspace needs at least one admin: keep or make someone admin.")
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(CheckedTabularInline):
     model = Membership
     form = MembershipInlineForm
     formset = MembershipFormSet
@@ -65,7 +66,7 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin):
+class WorkspaceAdmin(CheckedModelAdmin):
     list_display = ["name", "id", "graph_name", "independent_sources", "created_at"]
     search_fields = ["name", "id"]
     readonly_fields = ["id", "graph_name", "created_at"]
@@ -127,7 +128,7 @@ class MembershipAdminForm(forms.ModelForm):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(CheckedModelAdmin):
     form = MembershipAdminForm
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
@@ -160,7 +161,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(CheckedModelAdmin):
     """Read-only: the audit trail has no add, change or delete path, here or anywhere."""
 
     list_display = ["created_at", "actor_name", "workspace", "verb", "target"]
@@ -198,7 +199,7 @@ class ApiTokenAdminForm(forms.ModelForm):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(CheckedModelAdmin):
     form = ApiTokenAdminForm
     list_display = ["name", "user", "hint", "created_at", "expires_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at", "expires_at"]
@@ -240,7 +241,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 @admin.register(LoginFailures)
-class LoginFailuresAdmin(admin.ModelAdmin):
+class LoginFailuresAdmin(CheckedModelAdmin):
     """Who is being throttled; deleting a row lets that username log in from that address at once."""
 
     list_display = ["username", "client", "failures", "window_started_at"]

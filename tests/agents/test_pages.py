@@ -129,6 +129,25 @@ class ActionPagesTests:
             == 403
         )
 
+    @pytest.mark.parametrize(
+        ("back", "target"),
+        [("/w/", "/w/"), ("abc", None), ("https://elsewhere.example/", None), ("//elsewhere.example/", None)],
+    )
+    def test_marking_returns_to_a_page_of_this_site_only(self, story: Story, back: str, target: str | None) -> None:
+        ws = story.trio.workspace
+        decision = services.decision_add(
+            workspace=ws, title="Launch", rationale="", justifications=[[story.june]], actor=story.trio.reviewer
+        )
+        action = services.action_add(
+            workspace=ws, title="Announce", decision_ids=[decision.id], actor=story.trio.reviewer
+        )
+        response = client_for(story.trio.reviewer).post(
+            f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "next": back}
+        )
+        assert response.status_code == 302 and response["Location"] == (target or f"/w/{ws.id}/actions/")
+        marked = agents_graph.action_get(workspace=ws, action_id=action.id)
+        assert marked is not None and marked.status == "done"
+
     def test_the_pages_follow_the_access_rules(self, story: Story, make_user: Callable[..., Any]) -> None:
         ws = story.trio.workspace.id
         for url in (f"/w/{ws}/decisions/", f"/w/{ws}/actions/", f"/w/{ws}/decisions/nope/"):

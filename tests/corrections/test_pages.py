@@ -128,6 +128,84 @@ class ApplyErrorsTests:
         )
         assert response.status_code == 422 and "different correction" in response.content.decode()
 
+    @pytest.mark.parametrize("revision", [str(2**63), str(2**64), "1" + "0" * 30, "-1", "1.5", "abc", ""])
+    def test_a_revision_no_preview_hands_out_is_refused_in_words_and_writes_nothing(
+        self, world: World, revision: str
+    ) -> None:
+        fields = {**apply_fields(preview_over_htmx(world, world.june)), "revision": revision}
+        response = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", fields, headers=HTMX
+        )
+        body = html.unescape(response.content.decode())
+        assert response.status_code == 422 and "“revision” must be the whole number the preview returned" in body
+        assert not CorrectionIntent.objects.exists()
+        assert client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.june}/").status_code == 200
+        assert (
+            "already superseded"
+            not in client_for(world.trio.reviewer).get(f"/w/{world.ws}/claims/{world.june}/correct").content.decode()
+        )
+
+
+class HistoryFilterTests:
+    def applied(self, world: World) -> None:
+        fields = apply_fields(preview_over_htmx(world, world.june))
+        client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", fields)
+
+    @pytest.mark.parametrize(
+        ("query", "words"),
+        [
+            ("claim=not-a-claim", "Claim id: This is not a claim id"),
+            ("claim=" + "1" * 30, "Claim id: This is not a claim id"),
+            ("actor=" + "x" * 151, "Person: Ensure this value has at most 150 characters"),
+            ("since=yesterday", "From: Enter a valid date."),
+            ("until=" + "9" * 40, "To: Enter a valid date."),
+        ],
+    )
+    def test_a_filter_that_cannot_be_used_is_explained_and_lists_nothing(
+        self, world: World, make_user: MakeUser, query: str, words: str
+    ) -> None:
+        self.applied(world)
+        make_user("audrey", is_staff=True)
+        from django.contrib.auth import get_user_model
+
+        auditor = get_user_model().objects.get(username="audrey")
+        for browser, path in [
+            (client_for(world.trio.viewer), f"/w/{world.ws}/corrections/"),
+            (client_for(auditor), "/audit/corrections/"),
+        ]:
+            response = browser.get(f"{path}?{query}")
+            body = html.unescape(response.content.decode())
+            assert (
+                response.status_code == 400
+                and words in body
+                and "Nothing is listed until the filters are fixed" in body
+            )
+            assert "The launch is in July." not in body
+
+    def test_nul_in_a_filter_is_refused_in_words(self, world: World) -> None:
+        for query in ("actor=%00", "claim=%00", "since=%00"):
+            response = client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?{query}")
+            assert response.status_code == 400 and "contains a NUL character" in html.unescape(
+                response.content.decode()
+            )
+
+    def test_valid_filters_still_select_and_the_last_day_there_is_works(self, world: World) -> None:
+        self.applied(world)
+        browser = client_for(world.trio.viewer)
+        history = f"/w/{world.ws}/corrections/"
+        for query in (
+            "until=9999-12-31",
+            "since=0001-01-01",
+            f"claim={world.june}",
+            f"claim={world.june.upper()}",
+            "actor=rita",
+        ):
+            response = browser.get(f"{history}?{query}")
+            assert response.status_code == 200 and "The launch is in July." in response.content.decode(), query
+        for query in ("since=9999-12-31", "actor=somebody", f"claim={world.ana}"):
+            response = browser.get(f"{history}?{query}")
+            assert response.status_code == 200 and "No corrections." in response.content.decode(), query
+
 
 class AfterTrialTests:
     def test_a_conflict_comes_back_in_place_and_clears_the_stale_preview(self, world: World) -> None:

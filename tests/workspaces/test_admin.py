@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from afterhack import graph
 from tests.conftest import ApiClient, MakeUser, Trio, client_for
@@ -89,6 +90,40 @@ class AdminWorkspaceTests:
         for model in ("workspace", "membership", "auditevent", "apitoken"):
             assert client.get(f"/admin/workspaces/{model}/").status_code == 200
         assert client.get(f"/admin/workspaces/workspace/{trio.workspace.id}/change/").status_code == 200
+
+    @pytest.mark.parametrize("selected", ["abc", "9" * 5000])
+    def test_a_list_action_on_rows_that_are_not_ids_changes_nothing_and_says_so(
+        self, trio: Trio, make_user: MakeUser, selected: str
+    ) -> None:
+        client = client_for(make_user("root", is_staff=True, is_superuser=True))
+        before = sorted(Membership.objects.values_list("pk", "role"))
+        for listing in ("/admin/workspaces/membership/", "/admin/auth/user/"):
+            form = {"action": "delete_selected", "_selected_action": [selected, str(trio.viewer.pk)], "post": "yes"}
+            response = client.post(listing, form, follow=True)
+            assert response.status_code == 200
+            assert "Some ticked rows are not rows of this list; nothing was changed." in response.content.decode()
+        assert sorted(Membership.objects.values_list("pk", "role")) == before
+        assert get_user_model().objects.filter(pk=trio.viewer.pk).exists()
+
+    @pytest.mark.parametrize("value", ["abc", "1.5", "9" * 5000])
+    def test_an_autocomplete_field_given_something_that_is_not_an_id_is_refused_in_words(
+        self, trio: Trio, make_user: MakeUser, value: str
+    ) -> None:
+        client = client_for(make_user("root", is_staff=True, is_superuser=True))
+        assert client.get(f"/admin/workspaces/membership/add/?user={value}").status_code == 200
+        form = {"user": value, "workspace": str(trio.workspace.id), "role": "viewer"}
+        response = client.post("/admin/workspaces/membership/add/", form)
+        assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+        assert not Membership.objects.filter(user=trio.outsider).exists()
+
+    def test_a_date_drill_down_past_any_calendar_shows_the_list_unfiltered(self, make_user: MakeUser) -> None:
+        client = client_for(make_user("root", is_staff=True, is_superuser=True))
+        for query in (
+            f"created_at__year={2**63}",
+            f"created_at__year=2026&created_at__month=1&created_at__day={2**64}",
+        ):
+            response = client.get(f"/admin/workspaces/auditevent/?{query}", follow=True)
+            assert response.status_code == 200 and response.redirect_chain[-1][0].endswith("?e=1")
 
 
 class AdminTokenTests:
