@@ -67,8 +67,10 @@ class ContentSecurityPolicyTests:
         assert isinstance(response.json(), (list, dict))
         assert "nonce" not in response.get("Content-Security-Policy", "")
 
-    def test_no_template_has_inline_scripts_styles_or_event_handlers(self) -> None:
-        inline = re.compile(r"""\sstyle=|<style|<script(?![^>]*\bsrc=)(?![^>]*application/json)|\son[a-z]+=""")
+    def test_no_template_has_inline_scripts_styles_event_handlers_or_javascript_links(self) -> None:
+        inline = re.compile(
+            r"""\sstyle=|<style|<script(?![^>]*\bsrc=)(?![^>]*application/json)|\son[a-z]+=|=["']?javascript:"""
+        )
         offenders = [
             f"{path.relative_to(TEMPLATES)}: {match.group(0).strip()}"
             for path in TEMPLATES.rglob("*.html")

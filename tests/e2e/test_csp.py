@@ -63,6 +63,19 @@ def watch(page: Any, live_server: Any) -> Iterator[Watch]:
     yield Watch(page, live_server.url)
 
 
+def error_page(status: int) -> Any:
+    """A route handler answering with the error page's template under the pages' policy."""
+
+    def fulfill(route: Any) -> None:
+        route.fulfill(
+            status=status,
+            body=render_to_string(f"{status}.html"),
+            headers={"Content-Type": "text/html", "Content-Security-Policy": build_policy(settings.SECURE_CSP)},
+        )
+
+    return fulfill
+
+
 class ContentSecurityPolicyTests:
     def test_the_apps_pages_and_their_htmx_interactions_raise_no_violation(
         self, page: Any, watch: Watch, live_server: Any, make_user: MakeUser
@@ -183,16 +196,15 @@ class ContentSecurityPolicyTests:
         assert watch.visit("/w/no-such-page/").status == 404
         watch.assert_clean()
 
-        # The 500 page as the server sends it (no view fails on purpose): its template and the policy.
-        page.route(
-            "**/fails",
-            lambda route: route.fulfill(
-                status=500,
-                body=render_to_string("500.html"),
-                headers={"Content-Type": "text/html", "Content-Security-Policy": build_policy(settings.SECURE_CSP)},
-            ),
-        )
-        watch.visit("/fails")
+        # The 400 and 500 pages as the server sends them (no view fails on purpose): template and policy.
+        for status in (400, 500):
+            page.route(f"**/fails-{status}", error_page(status))
+        watch.visit("/w/")
+        watch.visit("/fails-400")
+        page.get_by_role("link", name="Go back").click()
+        page.wait_for_url("**/w/")
+        watch.assert_clean()
+        watch.visit("/fails-500")
         assert page.locator("h1").inner_text() == "Something went wrong"
         assert page.locator("section.card").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
         screenshot(page, "csp-500")

@@ -72,3 +72,12 @@ document.addEventListener("submit", function (event) {
   var question = event.target.dataset && event.target.dataset.confirm;
   if (question && !window.confirm(question)) event.preventDefault();
 });
+
+// "Go back" links return to the previous page (a javascript: link would be refused by the
+// Content-Security-Policy).
+document.addEventListener("click", function (event) {
+  var link = event.target.closest && event.target.closest("a[data-go-back]");
+  if (!link) return;
+  event.preventDefault();
+  window.history.back();
+});
