@@ -5,23 +5,23 @@ from __future__ import annotations
 import logging
 import re
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.csp import CSP
 from django.views.decorators.csp import csp_override
-from ninja import NinjaAPI, Schema, Status
+from ninja import Field, NinjaAPI, Schema, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from afterhack.errors import UserError
 from afterhack.graph import GraphError
-from afterhack.schemas import ErrorOut, Text, describe_validation_errors
+from afterhack.schemas import ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from workspaces import services as workspace_services
-from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
+from workspaces.auth import USERNAME_MAX, LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
 
 __all__ = ["ApiError", "ErrorOut", "Text", "api", "error_response"]
@@ -227,21 +227,33 @@ def _is_utf8(body: bytes) -> bool:
     return True
 
 
-class TokenIn(Schema):
-    username: Text
-    password: Text
+class TokenIn(Input):
+    username: Annotated[
+        Text,
+        Field(max_length=USERNAME_MAX),
+        Refuse(words=f"Give your username: text of at most {USERNAME_MAX} characters, without NUL characters."),
+    ]
+    password: Annotated[Text, Refuse(words="Give your password as text, without NUL characters.")]
 
 
 class TokenOut(Schema):
-    token: str
-    expires_at: datetime
+    token: str = Field(
+        description="Send it as 'Authorization: Bearer <token>'; it is shown once, only its hash is kept."
+    )
+    expires_at: datetime = Field(description="From this moment on the token is refused (ISO 8601, UTC).")
+
+
+RETRY_AFTER = {
+    "responses": {429: {"headers": {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}}}
+}
 
 
 @api.post(
     "/auth/token",
     auth=None,
-    response={200: TokenOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut},
+    response={200: TokenOut, **errors(401, 422, 429, 503)},
     tags=["auth"],
+    openapi_extra=RETRY_AFTER,
 )
 def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
     """Exchanges a username and password for a bearer token and the moment it expires.
@@ -265,7 +277,7 @@ SESSION_HAS_NOTHING_TO_REVOKE = (
 
 @api.delete(
     "/auth/token",
-    response={204: None, 401: ErrorOut, 403: ErrorOut, 422: ErrorOut, 503: ErrorOut},
+    response={204: None, **errors(401, 403, 422, 503)},
     tags=["auth"],
 )
 def auth_token_revoke(request: HttpRequest) -> Any:

@@ -117,9 +117,20 @@ class ApiLoginThrottleTests:
         other = login("ada", PASSWORD, address="10.9.9.9", **{"X-Forwarded-For": "198.51.100.8"})
         assert other.status_code == 200
 
-    def test_the_openapi_document_lists_the_429(self) -> None:
+    def test_the_openapi_document_lists_the_429_and_its_retry_after(self) -> None:
         operation = Client().get("/api/v1/openapi.json").json()["paths"]["/api/v1/auth/token"]["post"]
-        assert "429" in operation["responses"]
+        throttled = operation["responses"]["429"]
+        assert throttled["headers"]["Retry-After"]["schema"] == {"type": "integer"}
+        assert throttled["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
+
+    def test_an_overlong_username_is_refused_in_words_and_not_counted(self) -> None:
+        response = login("x" * 151, "wrong")
+        assert response.status_code == 422
+        assert response.json() == {
+            "error": "invalid_input",
+            "detail": "Give your username: text of at most 150 characters, without NUL characters.",
+        }
+        assert not LoginFailures.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)
