@@ -62,7 +62,9 @@ def settled(page: Any) -> None:
     """Waits until htmx has swapped and settled (its new content has its listeners)."""
     # A function, not an expression: Playwright evaluates an expression with eval(), which the
     # pages' Content-Security-Policy refuses.
-    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
+    )
 
 
 @pytest.fixture
