@@ -72,9 +72,10 @@ class BrowserSession(APIKeyCookie):
 
 def docs_policy() -> dict[str, Any]:
     """The pages' Content-Security-Policy, plus data: images: Swagger UI's stylesheet draws its icons so."""
-    policy = dict(settings.SECURE_CSP)
+    policy: dict[str, Any] = dict(settings.SECURE_CSP)
     if policy:
-        policy["img-src"] = [*policy.get("img-src", [CSP.SELF]), "data:"]
+        images: list[str] = [*policy.get("img-src", [CSP.SELF]), "data:"]
+        policy["img-src"] = images
     return policy
 
 
