@@ -2,6 +2,7 @@
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from afterhack import embedded
@@ -49,7 +50,16 @@ def pool_options() -> dict[str, object]:
         "max_idle": 60,
         # Reconnecting after PostgreSQL comes back waits at most this long between attempts.
         "reconnect_timeout": 3600,
+        "reset": release_session_locks,
     }
+
+
+def release_session_locks(connection: Any) -> None:
+    """Run on a connection handed back to the pool: a session advisory lock must never pass to the next request.
+
+    (Correction appliers hold one per idempotency key and release it themselves; this makes sure of it.)
+    """
+    connection.execute("SELECT pg_advisory_unlock_all()")
 
 
 def secret_key() -> str:

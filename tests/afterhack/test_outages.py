@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,24 @@ class BrokerOutageTests:
         body = response.json()
         assert body == body | {"error": "unavailable", "store": "broker"}
         assert "task queue" in body["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+class PoolTests:
+    def test_a_session_lock_left_behind_does_not_pass_to_the_next_request(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid(), pg_advisory_lock(4242)")
+            backend = cursor.fetchone()[0]
+        # The request ends: its connection goes back to the pool (the lock deliberately not released).
+        connection.close()
+        pool = connection.pool
+        assert pool is not None
+        # The pool resets connections in a worker thread; it is done when the connection is back.
+        deadline = time.monotonic() + 10
+        while pool.get_stats().get("pool_available", 0) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s AND objid = 4242", [backend]
+            )
+            assert cursor.fetchone()[0] == 0

@@ -20,10 +20,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from afterhack import embedded
 from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
+from afterhack.serving import Sizing
 from tests.afterhack.test_embedded import ROOT, free_port, server_pids, start_app, store_env
 
 PASSWORD = "a team can lean on it"
@@ -71,7 +73,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         app.send_signal(signal.SIGTERM)
         output, _ = app.communicate(timeout=90)
         assert app.returncode == 0, output
-        assert server_pids(data_dir) == []
+        assert server_pids(data_dir) == [], output
         embedded.wipe(data_dir)
 
 
@@ -93,6 +95,8 @@ class ServingTests:
         assert report.connection_errors == 0, report.summary()
         assert report.created, "no source was created under load"
         assert unreadable(served.target, report.created) == []
+        # Connections went back to the pools: PostgreSQL holds no more than make run's budget.
+        assert 0 < postgres_backends(served.data_dir) <= Sizing.from_env().connections
 
     @pytest.mark.parametrize("store", ["falkordb", "postgres"])
     def test_a_store_killed_under_load_comes_back_by_itself(self, served: Served, store: str) -> None:
@@ -139,6 +143,15 @@ class ServingTests:
         logs = served.data_dir / "logs"
         assert (logs / "access.log.1").exists()
         assert (logs / "access.log").stat().st_size <= 0.05 * 1024 * 1024 + 4096
+
+
+def postgres_backends(data_dir: Path) -> int:
+    """Client connections the served data dir's PostgreSQL holds now."""
+    socket_dir = (data_dir / "postgres" / "postmaster.pid").read_text().split("\n")[4]
+    with psycopg.connect(host=socket_dir, dbname="afterhack", user="postgres") as probe:
+        row = probe.execute("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").fetchone()
+    assert row is not None
+    return int(row[0]) - 1  # not counting this probe
 
 
 def gunicorn_pids(port: int) -> list[int]:
