@@ -117,8 +117,9 @@ class Command(BaseCommand):
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
             if owner is not None and demo_load(owner=owner) is not None:
                 self.stdout.write("Loaded the demo workspace.")
-            # The launcher's own connection is not needed while it supervises.
+            # The launcher's own connections are not needed while it supervises.
             connections.close_all()
+            connection.close_pool()  # type: ignore[attr-defined]  # PostgreSQL backends have it
             if not options["no_worker"]:
                 self._spawn("worker", [sys.executable, "-m", "celery", "-A", "afterhack", "worker",
                                        "--loglevel=INFO", f"--concurrency={sizing.worker_concurrency}",
