@@ -59,7 +59,7 @@ class GraphOutageTests:
 def pool_exhausted() -> Iterator[None]:
     """Every pooled PostgreSQL connection of this process taken, and a short wait for one."""
     connection.close()
-    pool = connection.pool
+    pool = connection.pool  # type: ignore[attr-defined]  # the PostgreSQL backend's
     assert pool is not None, "the suite runs with the connection pool, as make run does"
     pool.open()
     taken = [pool.getconn() for _ in range(pool.max_size)]
@@ -109,7 +109,7 @@ class UnexpectedErrorTests:
         assert response.status_code == 500
         assert "Something went wrong" in response.content.decode()
         logged = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
-        assert logged and "a bug nobody has found yet" in str(logged[0].exc_info[1])
+        assert logged and logged[0].exc_info and "a bug nobody has found yet" in str(logged[0].exc_info[1])
 
     def test_an_api_error_is_a_500_in_the_error_format_with_its_traceback_in_the_log(
         self, caplog: pytest.LogCaptureFixture
@@ -195,7 +195,7 @@ class PoolTests:
             backend = cursor.fetchone()[0]
         # The request ends: its connection goes back to the pool (the lock deliberately not released).
         connection.close()
-        pool = connection.pool
+        pool = connection.pool  # type: ignore[attr-defined]  # the PostgreSQL backend's
         assert pool is not None
         # The pool resets connections in a worker thread; it is done when the connection is back.
         deadline = time.monotonic() + 10

@@ -176,7 +176,7 @@ def parent_of(pid: int) -> int:
 
 def read_responses(raw: socket.socket, count: int) -> list[tuple[int, bytes]]:
     """`count` HTTP/1.1 responses with Content-Length bodies, read from one connection."""
-    buffer, answers = b"", []
+    buffer, answers = b"", list[tuple[int, bytes]]()
     while len(answers) < count:
         while b"\r\n\r\n" not in buffer:
             data = raw.recv(65536)
