@@ -18,7 +18,8 @@ from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from afterhack.errors import UserError
-from afterhack.graph import GraphError
+from afterhack.graph import GraphError, GraphUnavailable
+from afterhack.outages import unavailable_response
 from afterhack.schemas import ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from workspaces import services as workspace_services
 from workspaces.auth import USERNAME_MAX, LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
@@ -216,8 +217,13 @@ def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 @api.exception_handler(GraphError)
 def on_graph_error(request: HttpRequest, exc: GraphError) -> HttpResponse:
-    logger.error("graph error on %s %s: %s", request.method, request.path, exc)
-    return error_response(request, 503, "unavailable", "The graph database is not answering; try again shortly.")
+    if isinstance(exc, GraphUnavailable):
+        return unavailable_response(request, "falkordb", exc)
+    # A query the graph refused is a bug of ours, not an outage: a 500 with its traceback in the log.
+    logger.error("graph refused a query on %s %s", request.method, request.path, exc_info=exc)
+    return error_response(
+        request, 500, "internal_error", "Something went wrong on the server. Try again, and report it if it repeats."
+    )
 
 
 def _is_utf8(body: bytes) -> bool:
