@@ -86,12 +86,16 @@ class Outcome:
     affected: dict[str, list[str]]
 
 
+def _not_current(status: str) -> ClaimNotCurrent:
+    return ClaimNotCurrent(f"This claim is already {status}; only a current claim can be corrected.")
+
+
 def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
     claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise ClaimNotFound("No such claim in this workspace.")
     if claim.status != "current":
-        raise ClaimNotCurrent(f"This claim is already {claim.status}; only a current claim can be corrected.")
+        raise _not_current(claim.status)
     return claim
 
 
@@ -100,6 +104,11 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
     clean_statement(statement)
     claim = _current_claim(workspace, claim_id)
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
+    # The claim as the read behind the fingerprint saw it: a correction that landed in between
+    # superseded it, which is the reason to give (the fingerprint differs only because of that).
+    root = sub.nodes.get(claim.id)
+    if root is not None and root.status != "current":
+        raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
     return Preview(claim, sub.fingerprint(independent_sources=policy), result, sub.revision)
@@ -213,13 +222,19 @@ def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
     The graph write is guarded by the workspace's counter as read with the preview; if an
     unrelated write slipped in between, the preview is simply computed again.
     """
+    now = intent.revision
     for _ in range(WRITE_ATTEMPTS):
         try:
             plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
         except (ClaimNotCurrent, ClaimNotFound) as error:
             _refuse(intent, str(error))
             raise
+        now = plan.revision
         if plan.revision != intent.revision:
+            # A write that landed while the picture was read may have mixed it (a concurrent
+            # correction of this very claim, say): read again before calling the preview stale.
+            if corrections_graph.workspace_revision(workspace=workspace) != plan.graph_revision:
+                continue
             _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.revision}")
             raise StalePreview(plan.revision)
         affected = plan.impact.as_json()
@@ -237,7 +252,7 @@ def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
             _finish(intent, affected, recovered=False)
             return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
     _refuse(intent, "the workspace kept changing")
-    raise StalePreview(intent.revision)
+    raise StalePreview(now)
 
 
 def _refuse(intent: CorrectionIntent, why: str) -> None:
