@@ -18,7 +18,7 @@ from ninja import Schema
 from pydantic import Field
 
 from afterhack.errors import UserError
-from afterhack.schemas import Input, Refuse
+from afterhack.schemas import Input, Refuse, Text
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -35,7 +35,7 @@ class PageIn(Input):
         Refuse(words=f"“limit” must be a whole number from 1 to {MAX_LIMIT}."),
     ] = DEFAULT_LIMIT
     cursor: Annotated[
-        str | None,
+        Text | None,
         Field(max_length=MAX_CURSOR_CHARS, description="The `next` of the previous page; leave out for the first."),
         Refuse(words="“cursor” must be the `next` value of a previous page, as it was given."),
     ] = None

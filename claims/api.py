@@ -112,7 +112,7 @@ class ClaimIn(Input):
 
 
 class SearchIn(PageIn):
-    q: str = Field("", description="Words or a sentence; case does not matter.")
+    q: Annotated[Text, Field(description="Words or a sentence; case does not matter.")] = ""
 
 
 # -- answers --------------------------------------------------------------------------------------------

@@ -19,10 +19,6 @@ from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["corrections"])
 
-# A preview's revision is a fingerprint of six bytes; anything above what a JSON client keeps exact
-# cannot have come from a preview.
-MAX_REVISION = 2**53 - 1
-
 # -- requests -------------------------------------------------------------------------------------------
 
 Statement = Annotated[
@@ -51,7 +47,7 @@ class ApplyIn(Input):
     ]
     revision: Annotated[
         StrictInt,
-        Field(ge=0, le=MAX_REVISION, description="The `revision` the preview answered."),
+        Field(ge=0, le=corrections_graph.MAX_REVISION, description="The `revision` the preview answered."),
         Refuse(words="“revision” must be the whole number the preview returned."),
     ]
     idempotency_key: Annotated[

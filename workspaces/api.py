@@ -11,7 +11,7 @@ from ninja.responses import Status
 
 from afterhack.api import ApiError
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import Input, PathId, Refuse, Words, errors
+from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user
 from workspaces.models import NAME_MAX_LENGTH, Membership, Role
@@ -96,7 +96,7 @@ def member_add(request: HttpRequest, ws_id: PathId, payload: MemberIn) -> Any:
 
 
 @router.patch("/{ws_id}/members/{username}", response={200: MemberOut, **errors(401, 403, 404, 422, 503)})
-def member_change_role(request: HttpRequest, ws_id: PathId, username: str, payload: RoleIn) -> Any:
+def member_change_role(request: HttpRequest, ws_id: PathId, username: Text, payload: RoleIn) -> Any:
     """Gives a member another role (workspace admins only; the last admin stays admin)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)
@@ -107,7 +107,7 @@ def member_change_role(request: HttpRequest, ws_id: PathId, username: str, paylo
 
 
 @router.delete("/{ws_id}/members/{username}", response={204: None, **errors(401, 403, 404, 422, 503)})
-def member_remove(request: HttpRequest, ws_id: PathId, username: str) -> Any:
+def member_remove(request: HttpRequest, ws_id: PathId, username: Text) -> Any:
     """Removes a member (workspace admins only; the last admin cannot be removed)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)

@@ -248,6 +248,15 @@ class ExactTypeTests:
         )
         assert response.status_code == 422 and "choose viewer, reviewer or admin" in response.json()["detail"]
 
+    @pytest.mark.parametrize("method", ["delete", "patch"])
+    def test_a_member_name_with_nul_is_refused_in_words(self, trio: Trio, method: str) -> None:
+        client = api_for(trio.owner)
+        url = f"/api/v1/workspaces/{trio.workspace.id}/members/a%00b"
+        response = getattr(client.client, method)(
+            url, data=json.dumps({"role": "viewer"}), content_type="application/json", headers=client.headers
+        )
+        assert response.status_code == 422 and "NUL" in response.json()["detail"]
+
     @pytest.mark.parametrize("revision", [2**53, 2**63, 2**64, 10**30, -1, 1.0])
     def test_a_revision_no_preview_gives_is_refused_in_words(self, trio: Trio, claim: str, revision: Any) -> None:
         body = {"statement": "July.", "reason": "Moved.", "revision": revision, "idempotency_key": "k"}
