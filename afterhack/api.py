@@ -20,7 +20,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from afterhack.errors import UserError
 from afterhack.graph import GraphError, GraphUnavailable
 from afterhack.outages import unavailable_response
-from afterhack.schemas import ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
+from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from workspaces import services as workspace_services
 from workspaces.auth import USERNAME_MAX, LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
@@ -81,18 +81,19 @@ def docs_policy() -> dict[str, Any]:
 
 
 class JsonApi(NinjaAPI):
-    """The API, whose OpenAPI document also says what JsonBodies does: a body that is not JSON gets 415."""
+    """The API, whose OpenAPI document also says what each error status means (with its codes) and
+    what JsonBodies does: every operation with a body answers 415 to one that is not JSON."""
 
     def get_openapi_schema(self, *, path_prefix: str | None = None, path_params: Any = None) -> Any:
         document = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
-        refused = {
-            "description": "Unsupported Media Type: the body was not sent as application/json",
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
-        }
+        error_body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
         for item in document["paths"].values():
             for operation in item.values():
+                answers = operation["responses"]
                 if "requestBody" in operation:
-                    operation["responses"].setdefault(415, refused)
+                    answers.setdefault(415, {"content": error_body})
+                for status, answer in answers.items():
+                    answer["description"] = ERROR_ANSWERS.get(int(status), answer.get("description", "OK"))
         return document
 
 

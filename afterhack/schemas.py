@@ -30,16 +30,18 @@ class ErrorOut(Schema):
     detail: str = Field(description="What went wrong, in words a person can act on.")
 
 
-# The error codes each status is answered with (API.md), for the operations' response lists.
-ERROR_CODES = {
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    409: "conflict, claim_not_current or stale_correction_preview",
-    415: "unsupported_media_type",
-    422: "invalid_input or the operation's specific code",
-    429: "throttled",
-    503: "unavailable",
+# What each error status means, with the codes it is answered with (API.md), for the OpenAPI document.
+ERROR_ANSWERS = {
+    401: "`unauthorized`: no valid API token (or logged-in session) was sent.",
+    403: "`forbidden`: a viewer asked to write, or the caller lacks the permission.",
+    404: "`not_found`: no such thing here; a workspace the caller is not a member of is not found either.",
+    409: "`conflict`, `claim_not_current` or `stale_correction_preview`: what it acts on changed or is in "
+    "the wrong state.",
+    415: "`unsupported_media_type`: the request body was not sent as application/json.",
+    422: "`invalid_input`, or the operation's own code (`invalid_source`, `invalid_support`, `evidence_not_found`): "
+    "the input cannot be used, said in words.",
+    429: "`throttled`: too many failed logins; retry after Retry-After seconds.",
+    503: "`unavailable`: a store is down or its pool is busy; the detail names it.",
 }
 
 
