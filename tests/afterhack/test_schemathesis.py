@@ -35,7 +35,7 @@ PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist. Marketing 
 QUOTES = ["The launch is in June", "Ana owns the checklist", "Marketing starts in May"]
 
 # Cases per operation and phase; bounded so that the whole run stays well under a minute here.
-MAX_EXAMPLES = 5
+MAX_EXAMPLES = 10
 SEED = 8
 
 LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name in (
