@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from afterhack import graph
 from corrections import services
@@ -95,6 +95,23 @@ def run(world: World, revision: int, key: str, **extra: str) -> subprocess.Popen
     return process
 
 
+# How long a test waits for PostgreSQL to free the locks of a client that died.
+LOCK_WAIT_SECONDS = 30
+
+
+def wait_until_key_is_free(world: World, key: str) -> None:
+    """Waits until no session holds the key's lock (at most LOCK_WAIT_SECONDS, else the lock timeout is raised).
+
+    A killed applier's advisory lock is freed only when its PostgreSQL backend notices the
+    connection is gone, a moment after the process died (longer on a loaded machine); until
+    then recovery rightly counts its intent as busy.
+    """
+    number = services._lock_number(world.trio.workspace.id, key)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{LOCK_WAIT_SECONDS}s"])
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
+
+
 def outcome(process: subprocess.Popen[str]) -> dict[str, Any]:
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
@@ -164,6 +181,7 @@ class CrashRecoveryTests:
         assert process.returncode == 86  # it died where we told it to
         intent = CorrectionIntent.objects.get(idempotency_key="crash-key")
         assert intent.state == "pending"
+        wait_until_key_is_free(world, "crash-key")
 
         report = services.recover()
         intent.refresh_from_db()
@@ -185,9 +203,10 @@ class CrashRecoveryTests:
             revision=revision, actor=world.trio.reviewer, actor_name="rita",
         )  # fmt: skip
         number = services._lock_number(world.trio.workspace.id, "in-flight")
+        # An applier holding the key's lock until it is killed (it waits on its input, never on a clock).
         holder = subprocess.Popen(
-            [sys.executable, "-c", f"import psycopg, sys, time; c = psycopg.connect(sys.argv[1], autocommit=True); c.execute('SELECT pg_advisory_lock({number})'); print('locked', flush=True); time.sleep(30)", env()["DATABASE_URL"]],
-            stdout=subprocess.PIPE, text=True,
+            [sys.executable, "-c", f"import psycopg, sys; c = psycopg.connect(sys.argv[1], autocommit=True); c.execute('SELECT pg_advisory_lock({number})'); print('locked', flush=True); sys.stdin.read()", env()["DATABASE_URL"]],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
@@ -195,7 +214,8 @@ class CrashRecoveryTests:
             assert CorrectionIntent.objects.get(idempotency_key="in-flight").state == "pending"
         finally:
             holder.kill()
-            holder.wait()
+            holder.communicate()
+        wait_until_key_is_free(world, "in-flight")
         assert services.recover().failed == 1
 
 
@@ -208,6 +228,7 @@ class FenceTests:
         process = run(world, revision, "slow-key", AFTERHACK_FAULT_INJECTION="after_intent")
         process.communicate(timeout=120)
         intent = CorrectionIntent.objects.get(idempotency_key="slow-key")
+        wait_until_key_is_free(world, "slow-key")
         assert services.recover().failed == 1
         # The original write arrives late: the fence stops it.
         late = corrections_graph.correction_apply(
