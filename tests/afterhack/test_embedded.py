@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -59,8 +59,8 @@ def python(code: str, *args: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
-def server_pids(data_dir: Path) -> list[int]:
-    """Pids of the postgres and redis-server processes serving `data_dir`."""
+def pids_whose_command(matches: Callable[[str], bool]) -> list[int]:
+    """Pids of the live processes whose command line `matches`."""
     pids = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -68,9 +68,16 @@ def server_pids(data_dir: Path) -> list[int]:
                 cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if str(data_dir) in cmdline and ("postgres" in cmdline or "redis-server" in cmdline):
+            if matches(cmdline):
                 pids.append(int(proc.name))
     return pids
+
+
+def server_pids(data_dir: Path) -> list[int]:
+    """Pids of the postgres and redis-server processes serving `data_dir`."""
+    return pids_whose_command(
+        lambda cmdline: str(data_dir) in cmdline and ("postgres" in cmdline or "redis-server" in cmdline)
+    )
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import pytest
 from afterhack import embedded
 from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
 from afterhack.serving import Sizing
-from tests.afterhack.test_embedded import ROOT, free_port, server_pids, start_app, store_env
+from tests.afterhack.test_embedded import ROOT, free_port, pids_whose_command, server_pids, start_app, store_env
 
 PASSWORD = "a team can lean on it"
 
@@ -155,16 +155,7 @@ def postgres_backends(data_dir: Path) -> int:
 
 
 def gunicorn_pids(port: int) -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            if "gunicorn" in cmdline and f"127.0.0.1:{port}" in cmdline:
-                pids.append(int(proc.name))
-    return pids
+    return pids_whose_command(lambda cmdline: "gunicorn" in cmdline and f"127.0.0.1:{port}" in cmdline)
 
 
 def parent_of(pid: int) -> int:
