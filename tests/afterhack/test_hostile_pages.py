@@ -352,3 +352,35 @@ class NulTests:
         )
         assert response.status_code == 400 and "“rationale” contains a NUL character" in response.content.decode()
         assert "Nothing was saved." in response.content.decode() and stores(world.trio.workspace) == before
+
+
+class MalformedBodyTests:
+    @pytest.mark.parametrize(
+        ("content_type", "body"),
+        [
+            ("multipart/form-data; boundary=xyz", b"no boundary in here"),
+            ("multipart/form-data", b"--x\r\n"),
+            (
+                "multipart/form-data; boundary=b",
+                b'--b\r\nContent-Disposition: form-data; name="title"\r\n\r\na\x00b\r\n--b--\r\n',
+            ),
+            (
+                "multipart/form-data; boundary=b",
+                b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n\xff\xfe\x00bad\r\n--b--\r\n',
+            ),
+            (
+                "multipart/form-data; boundary=b; charset=no-such-charset",
+                b'--b\r\nContent-Disposition: form-data; name="text"\r\n\r\nx',
+            ),
+            ("application/x-www-form-urlencoded", b"title=%ED%A0%80&text=" + b"%00" * 3),
+            ("application/json", b'{"title": "T", "text": "A text."}'),
+        ],
+    )
+    def test_a_body_that_is_not_a_proper_form_is_refused_and_writes_nothing(
+        self, world: World, content_type: str, body: bytes
+    ) -> None:
+        before = stores(world.trio.workspace)
+        response = client(world.trio.reviewer).generic(
+            "POST", f"/w/{world.ws}/sources/new", body, content_type=content_type
+        )
+        assert 400 <= response.status_code < 500 and stores(world.trio.workspace) == before
