@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import hashlib
 import json
 import logging
 import logging.handlers
@@ -30,6 +31,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.staticfiles.finders import get_finders
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections, transaction
@@ -112,7 +114,7 @@ class Command(BaseCommand):
             graphs_reconcile()
             call_command("recover_corrections", verbosity=0)
             sizing = self._sizing()
-            call_command("collectstatic", interactive=False, verbosity=0)
+            self._collect_static()
             login = self._first_user()
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
             if owner is not None and demo_load(owner=owner) is not None:
@@ -204,6 +206,19 @@ class Command(BaseCommand):
         except UserError as error:
             raise CommandError(str(error)) from None
         return sizing
+
+    def _collect_static(self) -> None:
+        """collectstatic (hashing and compressing every file takes seconds), skipped when no static file changed."""
+        stamp = Path(settings.STATIC_ROOT) / ".collected"
+        fingerprint = hashlib.sha256()
+        for finder in get_finders():
+            for name, storage in finder.list([]):
+                info = os.stat(storage.path(name))
+                fingerprint.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        if stamp.exists() and stamp.read_text() == fingerprint.hexdigest():
+            return
+        call_command("collectstatic", interactive=False, verbosity=0)
+        stamp.write_text(fingerprint.hexdigest())
 
     def _child_env(self, *, pool: int) -> dict[str, str]:
         """The children use the stores this process leases rather than starting their own."""
