@@ -279,6 +279,8 @@ def form_body(page: Page, ids: Ids, hostile: dict[str, str]) -> str:
 
 
 class HostilePageTests:
+    # The admin's date filters read a far-off date as a naive datetime and say so; that is all they do with it.
+    @pytest.mark.filterwarnings("ignore:DateTimeField AuditEvent.created_at received a naive datetime")
     @pytest.mark.parametrize("name", PAGES)
     def test_it_never_answers_5xx_and_a_refusal_writes_nothing(self, world: World, name: str) -> None:
         page = PAGES[name]
