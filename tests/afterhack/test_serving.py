@@ -141,6 +141,13 @@ class ServingTests:
 
     def test_its_logs_rotate(self, served: Served) -> None:
         logs = served.data_dir / "logs"
+        # Enough requests to fill the 50 KB access log at least once, whatever ran before.
+        with socket.create_connection(("127.0.0.1", served.port), timeout=30) as raw:
+            for _ in range(200):
+                if (logs / "access.log.1").exists():
+                    break
+                raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 10)
+                read_responses(raw, 10)
         assert (logs / "access.log.1").exists()
         assert (logs / "access.log").stat().st_size <= 0.05 * 1024 * 1024 + 4096
 
