@@ -338,6 +338,10 @@ class Command(BaseCommand):
                     f"The {child.name} process stopped {MAX_RESTARTS} times within a minute; giving up. {self._tail(child)}"
                 )
             self._say(f"The {child.name} process stopped (exit {child.process.returncode}); starting it again.")
+            # Its own children (gunicorn's workers, Celery's pool) would keep the port and the
+            # queue for a while: they are in its process group, ended with it before the new start.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.process.pid, signal.SIGKILL)
             child.process = self._start(child.name, child.command, child.env)
 
     def _stop_children(self) -> None:
