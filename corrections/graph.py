@@ -71,15 +71,16 @@ class Subgraph:
     nodes: dict[str, Node]
     actions: list[Action]
 
-    def fingerprint(self, *, independent_sources: bool) -> int:
+    def fingerprint(self, *, independent_sources: bool, statement: str) -> int:
         """A number that changes exactly when something a correction of the roots depends on changes:
-        the statuses and justifications of everything downstream, the actions on it, the policy."""
+        the statuses and justifications of everything downstream, the actions on it, the policy,
+        and the corrected statement itself (an Apply of another statement than the previewed one is stale)."""
         nodes = [
             [n.id, n.kind, n.status, n.version_id, n.expanded, sorted(sorted(j) for j in n.justifications)]
             for n in sorted(self.nodes.values(), key=lambda n: n.id)
         ]
         actions = [[a.id, a.status, sorted(a.decision_ids)] for a in sorted(self.actions, key=lambda a: a.id)]
-        canonical = json.dumps([nodes, actions, independent_sources], separators=(",", ":"))
+        canonical = json.dumps([nodes, actions, independent_sources, statement], separators=(",", ":"))
         return int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:REVISION_BYTES], "big")
 
 

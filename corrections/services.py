@@ -101,7 +101,7 @@ def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
 
 def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
     """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on."""
-    clean_statement(statement)
+    statement = clean_statement(statement)
     claim = _current_claim(workspace, claim_id)
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
     # The claim as the read behind the fingerprint saw it: a correction that landed in between
@@ -111,7 +111,7 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
         raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
-    return Preview(claim, sub.fingerprint(independent_sources=policy), result, sub.revision)
+    return Preview(claim, sub.fingerprint(independent_sources=policy, statement=statement), result, sub.revision)
 
 
 # -- apply ----------------------------------------------------------------------------------------

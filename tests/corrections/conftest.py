@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -25,6 +25,8 @@ class World:
     northwind: str
     board: str
     plan_version: str
+    # The statement last previewed per claim: an Apply sends it back, as the page does.
+    previewed: dict[str, str] = field(default_factory=dict)
 
     @property
     def ws(self) -> str:
@@ -50,6 +52,7 @@ class World:
         ).id
 
     def preview(self, claim_id: str, statement: str = "The launch is in July.", user: Any = None) -> Any:
+        self.previewed[claim_id] = statement
         return api_for(user or self.trio.reviewer).post(
             f"/workspaces/{self.ws}/claims/{claim_id}/correction-preview", {"statement": statement}
         )
@@ -59,9 +62,10 @@ class World:
         claim_id: str,
         revision: int,
         key: str = "key-1",
-        statement: str = "The launch is in July.",
+        statement: str | None = None,
         user: Any = None,
     ) -> Any:
+        statement = statement or self.previewed.get(claim_id, "The launch is in July.")
         body = {"statement": statement, "reason": "The board moved it.", "revision": revision, "idempotency_key": key}
         return api_for(user or self.trio.reviewer).post(f"/workspaces/{self.ws}/claims/{claim_id}/corrections", body)
 

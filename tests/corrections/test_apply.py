@@ -182,6 +182,17 @@ class ConflictTests:
         assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[0]]
         assert not AuditEvent.objects.filter(verb="correction.applied").exists()
 
+    def test_a_statement_other_than_the_previewed_one_is_stale_and_writes_nothing(self, world: World) -> None:
+        body = world.preview(world.june, "The launch starts in June.").json()
+        assert body["statement"] == "The launch starts in June."
+        refused = world.apply(world.june, body["revision"], statement="The launch starts on 2 June.")
+        assert refused.status_code == 409 and refused.json()["error"] == "stale_correction_preview"
+        assert claim(world, world.june)["status"] == "current"
+        assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[0]]
+        # The same statement, only spaced differently, is what was previewed.
+        applied = world.apply(world.june, body["revision"], key="key-2", statement="  The launch starts   in June. ")
+        assert applied.status_code == 201, applied.json()
+
     def test_an_unrelated_change_does_not_make_a_preview_stale(self, world: World) -> None:
         launch = world.decision("Launch in June", [world.june])
         body = world.preview(world.june).json()

@@ -36,6 +36,18 @@ class CorrectionFlowTests:
         assert "Pay the ad agency deposit" in impact.inner_text()
         screenshot(page, "correction-preview")
 
+        # An edit after the preview disables Apply until the edited correction is previewed.
+        page.get_by_label("Corrected statement").fill("The product launch is on 2 July.")
+        apply = page.get_by_role("button", name="Apply the correction")
+        assert apply.is_disabled()
+        assert "preview it again to apply it" in impact.inner_text()
+        screenshot(page, "correction-edited-after-preview")
+        page.get_by_label("Corrected statement").fill("The product launch is in July.")
+        page.get_by_role("button", name="Preview the impact").click()
+        page.locator("#impact").wait_for()
+        settled(page)
+        assert page.get_by_role("button", name="Apply the correction").is_enabled()
+
         page.get_by_role("button", name="Apply the correction").click()
         page.wait_for_url("**/corrections/*/")
         assert "The product launch is in July." in page.locator("h1").inner_text()

@@ -81,3 +81,17 @@ document.addEventListener("click", function (event) {
   event.preventDefault();
   window.history.back();
 });
+
+// Correct page: Apply sends exactly what was previewed. Editing the correction after its preview
+// disables Apply, with a word why, until it is previewed again (the new preview brings a new Apply).
+document.addEventListener("input", function (event) {
+  var edited = event.target.closest && event.target.closest("#correction-form form");
+  var apply = document.querySelector("#impact form button[type=submit]");
+  if (!edited || !apply || apply.disabled) return;
+  apply.disabled = true;
+  var note = document.createElement("p");
+  note.className = "notice";
+  note.setAttribute("role", "status");
+  note.textContent = "You changed the correction after this preview: preview it again to apply it.";
+  apply.closest("form").before(note);
+});
