@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from afterhack.loadtest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,12 +122,6 @@ class EmbeddedStoreTests:
         holder.wait()
         time.sleep(0.5)
         assert python(READ, env=env).split("\n")[:2] == ["['acknowledged']", "['acknowledged']"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_app(env: dict[str, str], port: int) -> tuple[subprocess.Popen[str], str]:
