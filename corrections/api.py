@@ -82,6 +82,11 @@ class PreviewOut(Schema):
     still_supported_by: dict[str, list[IdOut]] = Field(
         description="For each decision still supported: the justification that keeps it up."
     )
+    restating: list[IdOut] = Field(
+        description="Current claims among the remaining supports of still-supported decisions that contain a content "
+        "word the correction removes (in the old statement, not in the new; case-insensitive; stop words ignored): "
+        "still supported, but check."
+    )
 
 
 class AppliedOut(Schema):
@@ -143,9 +148,9 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     plan = services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
     return {
-        "claim_id": plan.claim.id, "statement": claims_services.clean_statement(payload.statement),
-        "revision": plan.revision, "affected": plan.impact.as_json(),
-        "still_supported_by": plan.impact.still_supported_by,
+        "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.revision,
+        "affected": plan.impact.as_json(), "still_supported_by": plan.impact.still_supported_by,
+        "restating": plan.restating,
     }  # fmt: skip
 
 

@@ -18,7 +18,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -30,10 +30,11 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id
 from claims import graph as claims_graph
+from claims.selectors import content_words
 from claims.services import active_version, clean_statement
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
-from corrections.propagation import Impact, impact
+from corrections.propagation import DECISION, Impact, impact
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -76,6 +77,10 @@ class Preview:
     impact: Impact
     # The workspace graph's counter when it was read: the write's compare-and-set.
     graph_revision: int
+    # The statement previewed, as it will be stored.
+    statement: str = ""
+    # Remaining supports of still-supported decisions that say what is being corrected.
+    restating: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,41 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
         raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
-    return Preview(claim, sub.fingerprint(independent_sources=policy, statement=statement), result, sub.revision)
+    fingerprint = sub.fingerprint(independent_sources=policy, statement=statement)
+    flagged = restating(workspace, sub, result, corrected=claim, new=statement)
+    return Preview(claim, fingerprint, result, sub.revision, statement, flagged)
+
+
+def removed_words(old: str, new: str) -> set[str]:
+    """The content words of the old statement that the new one lacks (case-insensitive, stop words ignored)."""
+    return set(content_words(old)) - set(content_words(new))
+
+
+def restating(
+    workspace: Workspace, sub: corrections_graph.Subgraph, result: Impact, *, corrected: claims_graph.Claim, new: str
+) -> list[str]:
+    """Current claims among the remaining supports of still-supported decisions that say what the correction removes.
+
+    "June" → "July" flags "Northwind expects the launch in June": the decision it holds up may
+    be right (the customer was told June), but a reviewer has to be shown it.
+    """
+    removed = removed_words(corrected.statement, new)
+    candidates = sorted(
+        {
+            antecedent
+            for decision_id in result.decisions_still_supported
+            for justification in sub.nodes[decision_id].justifications
+            for antecedent in justification
+            if (node := sub.nodes.get(antecedent)) is not None
+            and node.kind != DECISION
+            and node.status == "current"
+            and antecedent != corrected.id
+        }
+    )
+    if not removed or not candidates:
+        return []
+    claims = claims_graph.claims_get(workspace=workspace, claim_ids=candidates)
+    return sorted(c.id for c in claims if c.status == "current" and removed & set(content_words(c.statement)))
 
 
 # -- apply ----------------------------------------------------------------------------------------

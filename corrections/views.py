@@ -93,6 +93,9 @@ class ImpactView:
     still_supported: list[tuple[agents_graph.Decision, list[str]]]
     actions_held: list[agents_graph.Action]
     claims_unsupported: list[claims_graph.Claim]
+    # Still supported, but check: each decision with the remaining supports that say what is
+    # being corrected, and the actions that stay open because of them.
+    restating: list[tuple[agents_graph.Decision, list[agents_graph.Support], list[agents_graph.Action]]]
 
 
 def impact_view(workspace: Workspace, preview: services.Preview) -> ImpactView:
@@ -123,7 +126,26 @@ def impact_view(workspace: Workspace, preview: services.Preview) -> ImpactView:
             a for i in impact.actions_held if (a := agents_graph.action_get(workspace=workspace, action_id=i))
         ],
         claims_unsupported=claims_graph.claims_get(workspace=workspace, claim_ids=impact.claims_unsupported),
+        restating=_restating_view(workspace, preview, decisions),
     )
+
+
+def _restating_view(
+    workspace: Workspace, preview: services.Preview, decisions: dict[str, agents_graph.Decision | None]
+) -> list[tuple[agents_graph.Decision, list[agents_graph.Support], list[agents_graph.Action]]]:
+    flagged = set(preview.restating)
+    rows = []
+    for decision_id in preview.impact.decisions_still_supported:
+        decision = decisions[decision_id]
+        supports = [s for s in decision.supports if s.id in flagged] if decision else []
+        if decision and supports:
+            open_actions = [
+                a
+                for i in decision.action_ids
+                if (a := agents_graph.action_get(workspace=workspace, action_id=i)) and a.status in ("pending", "held")
+            ]
+            rows.append((decision, supports, open_actions))
+    return rows
 
 
 def _correct_context(
