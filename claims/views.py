@@ -19,6 +19,7 @@ from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
 from claims import selectors, services
 from claims.text import MAX_SOURCE_CHARS
+from corrections import selectors as corrections_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import AuditEvent, Workspace
 
@@ -228,7 +229,10 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     history = AuditEvent.objects.filter(workspace=membership.workspace, payload__claim_id=claim_id).order_by(
         "created_at", "id"
     )
-    context = {"workspace": membership.workspace, "membership": membership, "p": provenance, "history": history}
+    fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
+    context = {
+        "workspace": membership.workspace, "membership": membership, "p": provenance, "history": history, "fate": fate,
+    }  # fmt: skip
     return render(request, "claims/claim_detail.html", context)
 
 

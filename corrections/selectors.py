@@ -1,10 +1,14 @@
-"""Reads of the corrections app for the JSON API: the workspace's corrections, a page at a time."""
+"""Reads of the corrections app: the workspace's corrections a page at a time, and what happened to a claim."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from afterhack.pagination import Paged, page_of
+from claims import graph as claims_graph
+from claims.statuses import ClaimStatus
 from corrections import graph as corrections_graph
-from workspaces.models import Workspace
+from workspaces.models import AuditEvent, Workspace
 
 
 def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[corrections_graph.Correction]:
@@ -15,3 +19,58 @@ def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) ->
         count=lambda: corrections_graph.correction_count(workspace=workspace),
         position=lambda correction: [correction.applied_at, correction.id],
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What happened to a claim that no longer holds: when, who, why, and (after a correction) what replaced it."""
+
+    status: str
+    when: str | None
+    who: str | None
+    why: str
+    correction: corrections_graph.Correction | None = None
+    replacement: claims_graph.Claim | None = None
+    source_id: str | None = None
+
+
+def claim_fate(*, workspace: Workspace, claim: claims_graph.Claim) -> Fate | None:
+    """Why a superseded or retracted claim stopped holding, for its pages; None for a claim that holds."""
+    if claim.status == ClaimStatus.SUPERSEDED:
+        return _superseded(workspace, claim)
+    if claim.status == ClaimStatus.RETRACTED:
+        return _retracted(workspace, claim)
+    return None
+
+
+def _superseded(workspace: Workspace, claim: claims_graph.Claim) -> Fate:
+    found = corrections_graph.correction_list(workspace=workspace, claim_id=claim.id, limit=10)
+    correction = next((c for c in found if c.claim_id == claim.id), None)
+    if correction is None:
+        return Fate(claim.status, claim.status_changed_at, None, "It was replaced by a correction.")
+    replacement = claims_graph.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
+    return Fate(claim.status, correction.applied_at, correction.actor, correction.reason, correction, replacement)
+
+
+def _retracted(workspace: Workspace, claim: claims_graph.Claim) -> Fate:
+    # The graph keeps that the claim was retracted and when; who did it, and to which version,
+    # is in the audit trail (the event lists the claims it retracted).
+    verb = "source.versioned" if claim.retraction == "quote_vanished" else "source.retracted"
+    event = (
+        AuditEvent.objects.filter(workspace=workspace, verb=verb, payload__retracted__contains=[claim.id])
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    title = event.target if event else "its source"
+    if verb == "source.versioned":
+        version = event.payload.get("version") if event else None
+        why = f"Its quote is no longer in {f'version {version}' if version else 'the newer version'} of “{title}”."
+    else:
+        why = f"Its source “{title}” was retracted."
+    return Fate(
+        claim.status,
+        event.created_at.isoformat() if event else claim.status_changed_at,
+        event.actor_name if event else None,
+        why,
+        source_id=claim.source_id,
+    )

@@ -25,7 +25,7 @@ from agents import graph as agents_graph
 from agents import services as agents_services
 from claims import graph as claims_graph
 from corrections import graph as corrections_graph
-from corrections import services
+from corrections import selectors, services
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Workspace
 
@@ -151,7 +151,9 @@ def _restating_view(
 def _correct_context(
     request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, **extra: Any
 ) -> dict[str, Any]:
-    return {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim, **extra}
+    fate = selectors.claim_fate(workspace=workspace, claim=claim)
+    context = {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim}
+    return {**context, "fate": fate, **extra}
 
 
 @login_required
@@ -200,6 +202,8 @@ def _render_preview(
     try:
         preview = services.preview(workspace=workspace, claim_id=claim.id, statement=data["statement"])
     except (UserError, Conflict) as error:
+        if isinstance(error, services.ClaimNotCurrent):
+            claim = _reread(workspace, claim)
         return _render_form(
             request,
             workspace,
@@ -246,6 +250,7 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         notice = "Something this correction depends on changed since your preview, so nothing was applied. Here is the impact as it is now; check it and apply again."
         return _render_preview(request, workspace, claim, fields, notice=notice, previewed=previewed)
     except services.ClaimNotCurrent as error:
+        claim = _reread(workspace, claim)
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
     except (UserError, Conflict) as error:
         status = 409 if isinstance(error, Conflict) else 422
@@ -261,6 +266,11 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         response["HX-Redirect"] = target
         return response
     return redirect(target)
+
+
+def _reread(workspace: Workspace, claim: claims_graph.Claim) -> claims_graph.Claim:
+    """The claim as it is now: another tab or person may have corrected it since this request read it."""
+    return claims_graph.claim_get(workspace=workspace, claim_id=claim.id) or claim
 
 
 def _hidden_field_errors(form: forms.Form) -> str:

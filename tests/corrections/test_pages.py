@@ -238,7 +238,7 @@ class AfterTrialTests:
         source = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/claims/{world.northwind}").json()["source_id"]
         api_for(world.trio.reviewer).post(f"/workspaces/{world.ws}/sources/{source}/retract")
         retracted = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.northwind}/").content.decode()
-        assert "Retracted: its source was retracted" in retracted and "Launch in June" in retracted
+        assert "Its source “Email” was retracted." in retracted and "Launch in June" in retracted
         refused = client_for(world.trio.reviewer).post(f"/w/{world.ws}/sources/{source}/extract", follow=True)
         assert refused.status_code == 200 and "has been retracted" in refused.content.decode()
         assert client_for(world.trio.viewer).get(f"/w/{world.ws}/decisions/{launch}/").status_code == 200

@@ -1,0 +1,66 @@
+"""What a reviewer is shown around a correction: a remaining support that restates the corrected fact, and a
+second tab that opened the correction before another one was applied (issue cases 3 and 5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from afterhack.demo import demo_load
+from claims import graph as claims_graph
+from tests.conftest import MakeUser
+from tests.e2e.conftest import log_in, screenshot, settled
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+class CorrectionChecksTests:
+    def test_restating_support_flagged_and_second_tab_told_what_happened(
+        self, page: Any, live_server: Any, make_user: MakeUser
+    ) -> None:
+        admin = make_user("admin", is_staff=True, is_superuser=True)
+        workspace = demo_load(owner=admin)
+        assert workspace is not None
+        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        log_in(page, live_server, admin)
+        correct_url = f"/w/{workspace.id}/claims/{june.id}/correct"
+        second_tab = page.context.new_page()
+        second_tab.goto(correct_url)
+
+        page.goto(correct_url)
+        page.get_by_label("Corrected statement").fill("The product launch is in July.")
+        page.get_by_label("Why the claim is wrong").fill("The board moved the launch on 2 April.")
+        page.get_by_role("button", name="Preview the impact").click()
+        check = page.locator("#restating")
+        check.wait_for()
+        settled(page)
+        words = check.inner_text()
+        assert "Still supported — but check" in words
+        assert "Launch in June" in words and "Northwind expects the launch in June" in words
+        assert "Send the launch announcement" in words and "pending" in words
+        check.scroll_into_view_if_needed()
+        screenshot(page, "correction-restating-check")
+        page.get_by_role("button", name="Apply the correction").click()
+        page.wait_for_url("**/corrections/*/")
+
+        # The second tab still shows the form it opened with; its preview is refused and says what happened.
+        second_tab.get_by_label("Corrected statement").fill("The product launch is in August.")
+        second_tab.get_by_label("Why the claim is wrong").fill("Other tab.")
+        second_tab.get_by_role("button", name="Preview the impact").click()
+        fate = second_tab.locator("#claim-fate")
+        fate.wait_for()
+        settled(second_tab)
+        told = second_tab.locator("main").inner_text()
+        assert "already superseded" in told and "Corrected" in told and f"by {admin.username}" in told
+        assert "The board moved the launch on 2 April." in told and "The product launch is in July." in told
+        assert second_tab.get_by_role("button", name="Preview the impact").count() == 0
+        screenshot(second_tab, "correction-second-tab")
+        second_tab.get_by_role("link", name="Open the claim that replaced it").click()
+        second_tab.wait_for_url("**/claims/*/")
+        assert "The product launch is in July." in second_tab.locator("h1").inner_text()
+
+        page.goto(f"/w/{workspace.id}/claims/{june.id}/")
+        assert page.locator("#claim-fate").is_visible()
+        assert page.get_by_role("link", name="Correct this claim").count() == 0
+        screenshot(page, "claim-superseded")
