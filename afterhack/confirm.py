@@ -33,11 +33,16 @@ def ask(
     yes: str,
     back: str,
     target: str = "",
+    columns: int = 0,
 ) -> HttpResponse:
     """Asks before acting: `question` and `consequence` in words, then `yes` (posts `fields` to `action`) or Keep.
 
     `target` is the CSS selector of the element the HTMX "Yes" replaces with the answer; without
     it the confirmed form posts as a plain form. `back` is where "Keep" goes without JavaScript.
+    An id selector (``#action-…``) stays on the question, which takes that element's place: "Yes"
+    replaces the question with the answer, and "Keep" with that element as `back` shows it again.
+    `columns`, when the element is a table row, is the row's width: the question then comes as a
+    row itself (``<tr><td colspan>``), since a box is not allowed between rows.
     """
     context = {
         "question": question,
@@ -47,7 +52,10 @@ def ask(
         "yes": yes,
         "back": back,
         "target": target,
+        "element_id": target.removeprefix("#") if target.startswith("#") else "",
+        "columns": columns,
         "confirmed": CONFIRMED,
     }
-    template = "partials/confirm.html" if request.htmx else "confirm.html"
-    return render(request, template, context)
+    if not request.htmx:
+        return render(request, "confirm.html", context)
+    return render(request, "partials/confirm_row.html" if columns else "partials/confirm.html", context)

@@ -81,8 +81,9 @@ class ActionIn(Input):
 
 class ActionStatusIn(Input):
     status: Annotated[
-        Literal[ActionStatus.DONE, ActionStatus.CANCELLED],
-        Refuse(words="An action can be marked “done” or “cancelled”."),
+        Literal[ActionStatus.DONE, ActionStatus.CANCELLED, ActionStatus.PENDING],
+        Field(description="done or cancelled; pending reopens a cancelled action while its decisions hold."),
+        Refuse(words="An action can be marked “done” or “cancelled”, or reopened with “pending”."),
     ]
 
 
@@ -314,8 +315,9 @@ def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId) -> Any
 
 @router.post("/{ws_id}/actions/{action_id}/status", response={200: ActionOut, **errors(401, 403, 404, 409, 422, 503)})
 def action_mark(request: HttpRequest, ws_id: PathId, action_id: PathId, payload: ActionStatusIn) -> Any:
-    """Marks an action done or cancelled; 409 if it is held (a decision it depends on needs review) or
-    already done or cancelled."""
+    """Marks an action done or cancelled, or reopens a cancelled one with "pending". 409 if it is held
+    (a decision it depends on needs review) or already done or cancelled; a reopen is 409 unless the
+    action is cancelled and every decision it depends on holds (supported, not dismissed)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return action_out(
         services.action_mark(workspace=workspace, action_id=action_id, status=payload.status, actor=request.user)

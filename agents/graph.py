@@ -273,9 +273,15 @@ def action_create(
     return bool(graph.query(workspace, ACTION_CREATE, params))
 
 
+# A move back to pending (a reopen) also needs every decision the action depends on to hold:
+# supported and not dismissed. Checked and set in the same query, so a correction applied in
+# between cannot reopen an action on a decision that no longer holds.
 ACTION_SET_STATUS = """
 MATCH (a:Action {id: $action_id})
 WHERE a.status IN $from_statuses
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision)
+WITH a, collect(d) AS decisions
+WHERE NOT $require_holding OR all(d IN decisions WHERE d.status = 'supported' AND d.dismissed_at IS NULL)
 SET a.status = $status, a.updated_at = $now
 WITH a
 MATCH (w:Workspace)
@@ -284,12 +290,53 @@ RETURN a.status
 """
 
 
-def action_set_status(*, workspace: HasGraph, action_id: str, status: str, from_statuses: list[str], now: str) -> bool:
-    """Moves the action to `status` if it is in one of `from_statuses` (checked and set in one query)."""
+def action_set_status(
+    *,
+    workspace: HasGraph,
+    action_id: str,
+    status: str,
+    from_statuses: list[str],
+    now: str,
+    require_holding: bool = False,
+) -> bool:
+    """Moves the action to `status` if it is in one of `from_statuses` (and, with `require_holding`,
+    if every decision it depends on holds), checked and set in one query; False if it did not move."""
     if parse_id(action_id) is None:
         return False
-    params = {"action_id": action_id, "status": status, "from_statuses": from_statuses, "now": now}
+    params = {
+        "action_id": action_id,
+        "status": status,
+        "from_statuses": from_statuses,
+        "require_holding": require_holding,
+        "now": now,
+    }
     return bool(graph.query(workspace, ACTION_SET_STATUS, params))
+
+
+@dataclass(frozen=True)
+class UnheldDecision:
+    """A decision an action depends on that does not hold: it needs review, was dismissed, or was replaced."""
+
+    id: str
+    title: str
+    status: str
+    dismissed: bool
+
+
+ACTION_UNHELD_DECISIONS = """
+MATCH (:Action {id: $action_id})-[:DEPENDS_ON]->(d:Decision)
+WHERE d.status <> 'supported' OR d.dismissed_at IS NOT NULL
+RETURN d {.id, .title, .status, dismissed: d.dismissed_at IS NOT NULL} AS decision
+ORDER BY decision.title, decision.id
+"""
+
+
+def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[UnheldDecision]:
+    """The decisions this action depends on that do not hold, by title (empty if all hold)."""
+    if parse_id(action_id) is None:
+        return []
+    rows = graph.ro_query(workspace, ACTION_UNHELD_DECISIONS, {"action_id": action_id})
+    return [UnheldDecision(**row[0]) for row in rows]
 
 
 ACTION_FIELDS = "a {.id, .title, .status, .origin, .created_at}"

@@ -25,6 +25,7 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
+from agents.statuses import ActionStatus, DecisionStatus
 from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
@@ -304,14 +305,25 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
     return action
 
 
-# Which statuses a person may move an action to, from which.
-ACTION_MOVES = {"done": ["pending"], "cancelled": ["pending", "held"], "pending": []}
+# Which statuses a person may move an action to, from which. Back to pending is a reopen: only a
+# cancelled action, and only while every decision it depends on holds (an undo of a cancel).
+ACTION_MOVES = {
+    ActionStatus.DONE: [ActionStatus.PENDING],
+    ActionStatus.CANCELLED: [ActionStatus.PENDING, ActionStatus.HELD],
+    ActionStatus.PENDING: [ActionStatus.CANCELLED],
+}
+ACTION_VERBS = {
+    ActionStatus.DONE: "action.done",
+    ActionStatus.CANCELLED: "action.cancelled",
+    ActionStatus.PENDING: "action.reopened",
+}
 
 
 def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: Any) -> agents_graph.Action:
-    """Marks an action done or cancelled; a held action cannot be marked done."""
-    if status not in ("done", "cancelled"):
-        raise UserError("An action can be marked “done” or “cancelled”.")
+    """Marks an action done or cancelled, or reopens a cancelled one (pending again) while its decisions hold."""
+    if not isinstance(status, str) or status not in ACTION_MOVES:
+        raise UserError("An action can be marked “done” or “cancelled”, or reopened with “pending”.")
+    move = ActionStatus(status)
     action = agents_graph.action_get(workspace=workspace, action_id=action_id)
     if action is None:
         raise ActionNotFound("No such action in this workspace.")
@@ -319,28 +331,51 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
         moved = agents_graph.action_set_status(
             workspace=workspace,
             action_id=action_id,
-            status=str(status),
-            from_statuses=ACTION_MOVES[str(status)],
+            status=move.value,
+            from_statuses=[s.value for s in ACTION_MOVES[move]],
+            require_holding=move is ActionStatus.PENDING,
             now=now_iso(),
         )
         if not moved:
-            current = agents_graph.action_get(workspace=workspace, action_id=action_id)
-            now_status = current.status if current else "gone"
-            if now_status == "held":
-                raise Conflict(
-                    "This action is held: a decision it depends on needs review. Resolve that decision first, or cancel the action."
-                )
-            raise Conflict(f"This action is already {now_status}.")
+            raise Conflict(_why_not_moved(workspace, action_id, move))
         record_event(
             actor=actor,
             workspace=workspace,
-            verb=f"action.{status}",
+            verb=ACTION_VERBS[move],
             target=action.title,
             payload={"action_id": action_id},
         )
     updated = agents_graph.action_get(workspace=workspace, action_id=action_id)
     assert updated is not None
     return updated
+
+
+def _why_not_moved(workspace: Workspace, action_id: str, move: ActionStatus) -> str:
+    """Why the action could not be moved, in words, from where it stands now."""
+    current = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    now_status = current.status if current else "gone"
+    if move is ActionStatus.PENDING:
+        if now_status != ActionStatus.CANCELLED:
+            return f"Only a cancelled action can be reopened; this one is {now_status}."
+        unheld = agents_graph.action_unheld_decisions(workspace=workspace, action_id=action_id)
+        if not unheld:
+            return "A decision it depends on changed in the meantime; try again."
+        return (
+            "This action can be reopened only while every decision it depends on holds: "
+            + "; ".join(_why_unheld(decision) for decision in unheld)
+            + "."
+        )
+    if now_status == ActionStatus.HELD:
+        return "This action is held: a decision it depends on needs review. Resolve that decision first, or cancel the action."
+    return f"This action is already {now_status}."
+
+
+def _why_unheld(decision: agents_graph.UnheldDecision) -> str:
+    if decision.dismissed:
+        return f"“{decision.title}” was dismissed"
+    if decision.status == DecisionStatus.NEEDS_REVIEW:
+        return f"“{decision.title}” needs review (re-justify it first)"
+    return f"“{decision.title}” is {decision.status.replace('_', ' ')}"
 
 
 def decision_rejustify(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
 from django import forms
@@ -10,14 +9,16 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from afterhack import llm
+from afterhack import confirm, llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
 from agents import graph as agents_graph
 from agents import selectors, services
+from agents.statuses import ActionStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
 DECISION_STATUSES = [("", "All"), ("supported", "Supported"), ("needs_review", "Needs review")]
@@ -173,26 +174,62 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     return render(request, template, context)
 
 
+# The moves that ask first, with the question and what it means. A reopen does not ask: it is the undo.
+ACTION_QUESTIONS = {
+    ActionStatus.CANCELLED: (
+        "Cancel “{title}”?",
+        "It will not be done; you can reopen it while its decisions hold.",
+        "Yes, cancel it",
+    ),
+    ActionStatus.DONE: ("Mark “{title}” done?", "This cannot be undone.", "Yes, mark it done"),
+}
+ACTION_MARKED = {
+    ActionStatus.CANCELLED: "“{title}” is cancelled. Reopen it while its decisions hold.",
+    ActionStatus.DONE: "“{title}” is done.",
+    ActionStatus.PENDING: "“{title}” is reopened: it is pending again.",
+}
+# The columns of an action's row for a member who can write (agents/partials/action_table.html).
+ACTION_ROW_COLUMNS = 4
+
+
 @require_POST
 @login_required
 def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResponse:
+    """Done and cancel ask first (confirm.ask) and act on the confirmed second POST; a reopen acts at once."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    status: Any = request.POST.get("status")
-    try:
-        marked = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
-        messages.success(request, f"“{marked.title}” is now {marked.status}.")
-    except UserError as error:
-        messages.error(request, str(error))
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    status = request.POST.get("status", "")
+    back = page_to_return_to(request, default=reverse("agents:actions", kwargs={"ws_id": workspace.id}))
+    action = selectors.action_get(workspace=workspace, action_id=action_id)
     if action is None:
         raise Http404("No such action in this workspace.")
-    if request.htmx:
-        context = {"workspace": workspace, "membership": get_membership(request.user, ws_id), "action": action}
-        return render(request, "agents/partials/action_row.html", context)
+    # Only a move that can happen is asked about; any other is refused at once, in words.
+    movable = status in services.ACTION_MOVES and action.status in services.ACTION_MOVES[ActionStatus(status)]
+    if movable and status in ACTION_QUESTIONS and not confirm.is_confirmed(request):
+        question, consequence, yes = ACTION_QUESTIONS[ActionStatus(status)]
+        return confirm.ask(
+            request, question=question.format(title=action.title), consequence=consequence, yes=yes,
+            action=request.path, fields={"status": status, "next": back}, back=back,
+            target=f"#action-{action.id}", columns=ACTION_ROW_COLUMNS,
+        )  # fmt: skip
+    try:
+        marked = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
+        messages.success(request, ACTION_MARKED[ActionStatus(marked.status)].format(title=marked.title))
+    except UserError as error:
+        messages.error(request, str(error))
+    if not request.htmx:
+        return HttpResponseRedirect(back)
+    action = selectors.action_get(workspace=workspace, action_id=action_id) or action
+    membership = get_membership(request.user, ws_id)
+    context = {"workspace": workspace, "membership": membership, "action": action, "next": back}
+    return render(request, "agents/partials/action_row.html", context)
+
+
+def page_to_return_to(request: HtmxRequest, *, default: str) -> str:
+    """The `next` path of the form if it is a page of this site, else `default`."""
     back = request.POST.get("next", "")
-    # Only a path on this site; redirect() would take anything else for a view name and fail.
+    # Only a path on this site: an address elsewhere would make the form an open redirect.
     if back.startswith("/") and url_has_allowed_host_and_scheme(
         back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return HttpResponseRedirect(back)
-    return redirect("agents:actions", ws_id=workspace.id)
+        return back
+    return default

@@ -108,6 +108,7 @@ EVENT_WORDS = {
     "action.created": "added the action “{target}”",
     "action.done": "marked “{target}” done",
     "action.cancelled": "cancelled “{target}”",
+    "action.reopened": "reopened “{target}”",
     "agent.asked": "asked the agent “{target}”",
 }
 

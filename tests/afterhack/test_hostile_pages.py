@@ -100,7 +100,9 @@ PAGES = {
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
     "actions": Page(WS + "/actions/", params=("status",)),
     "action_mark": Page(
-        WS + "/actions/{action}/status", form={"status": "done", "next": "/w/"}, kinds={"status": CHOICE, "next": [NUL]}
+        WS + "/actions/{action}/status",
+        form={"status": "done", "next": "/w/", "confirmed": "yes"},
+        kinds={"status": CHOICE, "next": [NUL], "confirmed": [NUL]},
     ),
     # corrections
     "correct": Page(

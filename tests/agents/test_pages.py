@@ -112,7 +112,9 @@ class ActionPagesTests:
             workspace=ws, title="Announce", decision_ids=[decision.id], actor=story.trio.reviewer
         )
         client = client_for(story.trio.reviewer)
-        row = client.post(f"/w/{ws.id}/actions/{action.id}/status", {"status": "done"}, headers=HTMX).content.decode()
+        row = client.post(
+            f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "confirmed": "yes"}, headers=HTMX
+        ).content.decode()
         assert row.lstrip().startswith(f'<tr id="action-{action.id}">') and "done" in row
         from afterhack import graph
 
@@ -124,7 +126,7 @@ class ActionPagesTests:
         assert "Hire" in listing and "Announce" not in listing
         assert (
             client_for(story.trio.viewer)
-            .post(f"/w/{ws.id}/actions/{held.id}/status", {"status": "cancelled"})
+            .post(f"/w/{ws.id}/actions/{held.id}/status", {"status": "cancelled", "confirmed": "yes"})
             .status_code
             == 403
         )
@@ -142,7 +144,7 @@ class ActionPagesTests:
             workspace=ws, title="Announce", decision_ids=[decision.id], actor=story.trio.reviewer
         )
         response = client_for(story.trio.reviewer).post(
-            f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "next": back}
+            f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "next": back, "confirmed": "yes"}
         )
         assert response.status_code == 302 and response["Location"] == (target or f"/w/{ws.id}/actions/")
         marked = agents_graph.action_get(workspace=ws, action_id=action.id)

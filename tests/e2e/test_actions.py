@@ -1,0 +1,96 @@
+"""A reviewer cancels an action in the browser: the row asks first, Keep leaves it, Yes cancels, Reopen undoes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from afterhack.demo import demo_load
+from agents import graph as agents_graph
+from tests.conftest import MakeUser
+from tests.e2e.conftest import log_in, screenshot, settled
+from workspaces.models import AuditEvent, Workspace
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+ANNOUNCE = "Send the launch announcement"
+
+
+def status_of(workspace: Workspace, title: str) -> str:
+    return next(a.status for a in agents_graph.action_list(workspace=workspace) if a.title == title)
+
+
+@pytest.fixture
+def workspace(page: Any, live_server: Any, make_user: MakeUser) -> Workspace:
+    """The demo workspace, with its admin logged in in the browser."""
+    admin = make_user("admin", is_staff=True, is_superuser=True)
+    workspace = demo_load(owner=admin)
+    assert workspace is not None
+    log_in(page, live_server, admin)
+    return workspace
+
+
+class ActionUndoFlowTests:
+    def test_cancel_asks_in_place_keep_leaves_it_yes_cancels_and_reopen_brings_it_back(
+        self, page: Any, workspace: Workspace
+    ) -> None:
+        page.goto(f"/w/{workspace.id}/actions/")
+        page.evaluate("window.__sameDocument = true")
+        row = page.locator("tr", has_text=ANNOUNCE)
+
+        row.get_by_role("button", name="Cancel").click()
+        question = page.get_by_role("alertdialog")
+        question.get_by_text(f"Cancel “{ANNOUNCE}”?").wait_for()
+        settled(page)
+        assert "you can reopen it while its decisions hold" in question.inner_text()
+        # The question takes the focus, on its harmless answer: Enter right away keeps the action.
+        assert page.evaluate("() => document.activeElement.textContent") == "Keep it"
+        screenshot(page, "action-cancel-asks")
+        assert status_of(workspace, ANNOUNCE) == "pending"
+
+        question.get_by_role("link", name="Keep it").click()
+        row.get_by_role("button", name="Cancel").wait_for()
+        settled(page)
+        assert page.get_by_role("alertdialog").count() == 0
+        assert row.locator(".badge").inner_text() == "pending"
+        assert status_of(workspace, ANNOUNCE) == "pending"
+
+        row.get_by_role("button", name="Cancel").click()
+        page.get_by_role("button", name="Yes, cancel it").click()
+        row.get_by_text(f"“{ANNOUNCE}” is cancelled.").wait_for()
+        settled(page)
+        assert row.locator(".badge").inner_text() == "cancelled"
+        assert status_of(workspace, ANNOUNCE) == "cancelled"
+        screenshot(page, "action-cancelled")
+
+        row.get_by_role("button", name="Reopen").click()
+        row.get_by_text(f"“{ANNOUNCE}” is reopened: it is pending again.").wait_for()
+        settled(page)
+        assert row.locator(".badge").inner_text() == "pending"
+        assert row.get_by_role("button", name="Mark done").is_visible()
+        screenshot(page, "action-reopened")
+        assert status_of(workspace, ANNOUNCE) == "pending"
+        # All of it in place, over HTMX: the page itself was never reloaded.
+        assert page.evaluate("window.__sameDocument") is True
+        verbs = AuditEvent.objects.filter(target=ANNOUNCE).order_by("id").values_list("verb", flat=True)
+        assert list(verbs)[-2:] == ["action.cancelled", "action.reopened"]
+
+    def test_mark_done_on_the_decision_page_asks_first(self, page: Any, workspace: Workspace) -> None:
+        page.goto(f"/w/{workspace.id}/decisions/")
+        page.get_by_role("link", name="Launch in June").click()
+        row = page.locator("tr", has_text=ANNOUNCE)
+        row.get_by_role("button", name="Mark done").click()
+        page.get_by_text(f"Mark “{ANNOUNCE}” done?").wait_for()
+        settled(page)
+        screenshot(page, "action-done-asks")
+        page.get_by_role("link", name="Keep it").click()
+        row.get_by_role("button", name="Mark done").wait_for()
+        settled(page)
+        assert status_of(workspace, ANNOUNCE) == "pending"
+
+        row.get_by_role("button", name="Mark done").click()
+        page.get_by_role("button", name="Yes, mark it done").click()
+        row.get_by_text(f"“{ANNOUNCE}” is done.").wait_for()
+        assert row.locator(".badge").inner_text() == "done" and row.get_by_role("button").count() == 0
+        assert status_of(workspace, ANNOUNCE) == "done"
