@@ -95,3 +95,21 @@ document.addEventListener("input", function (event) {
   note.textContent = "You changed the correction after this preview: preview it again to apply it.";
   apply.closest("form").before(note);
 });
+
+// Review page, claim picker: "Remove" takes a chosen claim out of the list (without JavaScript it is
+// a link to the page without it), and a claim added twice is listed once.
+document.addEventListener("click", function (event) {
+  var link = event.target.closest && event.target.closest("a[data-unchoose]");
+  if (!link || !link.closest("ul.chosen")) return;
+  event.preventDefault();
+  link.closest("li").remove();
+});
+document.addEventListener("htmx:afterSwap", function (event) {
+  var list = event.detail.target;
+  if (!list || !list.matches || !list.matches("ul.chosen")) return;
+  var seen = {};
+  list.querySelectorAll("li[data-claim]").forEach(function (item) {
+    if (seen[item.dataset.claim]) item.remove();
+    else seen[item.dataset.claim] = true;
+  });
+});
