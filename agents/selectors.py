@@ -164,7 +164,15 @@ def review(*, workspace: Workspace, limit: int = REVIEW_LIMIT) -> Review:
 
 def decision_actions(*, workspace: Workspace, decision: agents_graph.Decision) -> list[agents_graph.Action]:
     """The actions that depend on the decision."""
-    return [a for aid in decision.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
+    return agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids)
+
+
+def actions_by_decision(
+    *, workspace: Workspace, decisions: list[agents_graph.Decision]
+) -> dict[str, list[agents_graph.Action]]:
+    """For each decision, the actions that depend on it (read in one query for all of them)."""
+    actions = agents_graph.actions_get(workspace=workspace, action_ids=[a for d in decisions for a in d.action_ids])
+    return {d.id: [a for a in actions if d.id in a.decision_ids] for d in decisions}
 
 
 def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:

@@ -335,29 +335,39 @@ def _ids_in(params: Any, name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(canonical for value in values[:100] if (canonical := parse_id(value))))
 
 
-def picker_of(workspace: Workspace, state: PickerState, here: str, suggested: str | None = None) -> Picker:
-    """The picker as `state` left it: the claims found for its search, and the chosen ones."""
+def picker_of(
+    workspace: Workspace, state: PickerState, here: str, suggestion: agents_graph.ClaimCard | None = None
+) -> Picker:
+    """The picker as `state` left it: the claims found for its search, the chosen ones, and the
+    suggestion if it can support a decision and is not chosen already."""
     chosen = agents_selectors.claim_cards(workspace=workspace, claim_ids=list(state.chosen_ids))
     results = agents_selectors.claim_choices(workspace=workspace, query=state.query) if state.query else []
-    suggestion = next(iter(agents_selectors.claim_cards(workspace=workspace, claim_ids=[suggested or ""])), None)
     offered = suggestion if suggestion and suggestion.usable and suggestion.id not in state.chosen_ids else None
     return Picker(state.decision_id, here, state.query, results, chosen, offered)
 
 
-def review_item(workspace: Workspace, decision: agents_graph.Decision, state: PickerState, here: str) -> ReviewItem:
-    """The decision with the correction that flagged it, its actions, and its picker as `state` left it."""
-    mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
-    correction = (
-        corrections_graph.correction_get(workspace=workspace, correction_id=decision.flagged_by)
-        if decision.flagged_by
-        else None
-    )
-    actions = agents_selectors.decision_actions(workspace=workspace, decision=decision)
-    picker = picker_of(workspace, mine, here, correction.replacement_claim_id if correction else None)
-    return ReviewItem(
-        decision, correction, actions, agents_selectors.open_actions(actions), picker,
-        title=mine.title, rationale=mine.rationale, error=mine.error,
-    )  # fmt: skip
+def review_items(
+    workspace: Workspace, decisions: list[agents_graph.Decision], state: PickerState, here: str
+) -> list[ReviewItem]:
+    """Each decision with the correction that flagged it, its actions, and its picker (as `state` left it
+    for the decision it names), read in a few queries for all of them."""
+    corrections = {
+        correction_id: corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+        for correction_id in {d.flagged_by for d in decisions if d.flagged_by}
+    }
+    replacements = [c.replacement_claim_id for c in corrections.values() if c]
+    cards = {c.id: c for c in agents_selectors.claim_cards(workspace=workspace, claim_ids=replacements)}
+    actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
+    items = []
+    for decision in decisions:
+        mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
+        correction = corrections.get(decision.flagged_by or "")
+        own = actions[decision.id]
+        picker = picker_of(workspace, mine, here, cards.get(correction.replacement_claim_id) if correction else None)
+        item = ReviewItem(decision, correction, own, agents_selectors.open_actions(own), picker,
+                          title=mine.title, rationale=mine.rationale, error=mine.error)  # fmt: skip
+        items.append(item)
+    return items
 
 
 @require_GET
@@ -370,8 +380,8 @@ def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     state, here = PickerState.from_query(request), request.path
     context = {
         "workspace": workspace, "membership": membership, "limit": agents_selectors.REVIEW_LIMIT,
-        "unanswered": [review_item(workspace, d, state, here) for d in queue.unanswered],
-        "lost_support": [review_item(workspace, d, state, here) for d in queue.lost_support],
+        "unanswered": review_items(workspace, queue.unanswered, state, here),
+        "lost_support": review_items(workspace, queue.lost_support, state, here),
     }  # fmt: skip
     return render(request, "corrections/review_queue.html", context)
 
@@ -394,7 +404,7 @@ def _review_page(
     here = reverse("corrections:review_decision", args=[membership.workspace.id, decision.id])
     context = {
         "workspace": membership.workspace, "membership": membership,
-        "item": review_item(membership.workspace, decision, state, here),
+        "item": review_items(membership.workspace, [decision], state, here)[0],
     }  # fmt: skip
     return render(request, "corrections/review_decision.html", context, status=status)
 
@@ -485,7 +495,7 @@ def _dismiss(request: HtmxRequest, workspace: Workspace, decision_id: str) -> Ht
         return _ask_to_dismiss(request, workspace, decision, back)
     try:
         agents_services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user)
-        messages.success(request, f"“{decision.title}” dismissed; its open actions are cancelled.")
+        messages.success(request, f"Dismissed {_named(decision)}; its open actions are cancelled.")
     except (UserError, Conflict) as error:
         messages.error(request, str(error))
     if request.htmx:
@@ -500,14 +510,9 @@ def _ask_to_dismiss(
 ) -> HttpResponse:
     cancelled = agents_selectors.open_actions(agents_selectors.decision_actions(workspace=workspace, decision=decision))
     titles = ", ".join(f"“{a.title}”" for a in cancelled)
-    what = (
-        f"the question “{decision.question}”"
-        if decision.kind == DecisionKind.UNANSWERED and decision.question
-        else f"“{decision.title}”"
-    )
     return confirm.ask(
         request,
-        question=f"Dismiss {what}?",
+        question=f"Dismiss {_named(decision)}?",
         consequence="It leaves the review queue, as it is, and nothing replaces it. "
         + (f"This cancels {_count(len(cancelled), 'action')}: {titles}." if cancelled else "It has no open actions."),
         action=reverse("corrections:resolve", args=[workspace.id, decision.id]),
@@ -516,6 +521,13 @@ def _ask_to_dismiss(
         back=back,
         target=f"#dismiss-{decision.id}",
     )
+
+
+def _named(decision: agents_graph.Decision) -> str:
+    """How the pages name a decision: an unanswered one by its question."""
+    if decision.kind == DecisionKind.UNANSWERED and decision.question:
+        return f"the question “{decision.question}”"
+    return f"“{decision.title}”"
 
 
 def _back(request: HtmxRequest, default: str) -> str:
