@@ -14,7 +14,7 @@ from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from agents import graph as agents_graph
 from agents import selectors, services
-from agents.statuses import ActionStatus, DecisionStatus, Origin
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
 from claims.statuses import JobStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -68,6 +68,20 @@ class RejustifyIn(Input):
     justifications: Justifications
 
 
+class ReviseIn(DecisionIn):
+    actions: Annotated[
+        RevisedActions,
+        Field(
+            description="What happens to the old decision's pending and held actions: `move` to the new decision "
+            "(each pending if all its decisions are supported, else held) or `cancel` them."
+        ),
+        Refuse(
+            words="“actions” must be “move” (the open actions go to the new decision) or “cancel” (they are cancelled).",
+            missing="Say what happens to its open actions: “actions” is “move” or “cancel”.",
+        ),
+    ]
+
+
 class ActionIn(Input):
     title: Title
     decision_ids: Annotated[
@@ -90,7 +104,7 @@ class ActionStatusIn(Input):
 class DecisionFilter(PageIn):
     status: Annotated[
         DecisionStatus | None,
-        Refuse(words="“status” must be one of: supported, needs_review."),
+        Refuse(words="“status” must be one of: supported, needs_review, superseded."),
     ] = None
 
 
@@ -116,6 +130,24 @@ class DecisionOut(Schema):
     action_ids: list[IdOut]
     created_at: Timestamp
     dismissed: bool = Field(description="Taken out of the review queue; its actions were cancelled.")
+    kind: DecisionKind = Field(
+        description="manual (made by a person), agent (the agent's answer), or unanswered (the agent found no "
+        "source-backed answer to `question`)."
+    )
+    question: str | None = Field(description="The question the agent was asked, for the agent's decisions.")
+    supersedes: IdOut | None = Field(description="The decision this one revised, if any.")
+    superseded_by: IdOut | None = Field(description="The decision that revised this one (status superseded).")
+
+
+class ReviewOut(Schema):
+    lost_support: list[DecisionOut] = Field(
+        description="Decisions that lost their last support, not dismissed; the most recently flagged first, "
+        f"at most {selectors.REVIEW_LIMIT}."
+    )
+    unanswered: list[DecisionOut] = Field(
+        description="Questions the agent found no source-backed answer to, not dismissed; newest first, "
+        f"at most {selectors.REVIEW_LIMIT}."
+    )
 
 
 class ActionOut(Schema):
@@ -184,7 +216,8 @@ def decision_out(decision: agents_graph.Decision) -> dict[str, Any]:
         "id": decision.id, "title": decision.title, "status": decision.status, "review_reason": decision.review_reason,
         "justifications": decision.justifications, "rationale": decision.rationale or "", "origin": decision.origin,
         "run_id": decision.run_id, "action_ids": decision.action_ids, "created_at": decision.created_at,
-        "dismissed": decision.dismissed_at is not None,
+        "dismissed": decision.dismissed_at is not None, "kind": decision.kind, "question": decision.question,
+        "supersedes": decision.supersedes, "superseded_by": decision.superseded_by,
     }  # fmt: skip
 
 
@@ -341,6 +374,36 @@ def decision_rejustify(request: HttpRequest, ws_id: PathId, decision_id: PathId,
 @router.post("/{ws_id}/decisions/{decision_id}/dismiss", response={200: DecisionOut, **errors(401, 403, 404, 409, 503)})
 def decision_dismiss(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
     """Takes a decision needing review out of the queue; the actions depending on it are cancelled.
-    409 if it is not waiting for review."""
+    409 if it is not waiting for review (supported, superseded or already dismissed)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return decision_out(services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user))
+
+
+@router.post(
+    "/{ws_id}/decisions/{decision_id}/revise",
+    response={201: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
+)
+def decision_revise(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: ReviseIn) -> Any:
+    """A new supported decision in place of one needing review, which is kept with status superseded.
+    Its pending and held actions move to the new decision (re-evaluated) or are cancelled, as `actions` says.
+    409 if it does not need review, was dismissed or was already revised; 422 invalid_support as for a new
+    decision, or if the new one would rest on the old one or on a decision resting on it."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    decision = services.decision_revise(
+        workspace=workspace, decision_id=decision_id, title=payload.title, rationale=payload.rationale,
+        justifications=payload.justifications, actions=payload.actions, actor=request.user,
+    )  # fmt: skip
+    return Status(201, decision_out(decision))
+
+
+@router.get("/{ws_id}/review", response={200: ReviewOut, **errors(401, 404, 503)})
+def review(request: HttpRequest, ws_id: PathId) -> Any:
+    """What waits for a reviewer: decisions that lost their support, and questions the agent could not answer
+    (each list at most 200 long, the most recently flagged first; dismissed ones are left out).
+    GET /decisions?status=needs_review pages through all decisions needing review."""
+    workspace = get_workspace_for_user(request.user, ws_id)
+    queue = selectors.review(workspace=workspace)
+    return {
+        "lost_support": [decision_out(d) for d in queue.lost_support],
+        "unanswered": [decision_out(d) for d in queue.unanswered],
+    }

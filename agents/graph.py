@@ -12,6 +12,8 @@ from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
+from agents.coordinator import NO_ANSWER_TITLE
+from agents.statuses import DecisionKind, DecisionStatus
 from claims.graph import after_params, keyset
 
 SUPPORTING_CLAIM = "current"
@@ -46,9 +48,23 @@ class Decision:
     run_id: str | None
     created_at: str
     created_by: str | None
+    kind: str = DecisionKind.MANUAL
+    question: str | None = None
+    status_changed_at: str | None = None
     dismissed_at: str | None = None
+    dismissed_by: str | None = None
+    flagged_by: str | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    superseded_at: str | None = None
+    superseded_by_actor: str | None = None
     supports: list[Support] = field(default_factory=list)
     action_ids: list[str] = field(default_factory=list)
+
+    @property
+    def reviewable(self) -> bool:
+        """Whether a reviewer can still act on it: it needs review and was neither dismissed nor revised."""
+        return self.status == DecisionStatus.NEEDS_REVIEW and self.dismissed_at is None
 
     @property
     def justifications(self) -> list[list[str]]:
@@ -126,7 +142,8 @@ WITH collect(coalesce(c, x)) AS supports
 WITH supports WHERE size(supports) = size($support_ids)
   AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
 CREATE (d:Decision {id: $decision_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
-                    origin: 'reviewer', run_id: null, created_at: $now, created_by: $created_by})
+                    origin: 'reviewer', kind: 'manual', question: null, run_id: null, created_at: $now,
+                    created_by: $created_by})
 WITH d, supports
 UNWIND $edges AS e
 WITH d, e, [s IN supports WHERE s.id = e.sid][0] AS s
@@ -136,6 +153,14 @@ MATCH (w:Workspace)
 SET w.revision = w.revision + 1
 RETURN d.id
 """
+
+
+def support_params(justifications: list[list[str]]) -> dict[str, Any]:
+    """The query parameters of justifications: every support id once, and one edge per (support, justification)."""
+    return {
+        "support_ids": sorted({sid for group in justifications for sid in group}),
+        "edges": [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group],
+    }
 
 
 def decision_create(
@@ -151,11 +176,9 @@ def decision_create(
     """Creates a supported decision from its justifications; False if any support is missing or does not hold."""
     if any(parse_id(sid) is None for group in justifications for sid in group):
         return False
-    support_ids = sorted({sid for group in justifications for sid in group})
-    edges = [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group]
     params = {
-        "decision_id": decision_id, "title": title, "rationale": rationale, "support_ids": support_ids,
-        "edges": edges, "created_by": created_by, "now": now,
+        "decision_id": decision_id, "title": title, "rationale": rationale, **support_params(justifications),
+        "created_by": created_by, "now": now,
     }  # fmt: skip
     return bool(graph.query(workspace, DECISION_CREATE, params))
 
@@ -176,8 +199,24 @@ def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, 
     return {row[0]: (row[1], row[2]) for row in graph.ro_query(workspace, NODE_STATES, {"ids": ids})}
 
 
-DECISION_FIELDS = """d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by,
-                         .dismissed_at}"""
+# Decisions written before kinds and questions were stored get them here, on read: a person's decision
+# is manual; an agent's decision without any support and with the no-answer title is a question the
+# agent could not answer (only that branch of RUN_FINISH makes an agent decision without supports),
+# and an agent's decision carries the question its run was asked.
+DECISION_KIND = (
+    "coalesce(d.kind, CASE WHEN coalesce(d.origin, 'reviewer') <> 'agent' THEN 'manual' "
+    "WHEN d.title = $no_answer_title AND size([(s)-[:SUPPORTS]->(d) | s]) = 0 THEN 'unanswered' ELSE 'agent' END)"
+)
+DECISION_QUESTION = (
+    "coalesce(d.question, CASE WHEN d.origin = 'agent' THEN head([(r:AgentRun)-[:PRODUCED]->(d) | r.question]) END)"
+)
+KIND_PARAMS = {"no_answer_title": NO_ANSWER_TITLE}
+
+DECISION_FIELDS = (
+    "d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by, "
+    ".status_changed_at, .dismissed_at, .dismissed_by, .flagged_by, .supersedes, .superseded_by, .superseded_at, "
+    ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION + "}"
+)
 
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
@@ -204,7 +243,7 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
     """The decision with its supports (and their evidence) and the actions that depend on it."""
     if parse_id(decision_id) is None:
         return None
-    rows = graph.ro_query(workspace, DECISION_GET, {"decision_id": decision_id})
+    rows = graph.ro_query(workspace, DECISION_GET, {"decision_id": decision_id, **KIND_PARAMS})
     return _decision(rows[0]) if rows else None
 
 
@@ -229,7 +268,7 @@ def decision_list(
     *, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 100, after: tuple[str, str] | None = None
 ) -> list[Decision]:
     """Decisions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
-    params = {"status": status, "offset": offset, "limit": limit, **after_params(after)}
+    params = {"status": status, "offset": offset, "limit": limit, **after_params(after), **KIND_PARAMS}
     return [_decision(row) for row in graph.ro_query(workspace, DECISION_LIST, params)]
 
 
@@ -244,7 +283,8 @@ ACTION_CREATE = """
 UNWIND $decision_ids AS did
 OPTIONAL MATCH (d:Decision {id: did})
 WITH collect(d) AS decisions
-WITH decisions WHERE size(decisions) = size($decision_ids) AND all(d IN decisions WHERE d.dismissed_at IS NULL)
+WITH decisions WHERE size(decisions) = size($decision_ids)
+  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> 'superseded')
 CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
                   status: CASE WHEN any(d IN decisions WHERE d.status <> 'supported') THEN 'held' ELSE 'pending' END})
 WITH a, decisions
@@ -260,7 +300,8 @@ RETURN a.id
 def action_create(
     *, workspace: HasGraph, action_id: str, title: str, decision_ids: list[str], created_by: str, now: str
 ) -> bool:
-    """Creates an action depending on all the decisions (held if any needs review); False if one is missing."""
+    """Creates an action depending on all the decisions (held if any needs review); False if one is missing,
+    dismissed or superseded."""
     if any(parse_id(did) is None for did in decision_ids):
         return False
     params = {
@@ -372,6 +413,20 @@ def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
     return _action(rows[0]) if rows else None
 
 
+ACTIONS_GET = (
+    "UNWIND range(0, size($action_ids) - 1) AS position MATCH (a:Action {id: $action_ids[position]}) "
+    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
+    "WITH position, a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
+    "RETURN " + ACTION_FIELDS + ", decision_ids, titles ORDER BY position"
+)
+
+
+def actions_get(*, workspace: HasGraph, action_ids: list[str]) -> list[Action]:
+    """The actions with these ids that exist, in the order given, in one query."""
+    ids = [canonical for i in action_ids if (canonical := parse_id(i))]
+    return [_action(row) for row in graph.ro_query(workspace, ACTIONS_GET, {"action_ids": ids})] if ids else []
+
+
 def action_list(
     *, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 200, after: tuple[str, str] | None = None
 ) -> list[Action]:
@@ -440,7 +495,8 @@ def run_fail(*, workspace: HasGraph, run_id: str, error: str, trajectory: dict[s
 # Everything a finished run produced, in one query: what it searched and retrieved, the
 # handoff, the decision with its supports (only claims still current at this moment), and
 # the actions (only if the decision is supported). A claim superseded while the run was
-# finishing therefore cannot end up supporting its decision.
+# finishing therefore cannot end up supporting its decision. Without a surviving citation the
+# decision is an unanswered question: kind 'unanswered', carrying the question asked.
 RUN_FINISH = """
 MATCH (r:AgentRun {id: $run_id})
 WHERE r.status IN ['queued', 'running']
@@ -464,7 +520,8 @@ CALL {
 CREATE (r)-[:HANDOFF]->(:Handoff {id: $handoff_id, from_role: 'analyst', to_role: 'coordinator',
                                   payload: $handoff_payload, created_at: $now})
 CREATE (r)-[:PRODUCED]->(d:Decision {id: $decision_id, origin: 'agent', run_id: r.id, created_at: $now,
-                                     created_by: r.created_by, status: status,
+                                     created_by: r.created_by, status: status, question: r.question,
+                                     kind: CASE WHEN status = 'supported' THEN 'agent' ELSE 'unanswered' END,
                                      title: CASE WHEN status = 'supported' THEN $title ELSE $fallback_title END,
                                      rationale: $rationale,
                                      review_reason: CASE WHEN status = 'supported' THEN null ELSE $review_reason END})
@@ -569,8 +626,9 @@ def run_count(*, workspace: HasGraph) -> int:
 # New justifications for a flagged decision: every support must hold and must not rest on the
 # decision itself (that would be a cycle holding itself up). The decision is supported again,
 # and each held action whose decisions are now all supported is pending again.
-DECISION_REJUSTIFY = """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review'
+# The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
+# one exists, holds, and is neither `d` nor a decision resting on it.
+SUPPORTS_NOT_RESTING_ON_D = """
 OPTIONAL MATCH (d)-[:SUPPORTS*1..]->(down:Decision)
 WITH d, collect(DISTINCT down.id) + [d.id] AS below
 UNWIND $support_ids AS sid
@@ -580,7 +638,14 @@ WITH d, below, collect(coalesce(c, x)) AS supports
 WITH d, supports WHERE size(supports) = size($support_ids)
   AND all(s IN supports WHERE NOT s.id IN below)
   AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
-OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
+"""
+
+DECISION_REJUSTIFY = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review'
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
 WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
 UNWIND $edges AS e
 WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
@@ -597,15 +662,14 @@ MATCH (w:Workspace)
 SET w.revision = w.revision + 1
 RETURN d.id
 """
+)
 
 
 def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
     """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
     if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
         return False
-    support_ids = sorted({sid for group in justifications for sid in group})
-    edges = [{"sid": sid, "j": index} for index, group in enumerate(justifications) for sid in group]
-    params = {"decision_id": decision_id, "support_ids": support_ids, "edges": edges, "now": now}
+    params = {"decision_id": decision_id, **support_params(justifications), "now": now}
     return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
 
 
@@ -615,35 +679,113 @@ SET d.dismissed_at = $now, d.dismissed_by = $actor
 WITH d
 OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
 SET a.status = 'cancelled', a.updated_at = $now
-WITH DISTINCT d
+WITH d, collect(a.id) AS cancelled
 MATCH (w:Workspace)
 SET w.revision = w.revision + 1
-RETURN d.id
+RETURN d.id, cancelled
 """
 
 
-def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> bool:
-    """Takes a flagged decision out of the review queue; the actions depending on it are cancelled."""
+def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> list[str] | None:
+    """Takes a flagged decision out of the review queue and cancels its open actions; their ids, or None
+    (nothing written) if it was not waiting for review."""
     if parse_id(decision_id) is None:
-        return False
-    return bool(graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now}))
+        return None
+    rows = graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
+    return sorted(rows[0][1]) if rows else None
 
 
-REVIEW_QUEUE = (
+# A revision replaces a flagged decision by a new, supported one, in one query. The old decision must
+# need review and not be dismissed; the new one's supports follow the rules of a new decision, and
+# none may be the old decision or rest on it. The old one is kept, superseded, pointing to the new
+# one (a property for reads, a SUPERSEDES edge like a corrected claim's for traversals). Its open
+# (pending or held) actions either move to the new decision, each pending again only if all its
+# decisions are now supported, or are cancelled and stay with the old one as history. Decisions
+# resting on the old one are left as they are: they already stand or fall on their other supports.
+DECISION_REVISE = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + """WITH d, supports,
+     coalesce(d.question, CASE WHEN d.origin = 'agent' THEN head([(r:AgentRun)-[:PRODUCED]->(d) | r.question]) END)
+       AS question
+CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
+                      origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
+                      created_by: $actor, supersedes: d.id})
+CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
+SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+    d.status_changed_at = $now
+WITH d, new, supports
+CALL {
+  WITH new, supports
+  UNWIND $edges AS e
+  WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
+  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
+}
+CALL {
+  WITH d, new
+  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+  WITH d, new, a, dep WHERE a IS NOT NULL
+  WITH new, a, dep,
+       size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND other.status <> 'supported' | other])
+         AS blocking
+  FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
+  FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
+  SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
+      a.updated_at = $now
+  RETURN collect([a.id, a.status]) AS touched
+}
+MATCH (w:Workspace)
+SET w.revision = w.revision + 1
+RETURN new.id, touched
+"""
+)
+
+
+def decision_revise(
+    *,
+    workspace: HasGraph,
+    decision_id: str,
+    new_id: str,
+    title: str,
+    rationale: str,
+    justifications: list[list[str]],
+    actions: str,
+    actor: str,
+    now: str,
+) -> dict[str, str] | None:
+    """Supersedes a flagged decision by a new supported one; the status each of its open actions ended
+    with, by id, or None (nothing written) if it cannot be revised or a support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return None
+    params = {
+        "decision_id": decision_id, "new_id": new_id, "title": title, "rationale": rationale,
+        **support_params(justifications), "actions": actions, "actor": actor, "now": now,
+    }  # fmt: skip
+    rows = graph.query(workspace, DECISION_REVISE, params)
+    return {action_id: status for action_id, status in rows[0][1]} if rows else None
+
+
+# Decisions waiting for a reviewer, of one side of the queue: questions the agent could not answer,
+# or decisions that lost their support. The most recently flagged first.
+REVIEW_LIST = (
     "MATCH (d:Decision) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL "
-    "WITH d ORDER BY d.status_changed_at DESC LIMIT $limit "
+    "WITH d, " + DECISION_KIND + " AS kind WHERE (kind = 'unanswered') = $unanswered "
+    "WITH d ORDER BY coalesce(d.status_changed_at, d.created_at) DESC, d.id DESC LIMIT $limit "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
     "j.justification] END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id), d.flagged_by"
+    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id) "
+    "ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
 )
 
 
-def review_queue(*, workspace: HasGraph, limit: int = 200) -> list[tuple[Decision, str | None]]:
-    """Decisions needing review and not dismissed, with the correction that flagged each (if any)."""
-    rows = graph.ro_query(workspace, REVIEW_QUEUE, {"limit": limit})
-    return [(_decision(row[:3]), row[3]) for row in rows]
+def review_list(*, workspace: HasGraph, unanswered: bool, limit: int) -> list[Decision]:
+    """At most `limit` decisions needing review and not dismissed: the unanswered questions, or the others."""
+    params = {"unanswered": unanswered, "limit": limit, **KIND_PARAMS}
+    return [_decision(row) for row in graph.ro_query(workspace, REVIEW_LIST, params)]
 
 
 RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"
@@ -654,3 +796,41 @@ def decisions_resting_on(*, workspace: HasGraph, decision_id: str) -> set[str]:
     if parse_id(decision_id) is None:
         return set()
     return {row[0] for row in graph.ro_query(workspace, RESTING_ON, {"decision_id": decision_id})}
+
+
+# -- claims as the review page's picker shows them --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaimCard:
+    """A claim with what a reviewer needs to choose it: its statement, status and where it comes from."""
+
+    id: str
+    statement: str
+    status: str
+    source_id: str | None
+    source_title: str | None
+    confidence_kind: str | None
+
+    @property
+    def usable(self) -> bool:
+        """Whether it can support a decision now (only a current claim can)."""
+        return self.status == SUPPORTING_CLAIM
+
+
+CLAIM_CARDS = """
+UNWIND range(0, size($claim_ids) - 1) AS position
+MATCH (c:Claim {id: $claim_ids[position]})
+OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
+WITH position, c, collect(DISTINCT src.title)[0] AS source_title
+RETURN c.id, c.statement, c.status, c.source_id, source_title, c.confidence_kind
+ORDER BY position
+"""
+
+
+def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]:
+    """The claims with these ids that exist, in the order given, each with its source's title."""
+    ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
+    if not ids:
+        return []
+    return [ClaimCard(*row) for row in graph.ro_query(workspace, CLAIM_CARDS, {"claim_ids": ids})]

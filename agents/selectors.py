@@ -7,7 +7,9 @@ from typing import Any
 
 from afterhack.pagination import Paged, page_of
 from agents import graph as agents_graph
+from agents.statuses import ActionStatus
 from claims import graph as claims_graph
+from claims import selectors as claims_selectors
 from workspaces.models import Workspace
 
 
@@ -75,17 +77,24 @@ class DecisionView:
     decision: agents_graph.Decision
     actions: list[agents_graph.Action]
     claims: dict[str, claims_graph.Claim]
+    # The decision that replaced this one, and the one this one replaced, if revised.
+    superseded_by: agents_graph.Decision | None = None
+    supersedes: agents_graph.Decision | None = None
 
 
 def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | None:
-    """The decision, the claims behind each justification with their quotes, and its actions."""
+    """The decision, the claims behind each justification with their quotes, its actions, and its revisions."""
     decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
     if decision is None:
         return None
     claim_ids = [s.id for s in decision.supports if s.label == "Claim"]
     claims = {c.id: c for c in claims_graph.claims_get(workspace=workspace, claim_ids=claim_ids)}
-    actions = [a for aid in decision.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
-    return DecisionView(decision, actions, claims)
+    actions = decision_actions(workspace=workspace, decision=decision)
+    newer, older = (
+        agents_graph.decision_get(workspace=workspace, decision_id=other) if other else None
+        for other in (decision.superseded_by, decision.supersedes)
+    )
+    return DecisionView(decision, actions, claims, newer, older)
 
 
 # -- pages of the API's lists ------------------------------------------------------------------------
@@ -126,3 +135,62 @@ def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[
 def action_get(*, workspace: Workspace, action_id: str) -> agents_graph.Action | None:
     """The action with the decisions it depends on, or None."""
     return agents_graph.action_get(workspace=workspace, action_id=action_id)
+
+
+# -- the review queue ---------------------------------------------------------------------------------
+
+# Each side of the review queue shows at most this many decisions, the most recently flagged first;
+# GET /decisions?status=needs_review pages through all of them.
+REVIEW_LIMIT = 200
+# The claim picker of the review page shows this many search results.
+PICKER_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class Review:
+    """Decisions waiting for a reviewer: those that lost their support, and questions the agent could not answer."""
+
+    lost_support: list[agents_graph.Decision]
+    unanswered: list[agents_graph.Decision]
+
+
+def review(*, workspace: Workspace, limit: int = REVIEW_LIMIT) -> Review:
+    """The review queue in its two parts, each at most `limit` long, the most recently flagged first."""
+    return Review(
+        lost_support=agents_graph.review_list(workspace=workspace, unanswered=False, limit=limit),
+        unanswered=agents_graph.review_list(workspace=workspace, unanswered=True, limit=limit),
+    )
+
+
+def decision_actions(*, workspace: Workspace, decision: agents_graph.Decision) -> list[agents_graph.Action]:
+    """The actions that depend on the decision."""
+    return agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids)
+
+
+def actions_by_decision(
+    *, workspace: Workspace, decisions: list[agents_graph.Decision]
+) -> dict[str, list[agents_graph.Action]]:
+    """For each decision, the actions that depend on it (read in one query for all of them)."""
+    actions = agents_graph.actions_get(workspace=workspace, action_ids=[a for d in decisions for a in d.action_ids])
+    return {d.id: [a for a in actions if d.id in a.decision_ids] for d in decisions}
+
+
+def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:
+    """The actions still to do (pending or held): those a revision moves or cancels, and a dismissal cancels."""
+    return [a for a in actions if a.status in (ActionStatus.PENDING, ActionStatus.HELD)]
+
+
+def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision | None:
+    """The decision, or None."""
+    return agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+
+
+def claim_choices(*, workspace: Workspace, query: str, limit: int = PICKER_LIMIT) -> list[agents_graph.ClaimCard]:
+    """The claims a search finds (ranked as the claim search ranks them), each with its status and source."""
+    hits = claims_selectors.claim_search(workspace=workspace, query=query, limit=limit).hits
+    return agents_graph.claim_cards(workspace=workspace, claim_ids=[hit.id for hit in hits])
+
+
+def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[agents_graph.ClaimCard]:
+    """These claims (those that exist, in order), each with its status and source."""
+    return agents_graph.claim_cards(workspace=workspace, claim_ids=claim_ids)

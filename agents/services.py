@@ -25,7 +25,7 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from agents.statuses import ActionStatus, DecisionStatus
+from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
@@ -253,11 +253,16 @@ def _why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
     if missing:
         return f"These are not claims or decisions of this workspace: {', '.join(i[:60] for i in missing)}."
     weak = [
-        f"{i} ({label.lower()} is {status})"
+        f"{i} ({label.lower()} is {status}{SUPERSEDED_HINT if status == DecisionStatus.SUPERSEDED else ''})"
         for i, (label, status) in states.items()
         if status not in ("current", "supported")
     ]
+    if not weak:
+        return "What this decision would rest on changed while it was being saved; try again."
     return f"A decision can only rest on current claims and supported decisions; these are not: {', '.join(weak)}."
+
+
+SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
 
 
 def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
@@ -288,11 +293,7 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
             now=now_iso(),
         )
         if not created:
-            states = agents_graph.node_states(workspace=workspace, ids=ids)
-            missing = [i[:60] for i in ids if states.get(i, ("", ""))[0] != "Decision"]
-            if not missing:
-                raise Conflict("One of these decisions was dismissed: no new action can depend on it.")
-            raise InvalidSupport(f"These are not decisions of this workspace: {', '.join(missing)}.")
+            raise _why_no_action(workspace, ids)
         record_event(
             actor=actor,
             workspace=workspace,
@@ -303,6 +304,21 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
     action = agents_graph.action_get(workspace=workspace, action_id=action_id)
     assert action is not None
     return action
+
+
+def _why_no_action(workspace: Workspace, ids: list[str]) -> UserError:
+    """Why no action could be made on these decisions: one is missing, superseded or dismissed."""
+    states = agents_graph.node_states(workspace=workspace, ids=ids)
+    missing = [i[:60] for i in ids if states.get(i, ("", ""))[0] != "Decision"]
+    if missing:
+        return InvalidSupport(f"These are not decisions of this workspace: {', '.join(missing)}.")
+    for decision_id in ids:
+        decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+        if decision is not None and decision.status == DecisionStatus.SUPERSEDED:
+            return Conflict(
+                f"{_superseded_words(workspace, decision)} No new action can depend on it: add it to that one."
+            )
+    return Conflict("One of these decisions was dismissed: no new action can depend on it.")
 
 
 # Which statuses a person may move an action to, from which. Back to pending is a reopen: only a
@@ -383,35 +399,142 @@ def decision_rejustify(
 ) -> agents_graph.Decision:
     """Gives a decision needing review new justifications; it is supported again and its held actions pending."""
     decision = decision_get(workspace=workspace, decision_id=decision_id)
-    if decision.status != "needs_review":
-        raise Conflict("This decision does not need review.")
+    if decision.status != DecisionStatus.NEEDS_REVIEW:
+        raise Conflict(_not_for_review(workspace, decision, "re-justified"))
     groups = _clean_justifications(justifications)
     with transaction.atomic():
         if not agents_graph.decision_rejustify(
             workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
         ):
-            downstream = agents_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
-            if any(i in downstream or i == decision_id for g in groups for i in g):
-                raise InvalidSupport("A decision cannot be justified by itself or by a decision that rests on it.")
-            raise InvalidSupport(_why_not_supported(workspace, groups))
+            _must_still_need_review(workspace, decision_id, "re-justified", dismissed_too=False)
+            raise InvalidSupport(
+                _why_support_fails(
+                    workspace,
+                    decision_id,
+                    groups,
+                    "A decision cannot be justified by itself or by a decision that rests on it.",
+                )
+            )
         record_event(actor=actor, workspace=workspace, verb="decision.rejustified", target=decision.title,
                      payload={"decision_id": decision_id, "justifications": groups})  # fmt: skip
     return decision_get(workspace=workspace, decision_id=decision_id)
 
 
 def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> agents_graph.Decision:
-    """Takes a flagged decision out of the review queue; its actions are cancelled."""
+    """Takes a flagged decision out of the review queue; its open actions are cancelled."""
     decision = decision_get(workspace=workspace, decision_id=decision_id)
+    if not decision.reviewable:
+        raise Conflict(_not_for_review(workspace, decision, "dismissed"))
     with transaction.atomic():
-        if not agents_graph.decision_dismiss(
+        cancelled = agents_graph.decision_dismiss(
             workspace=workspace, decision_id=decision_id, actor=actor_name(actor), now=now_iso()
-        ):
+        )
+        if cancelled is None:
+            _must_still_need_review(workspace, decision_id, "dismissed")
             raise Conflict("Only a decision waiting for review can be dismissed.")
         record_event(
             actor=actor,
             workspace=workspace,
             verb="decision.dismissed",
             target=decision.title,
-            payload={"decision_id": decision_id},
+            payload={"decision_id": decision_id, "cancelled": cancelled},
         )
     return decision_get(workspace=workspace, decision_id=decision_id)
+
+
+def decision_revise(
+    *,
+    workspace: Workspace,
+    decision_id: str,
+    title: object,
+    rationale: object,
+    justifications: object,
+    actions: object,
+    actor: Any,
+) -> agents_graph.Decision:
+    """A new supported decision in place of a flagged one, which is kept, superseded; the old one's open
+    actions move to the new one (pending again where all their decisions hold) or are cancelled."""
+    old = decision_get(workspace=workspace, decision_id=decision_id)
+    if not old.reviewable:
+        raise Conflict(_not_for_review(workspace, old, "revised"))
+    title = _clean_title(title, "A revised decision")
+    rationale_text = clean_rationale(rationale)
+    groups = _clean_justifications(justifications)
+    mode = clean_revised_actions(actions)
+    new_id = str(uuid.uuid4())
+    with transaction.atomic():
+        statuses = agents_graph.decision_revise(
+            workspace=workspace, decision_id=old.id, new_id=new_id, title=title, rationale=rationale_text,
+            justifications=groups, actions=mode, actor=actor_name(actor), now=now_iso(),
+        )  # fmt: skip
+        if statuses is None:
+            _must_still_need_review(workspace, old.id, "revised")
+            raise InvalidSupport(
+                _why_support_fails(
+                    workspace,
+                    old.id,
+                    groups,
+                    "The new decision cannot rest on the one it replaces, or on a decision that rests on it.",
+                )
+            )
+        touched = sorted(statuses)
+        record_event(actor=actor, workspace=workspace, verb="decision.revised", target=title, payload={
+            "decision_id": old.id, "new_decision_id": new_id, "justifications": groups, "actions": mode,
+            "moved": touched if mode == RevisedActions.MOVE else [],
+            "pending": [i for i in touched if statuses[i] == "pending"] if mode == RevisedActions.MOVE else [],
+            "cancelled": touched if mode == RevisedActions.CANCEL else [],
+        })  # fmt: skip
+    return decision_get(workspace=workspace, decision_id=new_id)
+
+
+def clean_revised_actions(actions: object) -> RevisedActions:
+    """What to do with the open actions of a revised decision, or UserError saying what may be chosen."""
+    if actions not in tuple(RevisedActions):
+        raise UserError(
+            "Say what happens to its open actions: “actions” is “move” (they go to the new decision) "
+            "or “cancel” (they are cancelled)."
+        )
+    return RevisedActions(str(actions))
+
+
+def _why_support_fails(workspace: Workspace, decision_id: str, groups: list[list[str]], cycle: str) -> str:
+    """Why these justifications cannot hold up (a new version of) this decision, in words."""
+    downstream = agents_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
+    if any(i in downstream or i == decision_id for g in groups for i in g):
+        return cycle
+    return _why_not_supported(workspace, groups)
+
+
+def _must_still_need_review(workspace: Workspace, decision_id: str, done: str, *, dismissed_too: bool = True) -> None:
+    """Raises Conflict, in words, if the decision changed meanwhile so that it can no longer be `done`."""
+    decision = decision_get(workspace=workspace, decision_id=decision_id)
+    if decision.status != DecisionStatus.NEEDS_REVIEW or (dismissed_too and decision.dismissed_at):
+        raise Conflict(_not_for_review(workspace, decision, done))
+
+
+def review_refusal(*, workspace: Workspace, decision: agents_graph.Decision, done: str) -> str | None:
+    """Why the decision cannot be revised or dismissed (`done`) now, in words; None if it can."""
+    return None if decision.reviewable else _not_for_review(workspace, decision, done)
+
+
+def _not_for_review(workspace: Workspace, decision: agents_graph.Decision, done: str) -> str:
+    """Why a decision cannot be re-justified, revised or dismissed (`done`) now, in words."""
+    if decision.status == DecisionStatus.SUPERSEDED:
+        return f"{_superseded_words(workspace, decision)} It cannot be {done}; review that one instead."
+    if decision.status == DecisionStatus.SUPPORTED:
+        return f"This decision does not need review: it is supported, so it cannot be {done}."
+    return f"This decision was dismissed by {decision.dismissed_by or 'a reviewer'}: it cannot be {done}."
+
+
+def _superseded_words(workspace: Workspace, decision: agents_graph.Decision) -> str:
+    """Who revised a superseded decision, when, and into which decision, in a sentence."""
+    new = (
+        agents_graph.decision_get(workspace=workspace, decision_id=decision.superseded_by)
+        if decision.superseded_by
+        else None
+    )
+    into = f"“{new.title}” ({new.id})" if new else "another decision"
+    return (
+        f"“{decision.title}” was revised by {decision.superseded_by_actor or 'a reviewer'} "
+        f"on {(decision.superseded_at or '')[:10] or 'an earlier date'}: it is superseded by {into}."
+    )

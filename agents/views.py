@@ -21,7 +21,12 @@ from agents import selectors, services
 from agents.statuses import ActionStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
-DECISION_STATUSES = [("", "All"), ("supported", "Supported"), ("needs_review", "Needs review")]
+DECISION_STATUSES = [
+    ("", "All"),
+    ("supported", "Supported"),
+    ("needs_review", "Needs review"),
+    ("superseded", "Superseded"),
+]
 ACTION_STATUSES = [("", "All"), ("pending", "Pending"), ("held", "Held"), ("done", "Done"), ("cancelled", "Cancelled")]
 
 
@@ -58,7 +63,10 @@ def agent_label() -> str:
 @login_required
 def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    form = AskForm(request.POST or None)
+    # "Ask again" from the review page links here with the question filled in.
+    form = AskForm(
+        request.POST or None, initial={"question": request.GET.get("question", "")[: services.MAX_QUESTION_CHARS]}
+    )
     if request.method == "POST":
         workspace = get_rw_workspace_for_user(request.user, ws_id)
         if form.is_valid():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
@@ -16,18 +17,22 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from afterhack import confirm
 from afterhack.errors import Conflict, UserError
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
 from agents import graph as agents_graph
+from agents import selectors as agents_selectors
 from agents import services as agents_services
+from agents.statuses import DecisionKind, RevisedActions
 from claims import graph as claims_graph
 from corrections import graph as corrections_graph
 from corrections import selectors, services
 from workspaces.access import get_membership, get_rw_workspace_for_user
-from workspaces.models import Workspace
+from workspaces.models import Membership, Workspace
 
 
 class CorrectionForm(forms.Form):
@@ -287,47 +292,285 @@ def _hidden_field_errors(form: forms.Form) -> str:
 # -- the review queue ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Picker:
+    """One decision's claim picker: the search typed, what it found, the claims chosen so far, and the
+    corrected claim's replacement as a suggestion (shown with its text, never chosen for the reviewer).
+
+    `here` is the page it is on: without JavaScript, adding or removing a claim is a link to that page
+    with the picker's state in its query string.
+    """
+
+    decision_id: str
+    here: str
+    query: str
+    results: list[agents_graph.ClaimCard]
+    chosen: list[agents_graph.ClaimCard]
+    suggestion: agents_graph.ClaimCard | None = None
+
+    @property
+    def chosen_ids(self) -> list[str]:
+        return [claim.id for claim in self.chosen]
+
+    @property
+    def add_links(self) -> dict[str, str]:
+        """For each claim on offer, the page with it added to the chosen ones."""
+        offered = [*self.results, *([self.suggestion] if self.suggestion else [])]
+        return {claim.id: self.href([*self.chosen_ids, claim.id]) for claim in offered}
+
+    @property
+    def remove_links(self) -> dict[str, str]:
+        """For each chosen claim, the page with it taken out again."""
+        return {claim.id: self.href([i for i in self.chosen_ids if i != claim.id]) for claim in self.chosen}
+
+    def href(self, chosen: list[str]) -> str:
+        query = urlencode({"for": self.decision_id, "q": self.query, "chosen": chosen}, doseq=True)
+        return f"{self.here}?{query}#decision-{self.decision_id}"
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """A decision waiting for review with what a reviewer needs to decide, and the forms' state."""
+
+    decision: agents_graph.Decision
+    correction: corrections_graph.Correction | None
+    actions: list[agents_graph.Action]
+    open_actions: list[agents_graph.Action]
+    picker: Picker
+    title: str = ""
+    rationale: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class PickerState:
+    """What the reviewer typed and chose in one decision's picker (from a query string or a refused form)."""
+
+    decision_id: str = ""
+    query: str = ""
+    chosen_ids: tuple[str, ...] = ()
+    title: str = ""
+    rationale: str = ""
+    error: str = ""
+
+    @classmethod
+    def from_query(cls, request: HtmxRequest) -> PickerState:
+        # Over HTMX the picker sends the live chosen list (support_ids); a plain GET carries the
+        # chosen claims of the link that was followed.
+        chosen = _ids_in(request.GET, "support_ids" if request.htmx else "chosen")
+        return cls(decision_id=request.GET.get("for", ""), query=request.GET.get("q", "")[:500], chosen_ids=chosen)
+
+
+def _ids_in(params: Any, name: str) -> tuple[str, ...]:
+    """The ids in a (repeated, or space- or comma-separated) field, canonical and without repeats."""
+    values = [i for value in params.getlist(name) for i in value.replace(",", " ").split()]
+    return tuple(dict.fromkeys(canonical for value in values[:100] if (canonical := parse_id(value))))
+
+
+def picker_of(
+    workspace: Workspace, state: PickerState, here: str, suggestion: agents_graph.ClaimCard | None = None
+) -> Picker:
+    """The picker as `state` left it: the claims found for its search, the chosen ones, and the
+    suggestion if it can support a decision and is not chosen already."""
+    chosen = agents_selectors.claim_cards(workspace=workspace, claim_ids=list(state.chosen_ids))
+    results = agents_selectors.claim_choices(workspace=workspace, query=state.query) if state.query else []
+    offered = suggestion if suggestion and suggestion.usable and suggestion.id not in state.chosen_ids else None
+    return Picker(state.decision_id, here, state.query, results, chosen, offered)
+
+
+def review_items(
+    workspace: Workspace, decisions: list[agents_graph.Decision], state: PickerState, here: str
+) -> list[ReviewItem]:
+    """Each decision with the correction that flagged it, its actions, and its picker (as `state` left it
+    for the decision it names), read in a few queries for all of them."""
+    corrections = {
+        correction_id: corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+        for correction_id in {d.flagged_by for d in decisions if d.flagged_by}
+    }
+    replacements = [c.replacement_claim_id for c in corrections.values() if c]
+    cards = {c.id: c for c in agents_selectors.claim_cards(workspace=workspace, claim_ids=replacements)}
+    actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
+    items = []
+    for decision in decisions:
+        mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
+        correction = corrections.get(decision.flagged_by or "")
+        own = actions[decision.id]
+        picker = picker_of(workspace, mine, here, cards.get(correction.replacement_claim_id) if correction else None)
+        item = ReviewItem(decision, correction, own, agents_selectors.open_actions(own), picker,
+                          title=mine.title, rationale=mine.rationale, error=mine.error)  # fmt: skip
+        items.append(item)
+    return items
+
+
 @require_GET
 @login_required
 def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """What waits for a reviewer, in two parts: questions the agent could not answer, and decisions that lost their support."""
     membership = get_membership(request.user, ws_id)
-    queue = []
-    for decision, flagged_by in agents_graph.review_queue(workspace=membership.workspace):
-        correction = (
-            corrections_graph.correction_get(workspace=membership.workspace, correction_id=flagged_by)
-            if flagged_by
-            else None
-        )
-        actions = [
-            a
-            for aid in decision.action_ids
-            if (a := agents_graph.action_get(workspace=membership.workspace, action_id=aid))
-        ]
-        queue.append({"decision": decision, "correction": correction, "actions": actions})
-    context = {"workspace": membership.workspace, "membership": membership, "queue": queue}
+    workspace = membership.workspace
+    queue = agents_selectors.review(workspace=workspace)
+    state, here = PickerState.from_query(request), request.path
+    context = {
+        "workspace": workspace, "membership": membership, "limit": agents_selectors.REVIEW_LIMIT,
+        "unanswered": review_items(workspace, queue.unanswered, state, here),
+        "lost_support": review_items(workspace, queue.lost_support, state, here),
+    }  # fmt: skip
     return render(request, "corrections/review_queue.html", context)
+
+
+@require_GET
+@login_required
+def review_decision(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
+    """One decision's review on a page of its own: re-justify, revise or dismiss it, or why it cannot be."""
+    membership = get_membership(request.user, ws_id)
+    state = PickerState.from_query(request)
+    return _review_page(request, membership, decision_id, replace(state, decision_id=decision_id))
+
+
+def _review_page(
+    request: HtmxRequest, membership: Membership, decision_id: str, state: PickerState, status: int = 200
+) -> HttpResponse:
+    decision = agents_selectors.decision_get(workspace=membership.workspace, decision_id=decision_id)
+    if decision is None:
+        raise Http404("No such decision in this workspace.")
+    here = reverse("corrections:review_decision", args=[membership.workspace.id, decision.id])
+    context = {
+        "workspace": membership.workspace, "membership": membership,
+        "item": review_items(membership.workspace, [decision], state, here)[0],
+    }  # fmt: skip
+    return render(request, "corrections/review_decision.html", context, status=status)
+
+
+@require_GET
+@login_required
+def review_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The claim picker's results for what was typed (a fragment); without HTMX, the page that shows them."""
+    membership = get_membership(request.user, ws_id)
+    state = PickerState.from_query(request)
+    picker = picker_of(membership.workspace, state, reverse("corrections:review", args=[ws_id]))
+    if not request.htmx:
+        return redirect(picker.href(picker.chosen_ids))
+    context = {"workspace": membership.workspace, "picker": picker}
+    return render(request, "corrections/partials/claim_picker.html#picker-results", context)
+
+
+@require_GET
+@login_required
+def review_choose(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """A claim picked in the picker, as a line of the chosen list (its id in a hidden support_ids field)."""
+    membership = get_membership(request.user, ws_id)
+    state = PickerState.from_query(request)
+    picked = _ids_in(request.GET, "claim")[:1]
+    picker = picker_of(
+        membership.workspace, replace(state, chosen_ids=picked), reverse("corrections:review", args=[ws_id])
+    )
+    if not picker.chosen:
+        raise Http404("No such claim in this workspace.")
+    if not request.htmx:
+        return redirect(picker.href(picker.chosen_ids))
+    claim = picker.chosen[0]
+    context = {"workspace": membership.workspace, "picker": picker, "claim": claim}
+    if not claim.usable:
+        return render(request, "corrections/partials/claim_picker.html#unusable-claim", context, status=422)
+    return render(request, "corrections/partials/claim_picker.html#chosen-claim", context)
 
 
 @require_POST
 @login_required
 def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
-    """Re-justify (with the given claim or decision ids) or dismiss a flagged decision."""
+    """Re-justify a flagged decision with the chosen claims, revise it into a new decision, or dismiss it
+    (after a confirm step). A refusal comes back on the decision's review page, with what was typed."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
+    resolution = request.POST.get("resolution", "")
+    if resolution == "dismiss":
+        return _dismiss(request, workspace, decision_id)
+    support_ids = list(_ids_in(request.POST, "support_ids"))
     try:
-        if request.POST.get("resolution") == "dismiss":
-            decision = agents_services.decision_dismiss(
-                workspace=workspace, decision_id=decision_id, actor=request.user
-            )
-            messages.success(request, f"“{decision.title}” dismissed; its actions are cancelled.")
-        else:
-            ids = [i for i in request.POST.get("support_ids", "").replace(",", " ").split() if i]
+        if not support_ids or resolution not in ("rejustify", "revise"):
+            raise UserError("Choose the claims it rests on now: search for them, then add them to the chosen list.")
+        if resolution == "rejustify":
             decision = agents_services.decision_rejustify(
-                workspace=workspace, decision_id=decision_id, justifications=[ids], actor=request.user
+                workspace=workspace, decision_id=decision_id, justifications=[support_ids], actor=request.user
             )
             messages.success(request, f"“{decision.title}” is supported again; its held actions are pending.")
+        else:
+            _revise(request, workspace, decision_id, support_ids)
+    except (UserError, Conflict) as error:
+        state = PickerState(
+            decision_id=decision_id, chosen_ids=tuple(support_ids), title=request.POST.get("title", "")[:300],
+            rationale=request.POST.get("rationale", "")[:4000], error=str(error),
+        )  # fmt: skip
+        status = 409 if isinstance(error, Conflict) else 422
+        return _review_page(request, get_membership(request.user, ws_id), decision_id, state, status=status)
+    return redirect("corrections:review", ws_id=workspace.id)
+
+
+def _revise(request: HtmxRequest, workspace: Workspace, decision_id: str, support_ids: list[str]) -> None:
+    new = agents_services.decision_revise(
+        workspace=workspace, decision_id=decision_id, title=request.POST.get("title"),
+        rationale=request.POST.get("rationale"), justifications=[support_ids],
+        actions=request.POST.get("actions"), actor=request.user,
+    )  # fmt: skip
+    if request.POST.get("actions") == RevisedActions.CANCEL:
+        outcome = "its open actions are cancelled"
+    else:
+        outcome = f"{_count(len(new.action_ids), 'open action')} moved to it"
+    messages.success(request, f"Revised into “{new.title}”, now supported; {outcome}.")
+
+
+def _dismiss(request: HtmxRequest, workspace: Workspace, decision_id: str) -> HttpResponse:
+    """Dismisses after the confirm step: the first POST asks, naming the actions it would cancel."""
+    decision = agents_services.decision_get(workspace=workspace, decision_id=decision_id)
+    back = _back(request, reverse("corrections:review", args=[workspace.id]))
+    refusal = agents_services.review_refusal(workspace=workspace, decision=decision, done="dismissed")
+    if refusal is None and not confirm.is_confirmed(request):
+        return _ask_to_dismiss(request, workspace, decision, back)
+    try:
+        agents_services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user)
+        messages.success(request, f"Dismissed {_named(decision)}; its open actions are cancelled.")
     except (UserError, Conflict) as error:
         messages.error(request, str(error))
-    return redirect("corrections:review", ws_id=workspace.id)
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = back
+        return response
+    return redirect(back)
+
+
+def _ask_to_dismiss(
+    request: HtmxRequest, workspace: Workspace, decision: agents_graph.Decision, back: str
+) -> HttpResponse:
+    cancelled = agents_selectors.open_actions(agents_selectors.decision_actions(workspace=workspace, decision=decision))
+    titles = ", ".join(f"“{a.title}”" for a in cancelled)
+    return confirm.ask(
+        request,
+        question=f"Dismiss {_named(decision)}?",
+        consequence="It leaves the review queue, as it is, and nothing replaces it. "
+        + (f"This cancels {_count(len(cancelled), 'action')}: {titles}." if cancelled else "It has no open actions."),
+        action=reverse("corrections:resolve", args=[workspace.id, decision.id]),
+        fields={"resolution": "dismiss", "next": back},
+        yes="Dismiss it",
+        back=back,
+        target=f"#dismiss-{decision.id}",
+    )
+
+
+def _named(decision: agents_graph.Decision) -> str:
+    """How the pages name a decision: an unanswered one by its question."""
+    if decision.kind == DecisionKind.UNANSWERED and decision.question:
+        return f"the question “{decision.question}”"
+    return f"“{decision.title}”"
+
+
+def _back(request: HtmxRequest, default: str) -> str:
+    """The page of this site the form came from (its `next` field), or `default`."""
+    back = request.POST.get("next", "")
+    # Only a path on this site: anything else could send the reviewer elsewhere.
+    if back.startswith("/") and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return back
+    return default
 
 
 # -- history ---------------------------------------------------------------------------------------

@@ -123,11 +123,25 @@ PAGES = {
     ),
     "chain": Page(WS + "/claims/{june}/chain"),
     "revise": Page(WS + "/sources/{source}/revise", form={"text": "Another text."}, kinds={"text": TEXT}),
-    "review": Page(WS + "/review/"),
+    "review": Page(WS + "/review/", params=("for", "q", "chosen")),
+    "review_decision": Page(WS + "/review/{decision}/", params=("q", "chosen")),
+    "pick": Page(WS + "/review/pick?for={decision}", params=("q", "chosen", "support_ids")),
+    "choose": Page(WS + "/review/pick/chosen?for={decision}", params=("claim",)),
     "resolve": Page(
         WS + "/review/{decision}",
         form={"resolution": "rejustify", "support_ids": "{board}"},
-        kinds={"resolution": [NUL], "support_ids": IDS},
+        kinds={"resolution": [NUL, *CHOICE], "support_ids": IDS},
+    ),
+    "resolve_revise": Page(
+        WS + "/review/{decision}",
+        form={"resolution": "revise", "title": "Launch", "rationale": "r", "support_ids": "{board}", "actions": "move"},
+        kinds={"title": TEXT, "rationale": TEXT, "support_ids": IDS, "actions": CHOICE},
+    ),
+    # Without confirmed=yes a dismissal only asks: no hostile value may get it to write.
+    "resolve_dismiss": Page(
+        WS + "/review/{decision}",
+        form={"resolution": "dismiss", "next": "/w/"},
+        kinds={"next": [NUL, "//elsewhere.example/", "x" * 10_000, SURROGATE], "confirmed": [NUL, "no", "YES"]},
     ),
     "history": Page(WS + "/corrections/", params=("actor", "claim", "since", "until")),
     "correction": Page(WS + "/corrections/{correction}/"),

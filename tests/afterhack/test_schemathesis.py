@@ -54,6 +54,7 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/claims",
     "POST /api/v1/workspaces/{ws_id}/decisions",
     "POST /api/v1/workspaces/{ws_id}/decisions/{decision_id}/justifications",
+    "POST /api/v1/workspaces/{ws_id}/decisions/{decision_id}/revise",
     "POST /api/v1/workspaces/{ws_id}/actions",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/corrections",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",

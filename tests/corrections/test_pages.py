@@ -86,9 +86,11 @@ class QueueAndHistoryTests:
         client_for(world.trio.reviewer).post(f"/w/{world.ws}/claims/{world.june}/correct/apply", fields)
         queue = client_for(world.trio.viewer).get(f"/w/{world.ws}/review/").content.decode()
         assert "Launch in June" in queue and "The launch is in July." in queue
+        page = client_for(world.trio.reviewer).get(f"/w/{world.ws}/review/").content.decode()
+        # Nothing is chosen for the reviewer; the replacement is only suggested, with its text.
+        assert 'name="support_ids"' not in page
         replacement = re.search(
-            r'name="support_ids" value="([0-9a-f-]+)"',
-            client_for(world.trio.reviewer).get(f"/w/{world.ws}/review/").content.decode(),
+            r"Suggested: the corrected statement “The launch is in July.”.*?claim=([0-9a-f-]+)", page, re.S
         )
         assert replacement is not None
         client_for(world.trio.reviewer).post(
