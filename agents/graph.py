@@ -642,7 +642,7 @@ WITH d, supports WHERE size(supports) = size($support_ids)
 
 DECISION_REJUSTIFY = (
     """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review'
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
 """
     + SUPPORTS_NOT_RESTING_ON_D
     + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)

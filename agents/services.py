@@ -399,14 +399,16 @@ def decision_rejustify(
 ) -> agents_graph.Decision:
     """Gives a decision needing review new justifications; it is supported again and its held actions pending."""
     decision = decision_get(workspace=workspace, decision_id=decision_id)
-    if decision.status != DecisionStatus.NEEDS_REVIEW:
+    # A dismissed decision stays out of review: its actions were cancelled, and nothing new may
+    # depend on it, so it cannot quietly become supported again.
+    if decision.status != DecisionStatus.NEEDS_REVIEW or decision.dismissed_at:
         raise Conflict(_not_for_review(workspace, decision, "re-justified"))
     groups = _clean_justifications(justifications)
     with transaction.atomic():
         if not agents_graph.decision_rejustify(
             workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
         ):
-            _must_still_need_review(workspace, decision_id, "re-justified", dismissed_too=False)
+            _must_still_need_review(workspace, decision_id, "re-justified")
             raise InvalidSupport(
                 _why_support_fails(
                     workspace,
@@ -505,10 +507,10 @@ def _why_support_fails(workspace: Workspace, decision_id: str, groups: list[list
     return _why_not_supported(workspace, groups)
 
 
-def _must_still_need_review(workspace: Workspace, decision_id: str, done: str, *, dismissed_too: bool = True) -> None:
+def _must_still_need_review(workspace: Workspace, decision_id: str, done: str) -> None:
     """Raises Conflict, in words, if the decision changed meanwhile so that it can no longer be `done`."""
     decision = decision_get(workspace=workspace, decision_id=decision_id)
-    if decision.status != DecisionStatus.NEEDS_REVIEW or (dismissed_too and decision.dismissed_at):
+    if decision.status != DecisionStatus.NEEDS_REVIEW or decision.dismissed_at:
         raise Conflict(_not_for_review(workspace, decision, done))
 
 

@@ -299,6 +299,12 @@ class AfterTheFlagTests:
             f"/workspaces/{world.ws}/actions", {"title": "Late", "decision_ids": [launch]}
         )
         assert late.status_code == 409 and "dismissed" in late.json()["detail"]
+        # Nor can it quietly become supported again: re-justifying it is refused in words, nothing written.
+        rejustified = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/decisions/{launch}/justifications", {"justifications": [[world.board]]}
+        )
+        assert rejustified.status_code == 409 and "dismissed" in rejustified.json()["detail"]
+        assert decision(world, launch)["status"] == "needs_review"
 
     def test_a_decision_cannot_be_rejustified_by_one_that_rests_on_it(self, world: World) -> None:
         launch, _, _ = self.flagged(world)
