@@ -165,7 +165,9 @@ class PassagePicker:
 
 
 def passage_picker(workspace: Workspace, claim: claims_graph.Claim, form: forms.Form) -> PassagePicker:
-    sources = [s for s in claims_selectors.sources(workspace=workspace) if s.status == "active"]
+    # The claim's own source first, then the others, newest first.
+    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == "active"]
+    sources = sorted(active, key=lambda s: s.id != claim.source_id)
     source_id = str(form["evidence_source_id"].value() or "")
     version = claims_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
     if version is not None and version.status != "active":

@@ -47,6 +47,7 @@ class PassagePickerTests:
         shown = picker(page)
         assert re.search(r"<option value=\"[^\"]+\" selected>Launch plan \(the claim's source\)</option>", shown)
         assert ">Risks</option>" in shown
+        assert shown.index("the claim's source") < shown.index(">Risks</option>")  # though Risks is newer
         assert '<mark class="own-quote">The launch is in June</mark>' in shown
         assert 'data-quote-input="evidence-quote" data-start-input="evidence-start"' in shown
         # Nothing is cited until a passage is selected.
