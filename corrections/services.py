@@ -2,9 +2,10 @@
 
 Apply, step by step:
 1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
-2. the intent row, committed, with the ids the correction will get;
+2. the intent row, committed, with the ids the correction will get (a passage the correction
+   cites is checked against its source's current version before, so a refused one writes nothing);
 3. one graph query that writes the whole correction, only if the revision is still the one
-   the preview saw and the claim is still current;
+   the preview saw, the claim is still current and a cited passage's version still the current one;
 4. the intent's outcome and the audit event, in one transaction.
 A crash after 2 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
