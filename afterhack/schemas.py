@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from ninja import Schema
 from pydantic import (
@@ -66,17 +66,22 @@ class Refuse:
     missing: str | None = None
 
 
+NOT_AN_OBJECT = "The request body must be a JSON object."
+
+
 class Input(Schema):
     """A request body or query. Invalid input is answered 422 with the code of the first bad field
     (see Refuse), in words; the OpenAPI document states the same rules as types and bounds."""
 
     # Patterns are matched the way Python's str methods (which the services use) see text.
     model_config = ConfigDict(regex_engine="python-re")
+    # What is said when the input is not an object at all (an input nested in another names itself).
+    not_an_object: ClassVar[str] = NOT_AN_OBJECT
 
     @model_validator(mode="wrap")
     @classmethod
     def _refuse_in_words(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        wrong = NOT_AN_OBJECT if not isinstance(data, dict) else cls.misshapen(data)
+        wrong = cls.not_an_object if not isinstance(data, dict) else cls.misshapen(data)
         if wrong is not None:
             raise PydanticCustomError("invalid_input", "{words}", {"words": wrong, "refused": True})
         try:
@@ -104,9 +109,6 @@ class Input(Schema):
         if first["type"] not in ("missing", "value_error") and refuse.words:
             return refuse.code, refuse.words
         return refuse.code, describe_validation_errors([first])
-
-
-NOT_AN_OBJECT = "The request body must be a JSON object."
 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:

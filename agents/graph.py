@@ -221,7 +221,9 @@ DECISION_FIELDS = (
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "OPTIONAL MATCH (s)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source) "
+    # Its own evidence's source; a correction's replacement may also cite a passage, which is not where it comes from.
+    "OPTIONAL MATCH (s)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source) "
+    "WHERE coalesce(e.role, 'evidence') <> 'cited_passage' "
     "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
     "j.justification, s.evidence_quote, src.id, src.title] END) AS supports "
@@ -821,7 +823,8 @@ class ClaimCard:
 CLAIM_CARDS = """
 UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
-OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
+WHERE coalesce(e.role, 'evidence') <> 'cited_passage'
 WITH position, c, collect(DISTINCT src.title)[0] AS source_title
 RETURN c.id, c.statement, c.status, c.source_id, source_title, c.confidence_kind
 ORDER BY position

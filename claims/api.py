@@ -130,6 +130,15 @@ class FragmentOut(Schema):
     text: str
 
 
+class CitedPassageOut(Schema):
+    source_id: IdOut
+    version: int = Field(description="The version of the source the passage was cited in.")
+    quote: str
+    start: int
+    end: int
+    fragments: list[FragmentSpanOut]
+
+
 class ClaimOut(Schema):
     id: IdOut
     statement: str
@@ -149,6 +158,10 @@ class ClaimOut(Schema):
     )
     extractor: str
     created_at: Timestamp
+    cited_passage: CitedPassageOut | None = Field(
+        description="A correction's replacement only: the passage of a source the correction cited beside its own "
+        "words (its `fragment`); null when it cited none, and for every other claim."
+    )
 
 
 class EvidenceErrorOut(ErrorOut):
@@ -247,7 +260,17 @@ def claim_out(claim: claims_graph.Claim) -> dict[str, Any]:
         "derived_from": claim.derived_from,
         "extractor": claim.extractor,
         "created_at": claim.created_at,
+        "cited_passage": cited_passage_out(claim.cited_passage),
     }
+
+
+def cited_passage_out(cited: claims_graph.CitedPassage | None) -> dict[str, Any] | None:
+    if cited is None:
+        return None
+    return {
+        "source_id": cited.source_id, "version": cited.version, "quote": cited.quote, "start": cited.start,
+        "end": cited.end, "fragments": [{"id": f.id, "start": f.start, "end": f.end} for f in cited.fragments],
+    }  # fmt: skip
 
 
 def extraction_out(extraction: claims_graph.Extraction | None) -> dict[str, Any] | None:

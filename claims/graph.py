@@ -92,6 +92,28 @@ class ClaimSpan:
     extractor: str = ""
 
 
+# The role of the SUPPORTED_BY edges from a correction's replacement claim to the fragments of the
+# source passage the correction cites, beside its own fragment (role 'reviewer_correction').
+CITED_PASSAGE_ROLE = "cited_passage"
+
+
+@dataclass(frozen=True)
+class CitedPassage:
+    """A passage of a source that a correction cites: its replacement claim rests on it as well as on the correction."""
+
+    source_id: str
+    version_id: str
+    version: int
+    quote: str
+    start: int
+    end: int
+    fragments: list[Fragment]
+
+    def record(self) -> dict[str, Any]:
+        """The passage as its claim records it (the fragments are its SUPPORTED_BY edges)."""
+        return {k: getattr(self, k) for k in ("source_id", "version_id", "version", "quote", "start", "end")}
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -113,10 +135,12 @@ class Claim:
     derived_from: list[list[str]] = field(default_factory=list)
     status_changed_at: str | None = None
     retraction: str | None = None
+    cited_passage: CitedPassage | None = None
 
     @classmethod
     def from_row(cls, row: list[Any]) -> Claim:
         props, fragments, supersedes, superseded_by, premises = row
+        cited = [Fragment.from_map(f) for f in fragments if f.get("role") == CITED_PASSAGE_ROLE]
         justifications: dict[int, list[str]] = {}
         for index, premise_id in premises:
             if premise_id is not None:
@@ -135,13 +159,17 @@ class Claim:
             version_id=props.get("version_id"),
             created_at=props.get("created_at") or "",
             created_by=props.get("created_by"),
-            fragments=[Fragment.from_map(f) for f in fragments],
+            fragments=[Fragment.from_map(f) for f in fragments if f.get("role") != CITED_PASSAGE_ROLE],
             supersedes=supersedes,
             superseded_by=superseded_by,
             derived_from=[sorted(ids) for _, ids in sorted(justifications.items())],
             status_changed_at=props.get("status_changed_at"),
             retraction=props.get("retraction"),
-        )
+            cited_passage=CitedPassage(
+                props["cited_source_id"], props["cited_version_id"], props["cited_version"], props["cited_quote"],
+                props["cited_start"], props["cited_end"], cited,
+            ) if props.get("cited_version_id") else None,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -438,9 +466,9 @@ def claim_statuses(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, st
 
 CLAIM_GET = """
 MATCH (c:Claim {id: $claim_id})
-OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment)
-WITH c, f ORDER BY f.start
-WITH c, collect(f {.id, .start, .end, .text, .origin_type}) AS fragments
+OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
+WITH c, f, r ORDER BY f.start
+WITH c, collect(f {.id, .start, .end, .text, .origin_type, role: r.role}) AS fragments
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
@@ -459,9 +487,9 @@ def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
 CLAIMS_GET = """
 UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
-OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(f:SourceFragment)
-WITH position, c, f ORDER BY f.start
-WITH position, c, collect(f {.id, .start, .end, .text, .origin_type}) AS fragments
+OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
+WITH position, c, f, r ORDER BY f.start
+WITH position, c, collect(f {.id, .start, .end, .text, .origin_type, role: r.role}) AS fragments
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)

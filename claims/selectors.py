@@ -195,6 +195,16 @@ def _hint_text(text: str, rejected: claims_graph.RejectedClaim) -> str | None:
 
 
 @dataclass(frozen=True)
+class CitedView:
+    """The passage a correction cited, with its source's title and the text around it, for the pages."""
+
+    passage: claims_graph.CitedPassage
+    title: str
+    context_before: str
+    context_after: str
+
+
+@dataclass(frozen=True)
 class Provenance:
     claim: claims_graph.Claim
     version: claims_graph.SourceVersion | None
@@ -202,9 +212,22 @@ class Provenance:
     context_after: str
     premises: list[claims_graph.Claim]
     dependents: list[claims_graph.Dependent]
+    cited: CitedView | None = None
 
 
 CONTEXT_CHARS = 240
+
+
+def cited_view(*, workspace: Workspace, claim: claims_graph.Claim | None) -> CitedView | None:
+    """The passage a correction's replacement cites beside the correction, in the version it was cited in, or None."""
+    passage = claim.cited_passage if claim else None
+    if passage is None:
+        return None
+    version = claims_graph.version_get(workspace=workspace, version_id=passage.version_id)
+    if version is None:
+        return CitedView(passage, "its source", "", "")
+    before = version.text[max(0, passage.start - CONTEXT_CHARS) : passage.start]
+    return CitedView(passage, version.title, before, version.text[passage.end : passage.end + CONTEXT_CHARS])
 
 
 def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | None:
@@ -220,7 +243,18 @@ def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | Non
     premise_ids = [pid for justification in claim.derived_from for pid in justification]
     premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
     dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
-    return Provenance(claim, version, before, after, premises, dependents)
+    cited = cited_view(workspace=workspace, claim=claim)
+    return Provenance(claim, version, before, after, premises, dependents, cited)
+
+
+def marked(text: str, span: Span | None) -> SafeString:
+    """The text, HTML-escaped, with one span (a claim's own quote) marked."""
+    if span is None or not 0 <= span.start < span.end <= len(text):
+        return mark_safe(escape(text, quote=False))  # noqa: S308 - the text is escaped
+    before, quote, after = (
+        escape(part, quote=False) for part in (text[: span.start], text[span.start : span.end], text[span.end :])
+    )
+    return mark_safe(f'{before}<mark class="own-quote">{quote}</mark>{after}')  # noqa: S308 - every part is escaped
 
 
 def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[claims_graph.Claim]:

@@ -74,9 +74,14 @@ def clean_statement(statement: object) -> str:
     return statement
 
 
+def fragments_of(fragments: list[claims_graph.Fragment], span: Span) -> list[claims_graph.Fragment]:
+    """The fragments a span overlaps (a quote across a fragment boundary has two)."""
+    return [f for f in fragments if f.start < span.end and span.start < f.end]
+
+
 def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
-    """The ids of the fragments a span overlaps (a quote across a fragment boundary has two)."""
-    return [f.id for f in fragments if f.start < span.end and span.start < f.end]
+    """The ids of the fragments a span overlaps."""
+    return [f.id for f in fragments_of(fragments, span)]
 
 
 def same_statement(statement: str) -> str:
@@ -142,6 +147,29 @@ def active_version(workspace: Workspace, source_id: object) -> claims_graph.Sour
 # -- claims ---------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Passage:
+    """An exact quote found in a source's current version, with the fragments it lies in."""
+
+    version: claims_graph.SourceVersion
+    quote: str
+    span: Span
+    fragments: list[claims_graph.Fragment]
+
+
+def passage_find(*, workspace: Workspace, source_id: object, quote: object, start: object = None) -> Passage:
+    """Where the quote is in the source's current version (rule 1: character for character, at `start` if
+    given); 404 for no such source, 409 for a retracted one, EvidenceNotFound for a quote that is not there."""
+    version = active_version(workspace, source_id)
+    # The text's line endings were normalised at ingest; a quote gets the same treatment.
+    text = normalize(quote) if isinstance(quote, str) else ""
+    result = validate_quote(version.text, text, start)
+    if isinstance(result, Rejection):
+        raise EvidenceNotFound(result)
+    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    return Passage(version, text, result, fragments_of(fragments, result))
+
+
 def claim_add(
     *,
     workspace: Workspace,
@@ -153,18 +181,13 @@ def claim_add(
 ) -> claims_graph.Claim:
     """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
     statement = clean_statement(statement)
-    version = active_version(workspace, source_id)
-    # The text's line endings were normalised at ingest; a quote gets the same treatment.
-    quote = normalize(evidence_quote) if isinstance(evidence_quote, str) else evidence_quote
-    result = validate_quote(version.text, quote, start)
-    if isinstance(result, Rejection):
-        raise EvidenceNotFound(result)
-    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    passage = passage_find(workspace=workspace, source_id=source_id, quote=evidence_quote, start=start)
+    version, result = passage.version, passage.span
     row = {
         "key": claim_key(version_id=version.id, start=result.start, end=result.end, statement=statement),
-        "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": quote,
+        "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": passage.quote,
         "start": result.start, "end": result.end, "confidence": None, "confidence_kind": "manual",
-        "extractor": "manual", "fragment_ids": fragment_ids(fragments, result),
+        "extractor": "manual", "fragment_ids": [f.id for f in passage.fragments],
     }  # fmt: skip
     with transaction.atomic():
         stored = claims_graph.claims_record(

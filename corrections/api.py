@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
@@ -10,9 +10,10 @@ from ninja.responses import Status
 from pydantic import StrictInt
 
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import ErrorOut, IdOut, Input, PathId, Refuse, Timestamp, Words, errors
+from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from claims import services as claims_services
-from claims.api import SourceText
+from claims.api import EvidenceErrorOut, SourceText
+from claims.text import MAX_SOURCE_CHARS
 from corrections import graph as corrections_graph
 from corrections import selectors, services
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
@@ -33,6 +34,23 @@ Statement = Annotated[
 
 class PreviewIn(Input):
     statement: Statement
+
+
+class EvidenceIn(Input):
+    """A passage of a source the replacement claim cites beside the correction's own words."""
+
+    not_an_object: ClassVar[str] = services.EVIDENCE_RULE
+    source_id: Annotated[Id, Refuse(words="“evidence.source_id” must be the id of a source of this workspace.")]
+    quote: Annotated[
+        Text,
+        Field(max_length=MAX_SOURCE_CHARS, description="Exactly as it occurs in the source's current version."),
+        Refuse(words="“evidence.quote” must be the passage, as a string, exactly as it is in the source."),
+    ]
+    start: Annotated[
+        StrictInt | None,
+        Field(description="Where the quote begins; without it, its first occurrence is used."),
+        Refuse(words="“evidence.start” must be a whole number: the offset where the passage begins."),
+    ] = None
 
 
 class ApplyIn(Input):
@@ -58,6 +76,14 @@ class ApplyIn(Input):
             "without NUL characters."
         ),
     ]
+    evidence: Annotated[
+        EvidenceIn | None,
+        Field(
+            description="A passage of a source that the replacement claim also cites (checked like a claim's quote "
+            "against the source's current version when the correction is applied)."
+        ),
+        Refuse(words=services.EVIDENCE_RULE),
+    ] = None
 
 
 class VersionIn(Input):
@@ -156,16 +182,25 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
 
 @router.post(
     "/{ws_id}/claims/{claim_id}/corrections",
-    response={200: AppliedOut, 201: AppliedOut, **errors(401, 403, 404, 422, 503), 409: StaleErrorOut},
+    response={
+        200: AppliedOut,
+        201: AppliedOut,
+        **errors(401, 403, 404, 503),
+        409: StaleErrorOut,
+        422: EvidenceErrorOut,
+    },
 )
 def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payload: ApplyIn) -> Any:
     """Applies the correction previewed at `revision` (201); the same idempotency_key again answers 200
-    already_applied. 409 stale_correction_preview (with the current revision) if anything the preview
-    depended on changed, claim_not_current if another correction superseded the claim."""
+    already_applied. With `evidence`, the replacement also cites that passage: 422 evidence_not_found (with
+    its reason) if the quote is not in the source's current version, 404 if there is no such source here,
+    409 if it was retracted. 409 stale_correction_preview (with the current revision) if anything the
+    preview depended on changed, claim_not_current if another correction superseded the claim."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
+    evidence = payload.evidence.model_dump() if payload.evidence else None
     outcome = services.apply(
         workspace=workspace, claim_id=claim_id, statement=payload.statement, reason=payload.reason,
-        revision=payload.revision, idempotency_key=payload.idempotency_key, actor=request.user,
+        revision=payload.revision, idempotency_key=payload.idempotency_key, actor=request.user, evidence=evidence,
     )  # fmt: skip
     body = {
         "correction_id": outcome.correction_id, "status": outcome.status,

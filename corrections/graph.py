@@ -15,7 +15,7 @@ from typing import Any
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from claims.graph import after_params, keyset
+from claims.graph import CITED_PASSAGE_ROLE, CitedPassage, after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
 # What rests on the roots: derived claims (chains of DERIVED_FROM, claims only), then the
@@ -169,13 +169,17 @@ CALL {
 }
 """
 
-# The whole correction in one query, only if the revision is still the one the preview saw and
-# the claim is still current: the old claim superseded (kept), the Correction with its own
-# human_correction fragment, the replacement citing only that fragment, and the propagation.
+# The whole correction in one query, only if the revision is still the one the preview saw, the
+# claim is still current and a cited source version is still the current one of an active source:
+# the old claim superseded (kept), the Correction with its own human_correction fragment, the
+# replacement citing that fragment (and the fragments of the cited passage, if any), and the propagation.
+# (The count of cited versions is grouped by `fenced`: an aggregate over no rows would make a row again.)
 CORRECTION_APPLY = (
     """
 OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
 WITH count(fence) AS fenced WHERE fenced = 0
+OPTIONAL MATCH (:Source {status: 'active'})-[:HAS_VERSION]->(v:SourceVersion {id: $cited_version_id, current: true})
+WITH fenced, count(v) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {id: $claim_id}) WHERE old.status = 'current'
 SET w.revision = w.revision + 1,
@@ -190,14 +194,33 @@ CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {id: $fragment_id,
 CREATE (replacement:Claim {id: $replacement_id, key: $replacement_id, statement: $statement,
         evidence_quote: $statement, start: 0, end: $length, confidence: 0.0, confidence_kind: 'human_correction',
         status: 'current', revision: 0, extractor: 'correction', source_id: null, version_id: null,
-        correction_id: $correction_id, created_at: $now, created_by: $actor})
+        correction_id: $correction_id, created_at: $now, created_by: $actor, cited_source_id: $cited.source_id,
+        cited_version_id: $cited.version_id, cited_version: $cited.version, cited_quote: $cited.quote,
+        cited_start: $cited.start, cited_end: $cited.end})
 CREATE (replacement)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(fragment)
 CREATE (replacement)-[:SUPERSEDES]->(old)
-WITH correction AS anchor
+WITH correction AS anchor, replacement
+CALL {
+  WITH replacement
+  UNWIND $cited_fragment_ids AS fid
+  MATCH (:SourceVersion {id: $cited_version_id})-[:HAS_FRAGMENT]->(f:SourceFragment {id: fid})
+  CREATE (replacement)-[:SUPPORTED_BY {role: $cited_role}]->(f)
+}
+WITH anchor
 """
     + PROPAGATE
     + "RETURN anchor.id"
 )
+
+
+def _cited_params(cited: CitedPassage | None) -> dict[str, Any]:
+    if cited is None:
+        return {"cited": {}, "cited_version_id": "", "cited_versions": 0, "cited_fragment_ids": [],
+                "cited_role": CITED_PASSAGE_ROLE}  # fmt: skip
+    return {
+        "cited": cited.record(), "cited_version_id": cited.version_id, "cited_versions": 1,
+        "cited_fragment_ids": [f.id for f in cited.fragments], "cited_role": CITED_PASSAGE_ROLE,
+    }  # fmt: skip
 
 
 def correction_apply(
@@ -215,9 +238,12 @@ def correction_apply(
     affected: dict[str, list[str]],
     review_reason: str,
     now: str,
+    cited: CitedPassage | None = None,
 ) -> bool:
-    """Writes the correction and its propagation atomically; False (nothing written) if the revision moved or the claim is not current."""
+    """Writes the correction and its propagation atomically; False (nothing written) if the revision moved,
+    the claim is not current, or the cited version is no longer the current one of an active source."""
     params = {
+        **_cited_params(cited),
         "revision": revision, "claim_id": claim_id, "correction_id": correction_id, "fragment_id": fragment_id,
         "replacement_id": replacement_id, "statement": statement, "length": len(statement), "reason": reason,
         "actor": actor, "idempotency_key": idempotency_key, "affected": json.dumps(affected), "now": now,
@@ -330,18 +356,37 @@ def correction_fence(*, workspace: HasGraph, correction_id: str, now: str) -> bo
     return bool(graph.query(workspace, CORRECTION_FENCE, {"correction_id": correction_id, "now": now}))
 
 
-CORRECTION_EXISTS = "MATCH (x:Correction {id: $correction_id}) RETURN x.replacement_claim_id, x.affected"
+CORRECTION_EXISTS = """
+MATCH (x:Correction {id: $correction_id})
+OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id})
+RETURN x.replacement_claim_id, x.affected,
+       new {source_id: new.cited_source_id, version_id: new.cited_version_id, version: new.cited_version,
+            quote: new.cited_quote, start: new.cited_start, end: new.cited_end}
+"""
 
 
-def correction_written(*, workspace: HasGraph, correction_id: str) -> tuple[str, dict[str, list[str]]] | None:
-    """(replacement claim id, affected) if the graph holds this correction, else None (used by recovery)."""
+@dataclass(frozen=True)
+class Written:
+    """What the graph holds of a correction: its replacement, what it did, and the passage it cites."""
+
+    replacement_claim_id: str
+    affected: dict[str, list[str]]
+    # {"source_id", "version_id", "version", "quote", "start", "end"}, or None when it cites no passage.
+    cited: dict[str, Any] | None
+
+
+def correction_written(*, workspace: HasGraph, correction_id: str) -> Written | None:
+    """The correction as the graph holds it, or None if it was never written (used by recovery and replays)."""
     rows = graph.ro_query(workspace, CORRECTION_EXISTS, {"correction_id": correction_id})
-    return (rows[0][0], json.loads(rows[0][1] or "{}")) if rows else None
+    if not rows:
+        return None
+    replacement_id, affected, cited = rows[0]
+    return Written(replacement_id, json.loads(affected or "{}"), cited if cited and cited["version_id"] else None)
 
 
 CHAIN = """
 MATCH (c:Claim {id: $claim_id})
-OPTIONAL MATCH (c)-[:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(s:Source)
+OPTIONAL MATCH (c)-[:SUPPORTED_BY {role: 'evidence'}]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(s:Source)
 OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
 OPTIONAL MATCH (c)<-[:DERIVED_FROM*1..]-(:Claim)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(dd:Decision)
 WITH c, collect(DISTINCT s {.id, .title})[0] AS source, collect(DISTINCT d) + collect(DISTINCT dd) AS decisions

@@ -30,6 +30,11 @@ class CorrectionIntent(models.Model):
     statement = models.TextField()
     reason = models.TextField()
     revision = models.BigIntegerField()
+    # The passage the replacement also cites, as the request sent it (no source id: none). The same
+    # key with other evidence is another correction; where the passage was found is in the graph.
+    evidence_source_id = models.CharField(max_length=64, blank=True, default="")
+    evidence_quote = models.TextField(blank=True, default="")
+    evidence_start = models.BigIntegerField(null=True, blank=True)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True)
     actor_name = models.CharField(max_length=150)
     # Ids are chosen before the graph write, so recovery can look for exactly this correction.

@@ -2,9 +2,10 @@
 
 Apply, step by step:
 1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
-2. the intent row, committed, with the ids the correction will get;
+2. the intent row, committed, with the ids the correction will get (a passage the correction
+   cites is checked against its source's current version before, so a refused one writes nothing);
 3. one graph query that writes the whole correction, only if the revision is still the one
-   the preview saw and the claim is still current;
+   the preview saw, the claim is still current and a cited passage's version still the current one;
 4. the intent's outcome and the audit event, in one transaction.
 A crash after 2 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
@@ -31,7 +32,8 @@ from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id
 from claims import graph as claims_graph
 from claims.selectors import content_words
-from claims.services import active_version, clean_statement
+from claims.services import Passage, active_version, clean_statement, passage_find
+from claims.text import normalize
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
@@ -45,6 +47,7 @@ MAX_REASON_CHARS = 2_000
 # writes keep slipping in between.
 WRITE_ATTEMPTS = 5
 MAX_KEY_CHARS = 200
+EVIDENCE_RULE = '“evidence” must be an object: {"source_id", "quote", "start"?}.'
 REVISION_RULE = (
     f"“revision” must be the whole number the preview returned (from 0 to {corrections_graph.MAX_REVISION:,})."
 )
@@ -175,6 +178,44 @@ def _clean_apply_input(reason: object, revision: object, idempotency_key: object
     return " ".join(reason.split()), revision, idempotency_key
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """The passage an Apply asks the replacement to cite as well, as it was sent (the quote's line endings normalised)."""
+
+    source_id: str
+    quote: str
+    start: int | None = None
+
+
+def clean_evidence(evidence: object) -> Evidence | None:
+    """The evidence an Apply sent, or None; UserError for a shape that cannot be a passage (its quote is checked later)."""
+    if evidence is None:
+        return None
+    if not isinstance(evidence, dict):
+        raise UserError(EVIDENCE_RULE)
+    source_id, quote, start = evidence.get("source_id"), evidence.get("quote"), evidence.get("start")
+    if not isinstance(source_id, str) or not source_id:
+        raise UserError("“evidence.source_id” must be the id of a source of this workspace.")
+    if not isinstance(quote, str) or not is_storable(quote):
+        raise UserError("“evidence.quote” must be the passage, as text, exactly as it is in the source.")
+    if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
+        raise UserError("“evidence.start” must be a whole number: the offset where the passage begins.")
+    return Evidence(parse_id(source_id) or source_id, normalize(quote), start)
+
+
+def cited_passage(*, workspace: Workspace, evidence: Evidence | None) -> Passage | None:
+    """Where the evidence's quote is in its source's current version, checked as a claim's quote is (rule 1)."""
+    if evidence is None:
+        return None
+    return passage_find(workspace=workspace, source_id=evidence.source_id, quote=evidence.quote, start=evidence.start)
+
+
+def _intent_evidence(intent: CorrectionIntent) -> Evidence | None:
+    if not intent.evidence_source_id:
+        return None
+    return Evidence(intent.evidence_source_id, intent.evidence_quote, intent.evidence_start)
+
+
 def _lock_number(workspace_id: Any, key: str) -> int:
     """The advisory lock of one idempotency key of one workspace."""
     return int.from_bytes(hashlib.sha256(f"{workspace_id}:{key}".encode()).digest()[:8], "big", signed=True)
@@ -208,23 +249,28 @@ def apply(
     revision: object,
     idempotency_key: object,
     actor: Any,
+    evidence: object = None,
 ) -> Outcome:
-    """Applies a correction previewed at `revision`; the same idempotency key again answers already_applied."""
+    """Applies a correction previewed at `revision`, its replacement citing the evidence's passage too if
+    one is given; the same idempotency key again answers already_applied."""
     statement = clean_statement(statement)
     reason, revision, key = _clean_apply_input(reason, revision, idempotency_key)
+    asked = clean_evidence(evidence)
     if parse_id(claim_id) is None:
         raise ClaimNotFound("No such claim in this workspace.")
     with _key_lock(workspace, key):
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
-            if intent.claim_id != claim_id or intent.statement != statement:
+            if intent.claim_id != claim_id or intent.statement != statement or _intent_evidence(intent) != asked:
                 raise UserError("This idempotency key was already used for a different correction; use a new key.")
             if intent.state == IntentState.PENDING:
                 _settle(intent)
             if intent.state == IntentState.APPLIED:
                 return _replay(workspace, intent)
-        intent = _start_intent(workspace, intent, claim_id, statement, reason, revision, key, actor)
-        return _write(workspace, intent)
+        # Checked against the source as it is now, before anything is written (a refused quote leaves no intent).
+        passage = cited_passage(workspace=workspace, evidence=asked)
+        intent = _start_intent(workspace, intent, claim_id, statement, reason, revision, key, actor, asked)
+        return _write(workspace, intent, passage)
 
 
 def _start_intent(
@@ -236,6 +282,7 @@ def _start_intent(
     revision: int,
     key: str,
     actor: Any,
+    evidence: Evidence | None,
 ) -> CorrectionIntent:
     """The pending intent row, committed before any graph write (a refused or failed one is retried)."""
     if intent is None:
@@ -244,6 +291,9 @@ def _start_intent(
         # A refused or failed attempt may have had its ids fenced: a new attempt gets new ones.
         intent.correction_id, intent.replacement_claim_id, intent.fragment_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
     intent.statement, intent.reason, intent.revision = statement, reason, revision
+    intent.evidence_source_id = evidence.source_id if evidence else ""
+    intent.evidence_quote = evidence.quote if evidence else ""
+    intent.evidence_start = evidence.start if evidence else None
     intent.actor = actor if getattr(actor, "is_authenticated", False) else None
     intent.actor_name = actor_name(actor)
     intent.state, intent.error, intent.settled_at = IntentState.PENDING, "", None
@@ -255,13 +305,38 @@ def _start_intent(
     return intent
 
 
-def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
+class CitedSourceChanged(Conflict):
+    def __init__(self, title: str) -> None:
+        super().__init__(
+            f"The source “{title}” changed (a new version, or it was retracted) while this correction was being "
+            "applied, so nothing was written. Apply again: the passage is checked against the source as it is now."
+        )
+
+
+def _cited(passage: Passage | None) -> claims_graph.CitedPassage | None:
+    if passage is None:
+        return None
+    version, span = passage.version, passage.span
+    return claims_graph.CitedPassage(
+        version.source_id, version.id, version.version, passage.quote, span.start, span.end, passage.fragments
+    )
+
+
+def _still_citable(workspace: Workspace, passage: Passage) -> bool:
+    """Whether the passage's version is still the current version of an active source."""
+    now = claims_graph.source_get(workspace=workspace, source_id=passage.version.source_id)
+    return now is not None and now.id == passage.version.id and now.status == "active"
+
+
+def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | None) -> Outcome:
     """Recomputes the preview; if what it depends on is unchanged, writes it in one query.
 
     The graph write is guarded by the workspace's counter as read with the preview; if an
-    unrelated write slipped in between, the preview is simply computed again.
+    unrelated write slipped in between, the preview is simply computed again. A cited passage
+    is written only if its version is still current when the query runs.
     """
     now = intent.revision
+    cited = _cited(passage)
     for _ in range(WRITE_ATTEMPTS):
         try:
             plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
@@ -284,12 +359,15 @@ def _write(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
             replacement_id=str(intent.replacement_claim_id), statement=intent.statement, reason=intent.reason,
             actor=intent.actor_name, idempotency_key=intent.idempotency_key, affected=affected,
             review_reason=f"Lost its last support when a reviewer corrected “{plan.claim.statement}” to “{intent.statement}”.",
-            now=now_iso(),
+            now=now_iso(), cited=cited,
         )  # fmt: skip
         if written:
             _crash_point("after_graph")
-            _finish(intent, affected, recovered=False)
+            _finish(intent, affected, cited.record() if cited else None, recovered=False)
             return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
+        if passage is not None and not _still_citable(workspace, passage):
+            _refuse(intent, "the cited source changed")
+            raise CitedSourceChanged(passage.version.title)
     _refuse(intent, "the workspace kept changing")
     raise StalePreview(now)
 
@@ -299,7 +377,9 @@ def _refuse(intent: CorrectionIntent, why: str) -> None:
     intent.save(update_fields=["state", "error", "settled_at"])
 
 
-def _finish(intent: CorrectionIntent, affected: dict[str, list[str]], *, recovered: bool) -> None:
+def _finish(
+    intent: CorrectionIntent, affected: dict[str, list[str]], cited: dict[str, Any] | None, *, recovered: bool
+) -> None:
     """Records the outcome and the audit event together."""
     with transaction.atomic():
         intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
@@ -310,6 +390,7 @@ def _finish(intent: CorrectionIntent, affected: dict[str, list[str]], *, recover
                 "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
                 "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
                 "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
+                "evidence": cited,
             },
         )  # fmt: skip
 
@@ -321,7 +402,7 @@ def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
         raise Conflict(
             "This correction is recorded as applied, but the graph does not show it; an administrator should run recover_corrections."
         )
-    return Outcome("already_applied", str(intent.correction_id), written[0], written[1])
+    return Outcome("already_applied", str(intent.correction_id), written.replacement_claim_id, written.affected)
 
 
 # -- recovery --------------------------------------------------------------------------------------
@@ -340,7 +421,7 @@ def _settle(intent: CorrectionIntent) -> None:
         else corrections_graph.correction_written(workspace=intent.workspace, correction_id=correction_id)
     )
     if written is not None:
-        _finish(intent, written[1], recovered=True)
+        _finish(intent, written.affected, written.cited, recovered=True)
     else:
         intent.state, intent.settled_at = IntentState.FAILED, timezone.now()
         intent.error = "The process applying it stopped before the graph write; nothing was changed."

@@ -18,6 +18,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
 from afterhack import confirm
@@ -29,6 +30,10 @@ from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
 from claims import graph as claims_graph
+from claims import selectors as claims_selectors
+from claims import services as claims_services
+from claims.services import EvidenceNotFound
+from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import graph as corrections_graph
 from corrections import selectors, services
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -38,6 +43,27 @@ from workspaces.models import Membership, Workspace
 class CorrectionForm(forms.Form):
     statement = forms.CharField(max_length=2_000, strip=True, label="Corrected statement")
     reason = forms.CharField(max_length=services.MAX_REASON_CHARS, strip=True, widget=forms.Textarea(attrs={"rows": 2}))
+    # The passage the replacement also cites, filled in by selecting it in the source's text; none without a quote.
+    evidence_source_id = forms.CharField(required=False, max_length=64)
+    evidence_quote = forms.CharField(required=False, strip=False, max_length=MAX_SOURCE_CHARS, widget=forms.HiddenInput)
+    evidence_start = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("evidence_quote") and not data.get("evidence_source_id"):
+            self.add_error("evidence_source_id", "Choose the source the passage to cite is from.")
+        return data
+
+    def evidence(self) -> dict[str, Any] | None:
+        """The passage to cite as Apply takes it (the API's `evidence`), from the valid form; None without a quote."""
+        data = self.cleaned_data
+        if not data.get("evidence_quote"):
+            return None
+        return {
+            "source_id": data["evidence_source_id"],
+            "quote": data["evidence_quote"],
+            "start": data["evidence_start"],
+        }
 
 
 class ApplyForm(CorrectionForm):
@@ -153,12 +179,49 @@ def _restating_view(
     return rows
 
 
+@dataclass(frozen=True)
+class PassagePicker:
+    """Where the reviewer picks the passage a correction also cites: the sources to cite from, and the chosen
+    one's text (the claim's own quote marked when it is the claim's source), with the passage picked so far."""
+
+    sources: list[claims_graph.SourceSummary]
+    version: claims_graph.SourceVersion | None
+    text: SafeString
+    quote: str
+    start: object
+
+
+def passage_picker(workspace: Workspace, claim: claims_graph.Claim, form: forms.Form) -> PassagePicker:
+    # The claim's own source first, then the others, newest first.
+    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == "active"]
+    sources = sorted(active, key=lambda s: s.id != claim.source_id)
+    source_id = str(form["evidence_source_id"].value() or "")
+    version = claims_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
+    if version is not None and version.status != "active":
+        version = None
+    own = version is not None and claim.version_id == version.id and claim.start is not None and claim.end is not None
+    text = (
+        claims_selectors.marked(version.text, Span(claim.start or 0, claim.end or 0) if own else None)
+        if version
+        else SafeString("")
+    )
+    return PassagePicker(
+        sources, version, text, str(form["evidence_quote"].value() or ""), form["evidence_start"].value()
+    )
+
+
 def _correct_context(
     request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, **extra: Any
 ) -> dict[str, Any]:
     fate = selectors.claim_fate(workspace=workspace, claim=claim)
     context = {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim}
+    if fate is None and isinstance(extra.get("form"), CorrectionForm):
+        context["picker"] = passage_picker(workspace, claim, extra["form"])
     return {**context, "fate": fate, **extra}
+
+
+def _cited_passage_refused(error: Exception) -> str:
+    return f"The passage to cite was refused: {error} Nothing was applied; select it again in the text, or remove it."
 
 
 @login_required
@@ -168,11 +231,22 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
     claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise Http404("No such claim in this workspace.")
-    form = CorrectionForm(request.POST or None)
     if request.method != "POST":
-        return render(request, "corrections/claim_correct.html", _correct_context(request, workspace, claim, form=form))
+        # The passage picker starts at the claim's own source; choosing another one reloads only the picker.
+        chosen = request.GET.get("evidence_source_id", claim.source_id or "")
+        context = _correct_context(
+            request, workspace, claim, form=CorrectionForm(initial={"evidence_source_id": chosen})
+        )
+        if request.htmx and "evidence_source_id" in request.GET:
+            return render(request, "corrections/partials/passage_picker.html", context)
+        return render(request, "corrections/claim_correct.html", context)
+    form = CorrectionForm(request.POST)
     if not form.is_valid():
         return _render_form(request, workspace, claim, form, status=422)
+    try:
+        services.cited_passage(workspace=workspace, evidence=services.clean_evidence(form.evidence()))
+    except (UserError, claims_services.SourceNotFound) as error:
+        return _render_form(request, workspace, claim, form, status=422, error=_cited_passage_refused(error))
     return _render_preview(request, workspace, claim, form.cleaned_data)
 
 
@@ -247,16 +321,22 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     if not form.is_valid():
         error = _hidden_field_errors(form)
         return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=422, error=error)
-    fields = dict(form.cleaned_data)
-    previewed = fields.pop("previewed")
+    data = form.cleaned_data
     try:
-        outcome = services.apply(workspace=workspace, claim_id=claim_id, actor=request.user, **fields)
+        outcome = services.apply(
+            workspace=workspace, claim_id=claim_id, actor=request.user, evidence=form.evidence(),
+            **{k: data[k] for k in ("statement", "reason", "revision", "idempotency_key")},
+        )  # fmt: skip
     except services.StalePreview:
         notice = "Something this correction depends on changed since your preview, so nothing was applied. Here is the impact as it is now; check it and apply again."
-        return _render_preview(request, workspace, claim, fields, notice=notice, previewed=previewed)
+        return _render_preview(request, workspace, claim, data, notice=notice, previewed=data["previewed"])
     except services.ClaimNotCurrent as error:
         claim = _reread(workspace, claim)
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
+    except (EvidenceNotFound, claims_services.SourceNotFound, services.CitedSourceChanged) as error:
+        status = 409 if isinstance(error, Conflict) else 422
+        refused = _cited_passage_refused(error)
+        return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=status, error=refused)
     except (UserError, Conflict) as error:
         status = 409 if isinstance(error, Conflict) else 422
         return _render_form(
@@ -650,6 +730,7 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
         "c": correction,
         "old": old,
         "new": new,
+        "cited": claims_selectors.cited_view(workspace=workspace, claim=new),
         "decisions": decisions,
         "actions": actions,
         "unsupported": unsupported,
@@ -694,6 +775,7 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
         "membership": membership,
         "claim": claim,
         "source": source,
+        "cited": claims_selectors.cited_view(workspace=membership.workspace, claim=claim),
         "decisions": decisions,
         "corrections": corrections,
     }

@@ -107,8 +107,15 @@ PAGES = {
     # corrections
     "correct": Page(
         WS + "/claims/{ana}/correct",
-        form={"statement": "Ben owns it.", "reason": "r"},
-        kinds={"statement": TEXT, "reason": TEXT},
+        params=("evidence_source_id",),
+        form={"statement": "Ben owns it.", "reason": "r", "evidence_source_id": "{source}", "evidence_quote": "Ana"},
+        kinds={
+            "statement": TEXT,
+            "reason": TEXT,
+            "evidence_source_id": IDS,
+            "evidence_quote": TEXT,
+            "evidence_start": NUMBER[:-1],
+        },
     ),
     "apply": Page(
         WS + "/claims/{june}/correct/apply",
@@ -118,8 +125,19 @@ PAGES = {
             "revision": "{revision}",
             "idempotency_key": "{key}",
             "previewed": "{}",
+            "evidence_source_id": "{source}",
+            "evidence_quote": "Ana owns the checklist",
         },
-        kinds={"statement": TEXT, "reason": TEXT, "revision": NUMBER, "idempotency_key": TEXT, "previewed": [NUL]},
+        kinds={
+            "statement": TEXT,
+            "reason": TEXT,
+            "revision": NUMBER,
+            "idempotency_key": TEXT,
+            "previewed": [NUL],
+            "evidence_source_id": IDS,
+            "evidence_quote": [NUL, HUGE_TEXT, "Ana owns the checklist!"],
+            "evidence_start": NUMBER[:-1],
+        },
     ),
     "chain": Page(WS + "/claims/{june}/chain"),
     "revise": Page(WS + "/sources/{source}/revise", form={"text": "Another text."}, kinds={"text": TEXT}),

@@ -90,3 +90,15 @@ def log_in(page: Any, live_server: Any, user: Any) -> None:
     client.force_login(user)
     cookie = client.cookies["sessionid"]
     page.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
+
+
+@pytest.fixture
+def demo_workspace(page: Any, live_server: Any, make_user: Any) -> Any:
+    """The demo workspace (the launch story), with its admin logged in to the browser."""
+    from afterhack.demo import demo_load
+
+    admin = make_user("admin", is_staff=True, is_superuser=True)
+    workspace = demo_load(owner=admin)
+    assert workspace is not None
+    log_in(page, live_server, admin)
+    return workspace

@@ -47,23 +47,50 @@ document.addEventListener("click", function (event) {
   htmx.ajax("GET", url, { target: "#claim-panel", swap: "innerHTML" });
 });
 
-// Source page: selecting text fills the "Add a claim" form with the exact quote and its start,
-// counted in code points (as the server counts), not in JavaScript's UTF-16 units.
+// Selecting words in a source's text fills a form's exact quote and its start, counted in code
+// points (as the server counts), not in JavaScript's UTF-16 units: the "Add a claim" form on the
+// source page, the passage a correction cites on the correct page. The text names the two fields
+// in data-quote-input and data-start-input; the quote field then gets an input event.
 document.addEventListener("mouseup", function () {
-  var text = document.getElementById("source-text");
-  var quote = document.getElementById("quote-input");
-  var start = document.getElementById("start-input");
   var selection = window.getSelection();
-  if (!text || !quote || !start || !selection || selection.isCollapsed) return;
+  if (!selection || selection.isCollapsed || !selection.rangeCount) return;
   var range = selection.getRangeAt(0);
-  if (!text.contains(range.startContainer) || !text.contains(range.endContainer)) return;
+  var first = range.startContainer;
+  var text = (first.nodeType === Node.ELEMENT_NODE ? first : first.parentElement).closest("[data-quote-input]");
+  if (!text || !text.contains(range.endContainer)) return;
+  var quote = document.getElementById(text.dataset.quoteInput);
+  var start = document.getElementById(text.dataset.startInput);
+  if (!quote || !start) return;
   var before = document.createRange();
   before.setStart(text, 0);
   before.setEnd(range.startContainer, range.startOffset);
   var chosen = range.toString();
-  if (!chosen.trim()) return;
+  var offset = String(Array.from(before.toString()).length);
+  // A selection stays after the mouse is up: any later click (Apply, say) must not count as a new pick.
+  if (!chosen.trim() || (quote.value === chosen && start.value === offset)) return;
   quote.value = chosen;
-  start.value = Array.from(before.toString()).length;
+  start.value = offset;
+  quote.dispatchEvent(new Event("input", { bubbles: true }));
+});
+
+// Correct page: the passage the correction will also cite is shown as it is picked, with a way
+// to remove it (both count as an edit of the correction, like any other).
+document.addEventListener("input", function (event) {
+  if (event.target.id !== "evidence-quote") return;
+  var shown = document.getElementById("cited-passage");
+  if (!shown) return;
+  document.getElementById("cited-quote").textContent = event.target.value;
+  shown.hidden = !event.target.value;
+});
+document.addEventListener("click", function (event) {
+  var remove = event.target.closest && event.target.closest("[data-remove-citation]");
+  var quote = document.getElementById("evidence-quote");
+  if (!remove || !quote) return;
+  quote.value = "";
+  document.getElementById("evidence-start").value = "";
+  // The removed passage stays selected otherwise, and a new drag over it would move it, not select.
+  window.getSelection().removeAllRanges();
+  quote.dispatchEvent(new Event("input", { bubbles: true }));
 });
 
 // Forms that ask before they are sent name their question in data-confirm (the
