@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +20,27 @@ from workspaces.models import Role, Workspace
 PASSWORD = "correct horse battery staple"
 
 MakeUser = Callable[..., Any]
+
+
+_OWN_BASETEMP = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Each session gets its own temp folder, not one under the shared /tmp/pytest-of-<user>.
+
+    Run as root, embedded PostgreSQL serves as another user, which must be able to walk down to
+    its data dir; pytest makes /tmp/pytest-of-<user> private again whenever another session
+    starts, which would shut the server out of its own files in the middle of this one.
+    """
+    if config.option.basetemp is None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="afterhack-pytest-")
+        config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if (own := config.stash.get(_OWN_BASETEMP, None)) is not None:
+        shutil.rmtree(own, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
