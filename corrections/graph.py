@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack.graph import HasGraph
+from afterhack.graph import BUMP_REVISION, REVISION_PLUS_ONE, HasGraph
+from afterhack.holds import claim_holds, decision_holds, holds
 from afterhack.ids import parse_id
+from agents.graph import DECISION_QUESTION, support_params
 from claims.graph import CITED_PASSAGE_ROLE, CitedPassage, after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
@@ -181,9 +183,12 @@ WITH count(fence) AS fenced WHERE fenced = 0
 OPTIONAL MATCH (:Source {status: 'active'})-[:HAS_VERSION]->(v:SourceVersion {id: $cited_version_id, current: true})
 WITH fenced, count(v) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
-MATCH (old:Claim {id: $claim_id}) WHERE old.status = 'current'
-SET w.revision = w.revision + 1,
-    old.status = 'superseded', old.status_changed_at = $now
+MATCH (old:Claim {id: $claim_id}) WHERE """
+    + claim_holds("old")
+    + """
+SET """
+    + REVISION_PLUS_ONE
+    + """, old.status = 'superseded', old.status_changed_at = $now
 CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
                                claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected})
@@ -415,20 +420,26 @@ def claim_chain(
 # -- evidence that goes away -----------------------------------------------------------------------
 
 
-RETRACT = """
+RETRACT = (
+    """
 CALL {
   WITH anchor
   UNWIND $retracted AS cid
   MATCH (c:Claim {id: cid})
-  WHERE c.status = 'current'
+  WHERE """
+    + claim_holds("c")
+    + """
   SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
 }
 """
+)
 
 SOURCE_RETRACT = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (anchor:Source {id: $source_id}) WHERE anchor.status = 'active' "
-    "SET w.revision = w.revision + 1, anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
+    "SET "
+    + REVISION_PLUS_ONE
+    + ", anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
     "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
 )
 
@@ -461,7 +472,7 @@ SOURCE_NEW_VERSION = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
     "WHERE old.current = true AND s.status = 'active' "
-    "SET w.revision = w.revision + 1, old.current = false "
+    "SET " + REVISION_PLUS_ONE + ", old.current = false "
     "CREATE (s)-[:HAS_VERSION]->(anchor:SourceVersion {id: $version_id, version: old.version + 1, sha256: $sha256, "
     "text: $text, length: $length, current: true, created_at: $now, created_by: $actor}) "
     "WITH anchor "
@@ -491,54 +502,170 @@ def source_new_version(
     return bool(graph.query(workspace, SOURCE_NEW_VERSION, params))
 
 
-# -- benchmark support ------------------------------------------------------------------------------
-# Used only by `make bench` (corrections/bench.py): bulk stories to grow a workspace, and the
-# hackathon original's one-query-per-step correction as the baseline the atomic query is compared to.
+# -- a reviewer's answer to a flagged decision: re-justify, revise or dismiss --------------------------
 
-BENCH_STORIES = """
-UNWIND $stories AS n
-CREATE (s:Source {id: n.s, title: 'Bench source', origin_type: 'document', status: 'active', created_at: $now})
-CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: n.v, version: 1, sha256: '', text: 'The launch is in June. Ana owns it.',
-        length: 35, current: true, created_at: $now})
-CREATE (v)-[:HAS_FRAGMENT]->(f1:SourceFragment {id: n.f1, start: 0, end: 23, text: 'The launch is in June. ', origin_type: 'document'})
-CREATE (v)-[:HAS_FRAGMENT]->(f2:SourceFragment {id: n.f2, start: 23, end: 35, text: 'Ana owns it.', origin_type: 'document'})
-CREATE (a:Claim {id: n.a, key: n.a, statement: 'The launch is in June.', evidence_quote: 'The launch is in June', start: 0,
-        end: 21, status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f1)
-CREATE (b:Claim {id: n.b, key: n.b, statement: 'Ana owns it.', evidence_quote: 'Ana owns it.', start: 23, end: 35,
-        status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f2)
-CREATE (c:Claim {id: n.c, key: n.c, statement: 'Ana launches in June.', status: 'current', confidence_kind: 'derived',
-        created_at: $now})
-CREATE (c)-[:DERIVED_FROM {justification: 0}]->(a), (c)-[:DERIVED_FROM {justification: 0}]->(b)
-CREATE (d:Decision {id: n.d, title: 'Launch in June', status: 'supported', created_at: $now})
-CREATE (a)-[:SUPPORTS {justification: 0}]->(d), (b)-[:SUPPORTS {justification: 1}]->(d)
-CREATE (e:Decision {id: n.e, title: 'Brief Ana in May', status: 'supported', created_at: $now})
-CREATE (c)-[:SUPPORTS {justification: 0}]->(e)
-CREATE (x:Action {id: n.x, title: 'Send the briefing', status: 'pending', created_at: $now})-[:DEPENDS_ON]->(e)
-RETURN count(n)
+# The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
+# one exists, holds, and is neither `d` nor a decision resting on it (that would be a cycle holding
+# itself up).
+SUPPORTS_NOT_RESTING_ON_D = (
+    """
+OPTIONAL MATCH (d)-[:SUPPORTS*1..]->(down:Decision)
+WITH d, collect(DISTINCT down.id) + [d.id] AS below
+UNWIND $support_ids AS sid
+OPTIONAL MATCH (c:Claim {id: sid})
+OPTIONAL MATCH (x:Decision {id: sid})
+WITH d, below, collect(coalesce(c, x)) AS supports
+WITH d, supports WHERE size(supports) = size($support_ids)
+  AND all(s IN supports WHERE NOT s.id IN below)
+  AND all(s IN supports WHERE """
+    + holds("s")
+    + """)
 """
-BENCH_NODES_PER_STORY = 11
+)
+
+# New justifications for a flagged decision: it is supported again, and each held action whose
+# decisions now all hold is pending again.
+DECISION_REJUSTIFY = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
+WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
+UNWIND $edges AS e
+WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
+CREATE (s)-[:SUPPORTS {justification: first + e.j}]->(d)
+WITH DISTINCT d
+SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE NOT """
+    + decision_holds("other")
+    + """
+WITH d, a, count(other) AS blocking
+FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END | SET x.status = 'pending', x.updated_at = $now)
+WITH DISTINCT d
+"""
+    + BUMP_REVISION
+    + """
+RETURN d.id
+"""
+)
 
 
-def bench_stories_create(*, workspace: HasGraph, stories: list[dict[str, str]], now: str) -> None:
-    """Adds benchmark stories (11 nodes each) in one query."""
-    graph.query(workspace, BENCH_STORIES, {"stories": stories, "now": now})
+def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
+    """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return False
+    params = {"decision_id": decision_id, **support_params(justifications), "now": now}
+    return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
 
 
-NAIVE_STEPS = {
-    "supersede": "MATCH (c:Claim {id: $claim_id}) SET c.status = 'superseded'",
-    "correction": "CREATE (:Correction {id: $correction_id, statement: $statement, reason: $reason, applied_at: $now})",
-    "corrects": "MATCH (x:Correction {id: $correction_id}), (c:Claim {id: $claim_id}) CREATE (x)-[:CORRECTS]->(c)",
-    "fragment": "MATCH (x:Correction {id: $correction_id}) CREATE (x)-[:HAS_FRAGMENT]->(:SourceFragment {id: $fragment_id, text: $statement, origin_type: 'human_correction'})",
-    "replacement": "CREATE (:Claim {id: $replacement_id, statement: $statement, status: 'current', confidence: 0.0, confidence_kind: 'human_correction'})",
-    "cites": "MATCH (r:Claim {id: $replacement_id}), (f:SourceFragment {id: $fragment_id}) CREATE (r)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(f)",
-    "supersedes": "MATCH (r:Claim {id: $replacement_id}), (c:Claim {id: $claim_id}) CREATE (r)-[:SUPERSEDES]->(c)",
-    "dependents": "MATCH (c:Claim {id: $claim_id})-[:SUPPORTS]->(d:Decision) RETURN d.id",
-    "alternatives": "MATCH (s)-[:SUPPORTS]->(d:Decision {id: $decision_id}) WHERE s.status = 'current' RETURN count(s)",
-    "flag": "MATCH (d:Decision {id: $decision_id}) SET d.status = 'needs_review'",
-    "actions": "MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision {id: $decision_id}) WHERE a.status = 'pending' SET a.status = 'held'",
+DECISION_DISMISS = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+SET d.dismissed_at = $now, d.dismissed_by = $actor
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+SET a.status = 'cancelled', a.updated_at = $now
+WITH d, collect(a.id) AS cancelled
+"""
+    + BUMP_REVISION
+    + """
+RETURN d.id, cancelled
+"""
+)
+
+
+def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> list[str] | None:
+    """Takes a flagged decision out of the review queue and cancels its open actions; their ids, or None
+    (nothing written) if it was not waiting for review."""
+    if parse_id(decision_id) is None:
+        return None
+    rows = graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
+    return sorted(rows[0][1]) if rows else None
+
+
+# A revision replaces a flagged decision by a new, supported one, in one query. The old decision must
+# need review and not be dismissed; the new one's supports follow the rules of a new decision, and
+# none may be the old decision or rest on it. The old one is kept, superseded, pointing to the new
+# one (a property for reads, a SUPERSEDES edge like a corrected claim's for traversals). Its open
+# (pending or held) actions either move to the new decision, each pending again only if all its
+# decisions now hold, or are cancelled and stay with the old one as history. Decisions resting on
+# the old one are left as they are: they already stand or fall on their other supports.
+DECISION_REVISE = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + "WITH d, supports, "
+    + DECISION_QUESTION
+    + """ AS question
+CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
+                      origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
+                      created_by: $actor, supersedes: d.id})
+CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
+SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+    d.status_changed_at = $now
+WITH d, new, supports
+CALL {
+  WITH new, supports
+  UNWIND $edges AS e
+  WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
+  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
 }
+CALL {
+  WITH d, new
+  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+  WITH d, new, a, dep WHERE a IS NOT NULL
+  WITH new, a, dep,
+       size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND NOT """
+    + decision_holds("other")
+    + """ | other])
+         AS blocking
+  FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
+  FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
+  SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
+      a.updated_at = $now
+  RETURN collect([a.id, a.status]) AS touched
+}
+"""
+    + BUMP_REVISION
+    + """
+RETURN new.id, touched
+"""
+)
 
 
-def naive_step(*, workspace: HasGraph, step: str, params: dict[str, Any]) -> list[Any]:
-    """One step of the hackathon original's correction (a query per step: not atomic, one level deep)."""
-    return graph.query(workspace, NAIVE_STEPS[step], params)
+def decision_revise(
+    *,
+    workspace: HasGraph,
+    decision_id: str,
+    new_id: str,
+    title: str,
+    rationale: str,
+    justifications: list[list[str]],
+    actions: str,
+    actor: str,
+    now: str,
+) -> dict[str, str] | None:
+    """Supersedes a flagged decision by a new supported one; the status each of its open actions ended
+    with, by id, or None (nothing written) if it cannot be revised or a support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return None
+    params = {
+        "decision_id": decision_id, "new_id": new_id, "title": title, "rationale": rationale,
+        **support_params(justifications), "actions": actions, "actor": actor, "now": now,
+    }  # fmt: skip
+    rows = graph.query(workspace, DECISION_REVISE, params)
+    return {action_id: status for action_id, status in rows[0][1]} if rows else None
+
+
+RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"
+
+
+def decisions_resting_on(*, workspace: HasGraph, decision_id: str) -> set[str]:
+    """The decisions that rest on this one, directly or through others."""
+    if parse_id(decision_id) is None:
+        return set()
+    return {row[0] for row in graph.ro_query(workspace, RESTING_ON, {"decision_id": decision_id})}
