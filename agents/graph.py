@@ -1,5 +1,12 @@
-"""The agents app's slice of the graph: AgentRun, Handoff, Decision, Action, SUPPORTS, DEPENDS_ON,
-SEARCHED, RETRIEVED and PRODUCED. Only this module writes those labels; each write is one query.
+"""The agents app's slice of the graph: it creates AgentRun, Handoff, Decision, Action, SUPPORTS,
+DEPENDS_ON, SEARCHED, RETRIEVED and PRODUCED, sets a run's status and a person's own marks on an
+action (done, cancelled, reopened), and reads those with the claims (Claim, SourceFragment, Source)
+they rest on. Each write is one query and bumps the workspace revision.
+
+It never changes what holds: a decision is created supported (or, an agent's without a surviving
+citation, needing review) and an action pending or held, and every later change — a decision
+flagged, re-justified, revised or dismissed, an action held or released by that — is belief
+maintenance, written by corrections/graph.py. Whether a support holds is afterhack.holds.
 """
 
 from __future__ import annotations

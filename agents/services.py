@@ -1,4 +1,5 @@
-"""Writes of the agents app: asking the agent (a run), decisions and actions made by people."""
+"""Writes of the agents app: asking the agent (a run), decisions and actions made by people, a person's
+marks on an action. A reviewer's answer to a flagged decision changes what holds: corrections/review.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
-"""The claims app's slice of the graph: Source, SourceVersion, SourceFragment, Claim, SUPPORTED_BY,
-DERIVED_FROM, and the Extraction and RejectedClaim records of extraction runs.
+"""The claims app's slice of the graph: it creates Source, SourceVersion, SourceFragment (a document's
+fragments), Claim (extracted, manual and derived), HAS_VERSION, HAS_FRAGMENT, SUPPORTED_BY, DERIVED_FROM,
+and the Extraction and RejectedClaim records of extraction runs; it reads them, and nothing else.
 
-Only this module writes those labels. Every write that must be atomic is one query.
+It never changes what holds: a claim is created current, and every later change of a claim's
+status (superseded, retracted, unsupported) or of a source's (retracted, a new version) is belief
+maintenance, written by corrections/graph.py. A claim that must hold is checked with
+afterhack.holds. Every write that must be atomic is one query, and bumps the workspace revision.
 """
 
 from __future__ import annotations

@@ -1,8 +1,16 @@
-"""The corrections app's slice of the graph: Correction, its human_correction fragment, SUPERSEDES, and
-the propagation of a correction (or of evidence going away) onto claims, decisions and actions.
+"""Belief maintenance in the graph: every write that changes what holds.
 
-The writes here span the claims' and agents' labels on purpose: a correction must be one
-atomic query, and it belongs to the app that owns the operation (CONVENTIONS.md).
+It creates Correction, CorrectionTombstone, a correction's human_correction SourceFragment and
+replacement Claim, CORRECTS and SUPERSEDES (of claims and of decisions), and a revised Decision
+with its SUPPORTS; and it changes the statuses of the other apps' nodes, which nothing else does
+after their creation: a claim superseded, retracted or unsupported, a source retracted or given a
+new version, a decision flagged, re-justified, revised (superseded) or dismissed, and an action
+held, pending again or cancelled by those. It reads the claims' and agents' labels (Claim,
+DERIVED_FROM, Decision, SUPPORTS, Action, DEPENDS_ON) to know what rests on what.
+
+The writes span the claims' and agents' labels on purpose: each must be one atomic query, and it
+belongs to the app that owns the operation (CONVENTIONS.md). What holds is afterhack.holds, the
+same rule the propagation engine (corrections/propagation.py) judges by.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 A node (a derived claim or a decision) has justifications, each a set of antecedents that
 together suffice (AND); it holds if any justification holds (OR). An evidence-backed claim
-holds while it is current. Labels are the least fixed point: start from "nothing derived
+holds while it is current; a derived claim or a decision already flagged stays down until a person
+re-justifies it. Which stored status holds (current for a claim, supported for a decision) is
+afterhack.holds, the rule the queries that check it inline as Cypher. Labels are the least fixed point: start from "nothing derived
 holds" and add what is justified until nothing changes, so a cycle with no outside support
 cannot hold itself up (well-founded).
 """
