@@ -1,7 +1,7 @@
 """A reviewer's answer to a decision that lost its support: re-justify it, revise it, or dismiss it.
 
 Each changes what holds, so each lives here with the rest of belief maintenance, and each is one
-graph query (corrections/graph.py) that also moves the decision's actions: re-justify makes held
+graph query (corrections/review_graph.py) that also moves the decision's actions: re-justify makes held
 actions whose decisions all hold pending again, revise moves the open actions to the new decision
 (or cancels them), dismiss cancels them. A refusal says why in words, from the decision as it is now.
 """
@@ -19,7 +19,7 @@ from agents import services as agents_services
 from agents.graph import Decision
 from agents.statuses import DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
-from corrections import graph as corrections_graph
+from corrections import review_graph
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -33,7 +33,7 @@ def decision_rejustify(*, workspace: Workspace, decision_id: str, justifications
         raise Conflict(_not_for_review(workspace, decision, "re-justified"))
     groups = agents_services.clean_justifications(justifications)
     with transaction.atomic():
-        if not corrections_graph.decision_rejustify(
+        if not review_graph.decision_rejustify(
             workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
         ):
             _must_still_need_review(workspace, decision_id, "re-justified")
@@ -56,7 +56,7 @@ def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> D
     if not decision.reviewable:
         raise Conflict(_not_for_review(workspace, decision, "dismissed"))
     with transaction.atomic():
-        cancelled = corrections_graph.decision_dismiss(
+        cancelled = review_graph.decision_dismiss(
             workspace=workspace, decision_id=decision_id, actor=actor_name(actor), now=now_iso()
         )
         if cancelled is None:
@@ -93,7 +93,7 @@ def decision_revise(
     mode = clean_revised_actions(actions)
     new_id = str(uuid.uuid4())
     with transaction.atomic():
-        statuses = corrections_graph.decision_revise(
+        statuses = review_graph.decision_revise(
             workspace=workspace, decision_id=old.id, new_id=new_id, title=title, rationale=rationale_text,
             justifications=groups, actions=mode, actor=actor_name(actor), now=now_iso(),
         )  # fmt: skip
@@ -129,7 +129,7 @@ def clean_revised_actions(actions: object) -> RevisedActions:
 
 def _why_support_fails(workspace: Workspace, decision_id: str, groups: list[list[str]], cycle: str) -> str:
     """Why these justifications cannot hold up (a new version of) this decision, in words."""
-    downstream = corrections_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
+    downstream = review_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
     if any(i in downstream or i == decision_id for g in groups for i in g):
         return cycle
     return agents_services.why_not_supported(workspace, groups)

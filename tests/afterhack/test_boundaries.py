@@ -82,7 +82,7 @@ def test_only_corrections_changes_a_claim_or_a_decision_status_after_creation() 
     assert len(outside) > 20
     assert {name: found for name, cypher in outside.items() if (found := status_writes(cypher))} == {}
     inside = graph_queries("corrections")
-    assert status_writes(inside["corrections/graph.py:DECISION_REVISE"])
+    assert status_writes(inside["corrections/review_graph.py:DECISION_REVISE"])
     assert status_writes(inside["corrections/graph.py:PROPAGATE"])
 
 
