@@ -249,6 +249,7 @@ def decision_add(
 
 
 def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
+    """Why a decision cannot rest on these justifications (one is missing or does not hold), in words."""
     ids = sorted({i for g in groups for i in g})
     states = agents_graph.node_states(workspace=workspace, ids=ids)
     missing = [i for i in ids if i not in states]
