@@ -44,6 +44,12 @@ SLOW_QUERY_MS = 100.0
 # waiting for its answer could run it twice (a second node with the same id), so they are never resent.
 WRITE_COMMANDS = frozenset({b"GRAPH.QUERY", b"GRAPH.DELETE"})
 
+# Every write that a correction's preview may depend on raises the workspace's revision counter by
+# one, in the same query: an Apply is refused when the counter moved since its preview. The guarded
+# writes (corrections) match the counter first and set REVISION_PLUS_ONE; the others end with BUMP_REVISION.
+REVISION_PLUS_ONE = "w.revision = w.revision + 1"
+BUMP_REVISION = "MATCH (w:Workspace) SET " + REVISION_PLUS_ONE
+
 
 class WriteOutcomeUnknown(redis.exceptions.RedisError):
     """The connection broke after a write was sent: it may or may not have run. Never retried."""

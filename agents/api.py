@@ -357,45 +357,6 @@ def action_mark(request: HttpRequest, ws_id: PathId, action_id: PathId, payload:
     )
 
 
-@router.post(
-    "/{ws_id}/decisions/{decision_id}/justifications",
-    response={200: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
-)
-def decision_rejustify(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: RejustifyIn) -> Any:
-    """New justifications for a decision needing review: it is supported again, its held actions pending.
-    409 if it does not need review; 422 invalid_support as for a new decision, or if it would rest on itself."""
-    workspace = get_rw_workspace_for_user(request.user, ws_id)
-    decision = services.decision_rejustify(
-        workspace=workspace, decision_id=decision_id, justifications=payload.justifications, actor=request.user
-    )
-    return decision_out(decision)
-
-
-@router.post("/{ws_id}/decisions/{decision_id}/dismiss", response={200: DecisionOut, **errors(401, 403, 404, 409, 503)})
-def decision_dismiss(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
-    """Takes a decision needing review out of the queue; the actions depending on it are cancelled.
-    409 if it is not waiting for review (supported, superseded or already dismissed)."""
-    workspace = get_rw_workspace_for_user(request.user, ws_id)
-    return decision_out(services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user))
-
-
-@router.post(
-    "/{ws_id}/decisions/{decision_id}/revise",
-    response={201: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
-)
-def decision_revise(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: ReviseIn) -> Any:
-    """A new supported decision in place of one needing review, which is kept with status superseded.
-    Its pending and held actions move to the new decision (re-evaluated) or are cancelled, as `actions` says.
-    409 if it does not need review, was dismissed or was already revised; 422 invalid_support as for a new
-    decision, or if the new one would rest on the old one or on a decision resting on it."""
-    workspace = get_rw_workspace_for_user(request.user, ws_id)
-    decision = services.decision_revise(
-        workspace=workspace, decision_id=decision_id, title=payload.title, rationale=payload.rationale,
-        justifications=payload.justifications, actions=payload.actions, actor=request.user,
-    )  # fmt: skip
-    return Status(201, decision_out(decision))
-
-
 @router.get("/{ws_id}/review", response={200: ReviewOut, **errors(401, 404, 503)})
 def review(request: HttpRequest, ws_id: PathId) -> Any:
     """What waits for a reviewer: decisions that lost their support, and questions the agent could not answer

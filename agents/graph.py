@@ -1,5 +1,12 @@
-"""The agents app's slice of the graph: AgentRun, Handoff, Decision, Action, SUPPORTS, DEPENDS_ON,
-SEARCHED, RETRIEVED and PRODUCED. Only this module writes those labels; each write is one query.
+"""The agents app's slice of the graph: it creates AgentRun, Handoff, Decision, Action, SUPPORTS,
+DEPENDS_ON, SEARCHED, RETRIEVED and PRODUCED, sets a run's status and a person's own marks on an
+action (done, cancelled, reopened), and reads those with the claims (Claim, SourceFragment, Source)
+they rest on. Each write is one query and bumps the workspace revision.
+
+It never changes what holds: a decision is created supported (or, an agent's without a surviving
+citation, needing review) and an action pending or held, and every later change — a decision
+flagged, re-justified, revised or dismissed, an action held or released by that — is belief
+maintenance, written by corrections/graph.py. Whether a support holds is afterhack.holds.
 """
 
 from __future__ import annotations
@@ -10,15 +17,12 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.clock import is_stale
-from afterhack.graph import HasGraph
+from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.holds import claim_holds, decision_holds, holds, status_holds
 from afterhack.ids import parse_id
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.statuses import DecisionKind, DecisionStatus
 from claims.graph import after_params, keyset
-
-SUPPORTING_CLAIM = "current"
-SUPPORTING_DECISION = "supported"
-
 
 # -- shapes ---------------------------------------------------------------------------------
 
@@ -134,13 +138,16 @@ class Run:
 
 # The supports are looked up by id among claims and decisions; the decision is created only
 # if every one exists and holds (a current claim, a supported decision).
-DECISION_CREATE = """
+DECISION_CREATE = (
+    """
 UNWIND $support_ids AS sid
 OPTIONAL MATCH (c:Claim {id: sid})
 OPTIONAL MATCH (x:Decision {id: sid})
 WITH collect(coalesce(c, x)) AS supports
 WITH supports WHERE size(supports) = size($support_ids)
-  AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
+  AND all(s IN supports WHERE """
+    + holds("s")
+    + """)
 CREATE (d:Decision {id: $decision_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
                     origin: 'reviewer', kind: 'manual', question: null, run_id: null, created_at: $now,
                     created_by: $created_by})
@@ -149,10 +156,12 @@ UNWIND $edges AS e
 WITH d, e, [s IN supports WHERE s.id = e.sid][0] AS s
 CREATE (s)-[:SUPPORTS {justification: e.j}]->(d)
 WITH DISTINCT d
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 RETURN d.id
 """
+)
 
 
 def support_params(justifications: list[list[str]]) -> dict[str, Any]:
@@ -281,22 +290,27 @@ def decision_count(*, workspace: HasGraph, status: str = "") -> int:
 
 # -- actions ------------------------------------------------------------------------------------
 
-ACTION_CREATE = """
+ACTION_CREATE = (
+    """
 UNWIND $decision_ids AS did
 OPTIONAL MATCH (d:Decision {id: did})
 WITH collect(d) AS decisions
 WITH decisions WHERE size(decisions) = size($decision_ids)
   AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> 'superseded')
 CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
-                  status: CASE WHEN any(d IN decisions WHERE d.status <> 'supported') THEN 'held' ELSE 'pending' END})
+                  status: CASE WHEN any(d IN decisions WHERE NOT """
+    + decision_holds("d")
+    + """) THEN 'held' ELSE 'pending' END})
 WITH a, decisions
 UNWIND decisions AS d
 CREATE (a)-[:DEPENDS_ON]->(d)
 WITH DISTINCT a
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 RETURN a.id
 """
+)
 
 
 def action_create(
@@ -319,18 +333,23 @@ def action_create(
 # A move back to pending (a reopen) also needs every decision the action depends on to hold:
 # supported and not dismissed. Checked and set in the same query, so a correction applied in
 # between cannot reopen an action on a decision that no longer holds.
-ACTION_SET_STATUS = """
+ACTION_SET_STATUS = (
+    """
 MATCH (a:Action {id: $action_id})
 WHERE a.status IN $from_statuses
 OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision)
 WITH a, collect(d) AS decisions
-WHERE NOT $require_holding OR all(d IN decisions WHERE d.status = 'supported' AND d.dismissed_at IS NULL)
+WHERE NOT $require_holding OR all(d IN decisions WHERE """
+    + decision_holds("d")
+    + """ AND d.dismissed_at IS NULL)
 SET a.status = $status, a.updated_at = $now
 WITH a
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 RETURN a.status
 """
+)
 
 
 def action_set_status(
@@ -366,12 +385,16 @@ class UnheldDecision:
     dismissed: bool
 
 
-ACTION_UNHELD_DECISIONS = """
+ACTION_UNHELD_DECISIONS = (
+    """
 MATCH (:Action {id: $action_id})-[:DEPENDS_ON]->(d:Decision)
-WHERE d.status <> 'supported' OR d.dismissed_at IS NOT NULL
+WHERE NOT """
+    + decision_holds("d")
+    + """ OR d.dismissed_at IS NOT NULL
 RETURN d {.id, .title, .status, dismissed: d.dismissed_at IS NOT NULL} AS decision
 ORDER BY decision.title, decision.id
 """
+)
 
 
 def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[UnheldDecision]:
@@ -499,10 +522,13 @@ def run_fail(*, workspace: HasGraph, run_id: str, error: str, trajectory: dict[s
 # the actions (only if the decision is supported). A claim superseded while the run was
 # finishing therefore cannot end up supporting its decision. Without a surviving citation the
 # decision is an unanswered question: kind 'unanswered', carrying the question asked.
-RUN_FINISH = """
+RUN_FINISH = (
+    """
 MATCH (r:AgentRun {id: $run_id})
 WHERE r.status IN ['queued', 'running']
-OPTIONAL MATCH (c:Claim) WHERE c.id IN $support_ids AND c.status = 'current'
+OPTIONAL MATCH (c:Claim) WHERE c.id IN $support_ids AND """
+    + claim_holds("c")
+    + """
 WITH r, collect(c) AS live
 WITH r, live, CASE WHEN size(live) > 0 THEN 'supported' ELSE 'needs_review' END AS status
 SET r.status = 'done', r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
@@ -541,10 +567,12 @@ CALL {
                                     created_by: r.created_by})-[:DEPENDS_ON]->(d)
 }
 WITH d
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 RETURN d.id, d.status
 """
+)
 
 
 def run_finish(
@@ -623,151 +651,7 @@ def run_count(*, workspace: HasGraph) -> int:
     return int(graph.ro_query(workspace, RUN_COUNT)[0][0])
 
 
-# -- after a correction: re-justify or dismiss a flagged decision -----------------------------------
-
-# New justifications for a flagged decision: every support must hold and must not rest on the
-# decision itself (that would be a cycle holding itself up). The decision is supported again,
-# and each held action whose decisions are now all supported is pending again.
-# The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
-# one exists, holds, and is neither `d` nor a decision resting on it.
-SUPPORTS_NOT_RESTING_ON_D = """
-OPTIONAL MATCH (d)-[:SUPPORTS*1..]->(down:Decision)
-WITH d, collect(DISTINCT down.id) + [d.id] AS below
-UNWIND $support_ids AS sid
-OPTIONAL MATCH (c:Claim {id: sid})
-OPTIONAL MATCH (x:Decision {id: sid})
-WITH d, below, collect(coalesce(c, x)) AS supports
-WITH d, supports WHERE size(supports) = size($support_ids)
-  AND all(s IN supports WHERE NOT s.id IN below)
-  AND all(s IN supports WHERE (s:Claim AND s.status = 'current') OR (s:Decision AND s.status = 'supported'))
-"""
-
-DECISION_REJUSTIFY = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
-"""
-    + SUPPORTS_NOT_RESTING_ON_D
-    + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
-WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
-UNWIND $edges AS e
-WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
-CREATE (s)-[:SUPPORTS {justification: first + e.j}]->(d)
-WITH DISTINCT d
-SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
-WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
-OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE other.status <> 'supported'
-WITH d, a, count(other) AS blocking
-FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END | SET x.status = 'pending', x.updated_at = $now)
-WITH DISTINCT d
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
-RETURN d.id
-"""
-)
-
-
-def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
-    """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
-    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
-        return False
-    params = {"decision_id": decision_id, **support_params(justifications), "now": now}
-    return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
-
-
-DECISION_DISMISS = """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
-SET d.dismissed_at = $now, d.dismissed_by = $actor
-WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
-SET a.status = 'cancelled', a.updated_at = $now
-WITH d, collect(a.id) AS cancelled
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
-RETURN d.id, cancelled
-"""
-
-
-def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> list[str] | None:
-    """Takes a flagged decision out of the review queue and cancels its open actions; their ids, or None
-    (nothing written) if it was not waiting for review."""
-    if parse_id(decision_id) is None:
-        return None
-    rows = graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
-    return sorted(rows[0][1]) if rows else None
-
-
-# A revision replaces a flagged decision by a new, supported one, in one query. The old decision must
-# need review and not be dismissed; the new one's supports follow the rules of a new decision, and
-# none may be the old decision or rest on it. The old one is kept, superseded, pointing to the new
-# one (a property for reads, a SUPERSEDES edge like a corrected claim's for traversals). Its open
-# (pending or held) actions either move to the new decision, each pending again only if all its
-# decisions are now supported, or are cancelled and stay with the old one as history. Decisions
-# resting on the old one are left as they are: they already stand or fall on their other supports.
-DECISION_REVISE = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
-"""
-    + SUPPORTS_NOT_RESTING_ON_D
-    + """WITH d, supports,
-     coalesce(d.question, CASE WHEN d.origin = 'agent' THEN head([(r:AgentRun)-[:PRODUCED]->(d) | r.question]) END)
-       AS question
-CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
-                      origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
-                      created_by: $actor, supersedes: d.id})
-CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
-SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
-    d.status_changed_at = $now
-WITH d, new, supports
-CALL {
-  WITH new, supports
-  UNWIND $edges AS e
-  WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
-  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
-}
-CALL {
-  WITH d, new
-  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
-  WITH d, new, a, dep WHERE a IS NOT NULL
-  WITH new, a, dep,
-       size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND other.status <> 'supported' | other])
-         AS blocking
-  FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
-  FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
-  SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
-      a.updated_at = $now
-  RETURN collect([a.id, a.status]) AS touched
-}
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
-RETURN new.id, touched
-"""
-)
-
-
-def decision_revise(
-    *,
-    workspace: HasGraph,
-    decision_id: str,
-    new_id: str,
-    title: str,
-    rationale: str,
-    justifications: list[list[str]],
-    actions: str,
-    actor: str,
-    now: str,
-) -> dict[str, str] | None:
-    """Supersedes a flagged decision by a new supported one; the status each of its open actions ended
-    with, by id, or None (nothing written) if it cannot be revised or a support fails."""
-    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
-        return None
-    params = {
-        "decision_id": decision_id, "new_id": new_id, "title": title, "rationale": rationale,
-        **support_params(justifications), "actions": actions, "actor": actor, "now": now,
-    }  # fmt: skip
-    rows = graph.query(workspace, DECISION_REVISE, params)
-    return {action_id: status for action_id, status in rows[0][1]} if rows else None
-
+# -- the review queue ----------------------------------------------------------------------------------
 
 # Decisions waiting for a reviewer, of one side of the queue: questions the agent could not answer,
 # or decisions that lost their support. The most recently flagged first.
@@ -790,16 +674,6 @@ def review_list(*, workspace: HasGraph, unanswered: bool, limit: int) -> list[De
     return [_decision(row) for row in graph.ro_query(workspace, REVIEW_LIST, params)]
 
 
-RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"
-
-
-def decisions_resting_on(*, workspace: HasGraph, decision_id: str) -> set[str]:
-    """The decisions that rest on this one, directly or through others."""
-    if parse_id(decision_id) is None:
-        return set()
-    return {row[0] for row in graph.ro_query(workspace, RESTING_ON, {"decision_id": decision_id})}
-
-
 # -- claims as the review page's picker shows them --------------------------------------------------
 
 
@@ -817,7 +691,7 @@ class ClaimCard:
     @property
     def usable(self) -> bool:
         """Whether it can support a decision now (only a current claim can)."""
-        return self.status == SUPPORTING_CLAIM
+        return status_holds(decision=False, status=self.status)
 
 
 CLAIM_CARDS = """

@@ -1,4 +1,5 @@
-"""Writes of the agents app: asking the agent (a run), decisions and actions made by people."""
+"""Writes of the agents app: asking the agent (a run), decisions and actions made by people, a person's
+marks on an action. A reviewer's answer to a flagged decision changes what holds: corrections/review.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.http import Http404
 from afterhack import llm
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
+from afterhack.holds import status_holds
 from afterhack.ids import is_storable
 from agents import graph as agents_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
@@ -25,7 +27,7 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
+from agents.statuses import ActionStatus, DecisionStatus
 from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
@@ -179,7 +181,7 @@ def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
 # -- decisions and actions by people ----------------------------------------------------------------
 
 
-def _clean_title(title: object, what: str) -> str:
+def clean_title(title: object, what: str) -> str:
     if not isinstance(title, str) or not title.strip():
         raise UserError(f"{what} needs a title.")
     if not is_storable(title):
@@ -190,7 +192,7 @@ def _clean_title(title: object, what: str) -> str:
     return title
 
 
-def _clean_justifications(justifications: object) -> list[list[str]]:
+def clean_justifications(justifications: object) -> list[list[str]]:
     if not isinstance(justifications, list) or not justifications:
         raise InvalidSupport("A decision needs “justifications”: a list of lists of claim or decision ids.")
     groups = []
@@ -223,9 +225,9 @@ def decision_add(
     *, workspace: Workspace, title: object, rationale: object, justifications: object, actor: Any
 ) -> agents_graph.Decision:
     """A supported decision; each justification is a set of claims or decisions that together suffice."""
-    title = _clean_title(title, "A decision")
+    title = clean_title(title, "A decision")
     rationale_text = clean_rationale(rationale)
-    groups = _clean_justifications(justifications)
+    groups = clean_justifications(justifications)
     decision_id = str(uuid.uuid4())
     with transaction.atomic():
         created = agents_graph.decision_create(
@@ -233,7 +235,7 @@ def decision_add(
             justifications=groups, created_by=actor_name(actor), now=now_iso(),
         )  # fmt: skip
         if not created:
-            raise InvalidSupport(_why_not_supported(workspace, groups))
+            raise InvalidSupport(why_not_supported(workspace, groups))
         record_event(
             actor=actor,
             workspace=workspace,
@@ -246,7 +248,8 @@ def decision_add(
     return decision
 
 
-def _why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
+def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
+    """Why a decision cannot rest on these justifications (one is missing or does not hold), in words."""
     ids = sorted({i for g in groups for i in g})
     states = agents_graph.node_states(workspace=workspace, ids=ids)
     missing = [i for i in ids if i not in states]
@@ -255,7 +258,7 @@ def _why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
     weak = [
         f"{i} ({label.lower()} is {status}{SUPERSEDED_HINT if status == DecisionStatus.SUPERSEDED else ''})"
         for i, (label, status) in states.items()
-        if status not in ("current", "supported")
+        if not status_holds(decision=label == "Decision", status=status)
     ]
     if not weak:
         return "What this decision would rest on changed while it was being saved; try again."
@@ -274,7 +277,7 @@ def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Deci
 
 def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> agents_graph.Action:
     """An action that depends on all the decisions (held at once if one of them needs review)."""
-    title = _clean_title(title, "An action")
+    title = clean_title(title, "An action")
     if (
         not isinstance(decision_ids, list)
         or not decision_ids
@@ -316,7 +319,7 @@ def _why_no_action(workspace: Workspace, ids: list[str]) -> UserError:
         decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
         if decision is not None and decision.status == DecisionStatus.SUPERSEDED:
             return Conflict(
-                f"{_superseded_words(workspace, decision)} No new action can depend on it: add it to that one."
+                f"{superseded_words(workspace, decision)} No new action can depend on it: add it to that one."
             )
     return Conflict("One of these decisions was dismissed: no new action can depend on it.")
 
@@ -394,141 +397,7 @@ def _why_unheld(decision: agents_graph.UnheldDecision) -> str:
     return f"“{decision.title}” is {decision.status.replace('_', ' ')}"
 
 
-def decision_rejustify(
-    *, workspace: Workspace, decision_id: str, justifications: object, actor: Any
-) -> agents_graph.Decision:
-    """Gives a decision needing review new justifications; it is supported again and its held actions pending."""
-    decision = decision_get(workspace=workspace, decision_id=decision_id)
-    # A dismissed decision stays out of review: its actions were cancelled, and nothing new may
-    # depend on it, so it cannot quietly become supported again.
-    if decision.status != DecisionStatus.NEEDS_REVIEW or decision.dismissed_at:
-        raise Conflict(_not_for_review(workspace, decision, "re-justified"))
-    groups = _clean_justifications(justifications)
-    with transaction.atomic():
-        if not agents_graph.decision_rejustify(
-            workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
-        ):
-            _must_still_need_review(workspace, decision_id, "re-justified")
-            raise InvalidSupport(
-                _why_support_fails(
-                    workspace,
-                    decision_id,
-                    groups,
-                    "A decision cannot be justified by itself or by a decision that rests on it.",
-                )
-            )
-        record_event(actor=actor, workspace=workspace, verb="decision.rejustified", target=decision.title,
-                     payload={"decision_id": decision_id, "justifications": groups})  # fmt: skip
-    return decision_get(workspace=workspace, decision_id=decision_id)
-
-
-def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> agents_graph.Decision:
-    """Takes a flagged decision out of the review queue; its open actions are cancelled."""
-    decision = decision_get(workspace=workspace, decision_id=decision_id)
-    if not decision.reviewable:
-        raise Conflict(_not_for_review(workspace, decision, "dismissed"))
-    with transaction.atomic():
-        cancelled = agents_graph.decision_dismiss(
-            workspace=workspace, decision_id=decision_id, actor=actor_name(actor), now=now_iso()
-        )
-        if cancelled is None:
-            _must_still_need_review(workspace, decision_id, "dismissed")
-            raise Conflict("Only a decision waiting for review can be dismissed.")
-        record_event(
-            actor=actor,
-            workspace=workspace,
-            verb="decision.dismissed",
-            target=decision.title,
-            payload={"decision_id": decision_id, "cancelled": cancelled},
-        )
-    return decision_get(workspace=workspace, decision_id=decision_id)
-
-
-def decision_revise(
-    *,
-    workspace: Workspace,
-    decision_id: str,
-    title: object,
-    rationale: object,
-    justifications: object,
-    actions: object,
-    actor: Any,
-) -> agents_graph.Decision:
-    """A new supported decision in place of a flagged one, which is kept, superseded; the old one's open
-    actions move to the new one (pending again where all their decisions hold) or are cancelled."""
-    old = decision_get(workspace=workspace, decision_id=decision_id)
-    if not old.reviewable:
-        raise Conflict(_not_for_review(workspace, old, "revised"))
-    title = _clean_title(title, "A revised decision")
-    rationale_text = clean_rationale(rationale)
-    groups = _clean_justifications(justifications)
-    mode = clean_revised_actions(actions)
-    new_id = str(uuid.uuid4())
-    with transaction.atomic():
-        statuses = agents_graph.decision_revise(
-            workspace=workspace, decision_id=old.id, new_id=new_id, title=title, rationale=rationale_text,
-            justifications=groups, actions=mode, actor=actor_name(actor), now=now_iso(),
-        )  # fmt: skip
-        if statuses is None:
-            _must_still_need_review(workspace, old.id, "revised")
-            raise InvalidSupport(
-                _why_support_fails(
-                    workspace,
-                    old.id,
-                    groups,
-                    "The new decision cannot rest on the one it replaces, or on a decision that rests on it.",
-                )
-            )
-        touched = sorted(statuses)
-        record_event(actor=actor, workspace=workspace, verb="decision.revised", target=title, payload={
-            "decision_id": old.id, "new_decision_id": new_id, "justifications": groups, "actions": mode,
-            "moved": touched if mode == RevisedActions.MOVE else [],
-            "pending": [i for i in touched if statuses[i] == "pending"] if mode == RevisedActions.MOVE else [],
-            "cancelled": touched if mode == RevisedActions.CANCEL else [],
-        })  # fmt: skip
-    return decision_get(workspace=workspace, decision_id=new_id)
-
-
-def clean_revised_actions(actions: object) -> RevisedActions:
-    """What to do with the open actions of a revised decision, or UserError saying what may be chosen."""
-    if actions not in tuple(RevisedActions):
-        raise UserError(
-            "Say what happens to its open actions: “actions” is “move” (they go to the new decision) "
-            "or “cancel” (they are cancelled)."
-        )
-    return RevisedActions(str(actions))
-
-
-def _why_support_fails(workspace: Workspace, decision_id: str, groups: list[list[str]], cycle: str) -> str:
-    """Why these justifications cannot hold up (a new version of) this decision, in words."""
-    downstream = agents_graph.decisions_resting_on(workspace=workspace, decision_id=decision_id)
-    if any(i in downstream or i == decision_id for g in groups for i in g):
-        return cycle
-    return _why_not_supported(workspace, groups)
-
-
-def _must_still_need_review(workspace: Workspace, decision_id: str, done: str) -> None:
-    """Raises Conflict, in words, if the decision changed meanwhile so that it can no longer be `done`."""
-    decision = decision_get(workspace=workspace, decision_id=decision_id)
-    if decision.status != DecisionStatus.NEEDS_REVIEW or decision.dismissed_at:
-        raise Conflict(_not_for_review(workspace, decision, done))
-
-
-def review_refusal(*, workspace: Workspace, decision: agents_graph.Decision, done: str) -> str | None:
-    """Why the decision cannot be revised or dismissed (`done`) now, in words; None if it can."""
-    return None if decision.reviewable else _not_for_review(workspace, decision, done)
-
-
-def _not_for_review(workspace: Workspace, decision: agents_graph.Decision, done: str) -> str:
-    """Why a decision cannot be re-justified, revised or dismissed (`done`) now, in words."""
-    if decision.status == DecisionStatus.SUPERSEDED:
-        return f"{_superseded_words(workspace, decision)} It cannot be {done}; review that one instead."
-    if decision.status == DecisionStatus.SUPPORTED:
-        return f"This decision does not need review: it is supported, so it cannot be {done}."
-    return f"This decision was dismissed by {decision.dismissed_by or 'a reviewer'}: it cannot be {done}."
-
-
-def _superseded_words(workspace: Workspace, decision: agents_graph.Decision) -> str:
+def superseded_words(workspace: Workspace, decision: agents_graph.Decision) -> str:
     """Who revised a superseded decision, when, and into which decision, in a sentence."""
     new = (
         agents_graph.decision_get(workspace=workspace, decision_id=decision.superseded_by)

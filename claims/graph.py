@@ -1,7 +1,11 @@
-"""The claims app's slice of the graph: Source, SourceVersion, SourceFragment, Claim, SUPPORTED_BY,
-DERIVED_FROM, and the Extraction and RejectedClaim records of extraction runs.
+"""The claims app's slice of the graph: it creates Source, SourceVersion, SourceFragment (a document's
+fragments), Claim (extracted, manual and derived), HAS_VERSION, HAS_FRAGMENT, SUPPORTED_BY, DERIVED_FROM,
+and the Extraction and RejectedClaim records of extraction runs; it reads them, and nothing else.
 
-Only this module writes those labels. Every write that must be atomic is one query.
+It never changes what holds: a claim is created current, and every later change of a claim's
+status (superseded, retracted, unsupported) or of a source's (retracted, a new version) is belief
+maintenance, written by corrections/graph.py. A claim that must hold is checked with
+afterhack.holds. Every write that must be atomic is one query, and bumps the workspace revision.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.clock import is_stale
-from afterhack.graph import HasGraph
+from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 
 # -- pages of lists ----------------------------------------------------------------------
@@ -352,11 +357,13 @@ def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSp
 # fragment_ids (the fragments its span overlaps, worked out by the caller). MERGE on the key
 # makes the write idempotent: the same claim again is the same node, and `created_in` tells
 # which rows this very write created. Every lookup is by an indexed property.
-CLAIMS_RECORD = """
+CLAIMS_RECORD = (
+    """
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
 WHERE s.status = 'active' AND v.current = true
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 WITH s, v
 CALL {
   WITH s, v
@@ -389,6 +396,7 @@ FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
       x.claims_added = size([row IN stored WHERE row[2]]), x.rejected = size($rejected))
 RETURN stored
 """
+)
 
 
 def claims_record(
@@ -419,21 +427,26 @@ def claims_record(
     return [stored[row["key"]] for row in claims]
 
 
-DERIVED_CLAIM_CREATE = """
+DERIVED_CLAIM_CREATE = (
+    """
 UNWIND $premise_ids AS premise_id
 OPTIONAL MATCH (p:Claim {id: premise_id})
 WITH collect(p) AS premises
-WITH premises WHERE size(premises) = $count AND all(p IN premises WHERE p.status = 'current')
+WITH premises WHERE size(premises) = $count AND all(p IN premises WHERE """
+    + claim_holds("p")
+    + """)
 CREATE (c:Claim {id: $claim_id, key: $claim_id, statement: $statement, status: 'current', revision: 0,
                  confidence_kind: 'derived', extractor: 'derived', created_at: $now, created_by: $created_by})
 WITH c, premises
 UNWIND premises AS p
 CREATE (c)-[:DERIVED_FROM {justification: 0}]->(p)
 WITH DISTINCT c
-MATCH (w:Workspace)
-SET w.revision = w.revision + 1
+"""
+    + BUMP_REVISION
+    + """
 RETURN c.id
 """
+)
 
 
 def derived_claim_create(

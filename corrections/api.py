@@ -11,11 +11,13 @@ from pydantic import StrictInt
 
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from agents.api import DecisionOut, RejustifyIn, ReviseIn, decision_out
+from agents.api import router as agents_router
 from claims import services as claims_services
 from claims.api import EvidenceErrorOut, SourceText
 from claims.text import MAX_SOURCE_CHARS
 from corrections import graph as corrections_graph
-from corrections import selectors, services
+from corrections import review, selectors, services
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["corrections"])
@@ -237,3 +239,53 @@ def source_retract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> An
     """Retracts the source: its claims are retracted and what rested on them propagated. 409 if it already was."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return change_out(services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))
+
+
+# -- a reviewer's answer to a flagged decision (listed with the decisions, where a client looks for them) --
+
+DECISION_TAGS = agents_router.tags
+
+
+@router.post(
+    "/{ws_id}/decisions/{decision_id}/justifications",
+    response={200: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
+    tags=DECISION_TAGS,
+)
+def decision_rejustify(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: RejustifyIn) -> Any:
+    """New justifications for a decision needing review: it is supported again, its held actions pending.
+    409 if it does not need review; 422 invalid_support as for a new decision, or if it would rest on itself."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    decision = review.decision_rejustify(
+        workspace=workspace, decision_id=decision_id, justifications=payload.justifications, actor=request.user
+    )
+    return decision_out(decision)
+
+
+@router.post(
+    "/{ws_id}/decisions/{decision_id}/dismiss",
+    response={200: DecisionOut, **errors(401, 403, 404, 409, 503)},
+    tags=DECISION_TAGS,
+)
+def decision_dismiss(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
+    """Takes a decision needing review out of the queue; the actions depending on it are cancelled.
+    409 if it is not waiting for review (supported, superseded or already dismissed)."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    return decision_out(review.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user))
+
+
+@router.post(
+    "/{ws_id}/decisions/{decision_id}/revise",
+    response={201: DecisionOut, **errors(401, 403, 404, 409, 422, 503)},
+    tags=DECISION_TAGS,
+)
+def decision_revise(request: HttpRequest, ws_id: PathId, decision_id: PathId, payload: ReviseIn) -> Any:
+    """A new supported decision in place of one needing review, which is kept with status superseded.
+    Its pending and held actions move to the new decision (re-evaluated) or are cancelled, as `actions` says.
+    409 if it does not need review, was dismissed or was already revised; 422 invalid_support as for a new
+    decision, or if the new one would rest on the old one or on a decision resting on it."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    decision = review.decision_revise(
+        workspace=workspace, decision_id=decision_id, title=payload.title, rationale=payload.rationale,
+        justifications=payload.justifications, actions=payload.actions, actor=request.user,
+    )  # fmt: skip
+    return Status(201, decision_out(decision))

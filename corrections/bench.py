@@ -13,8 +13,7 @@ from typing import Any
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
 from claims.bench import Figure
-from corrections import graph as corrections_graph
-from corrections import services
+from corrections import bench_graph, services
 from workspaces import services as workspace_services
 
 BATCH = 2_000
@@ -30,14 +29,14 @@ def percentiles(values: list[float]) -> tuple[float, float]:
 
 def grow(workspace: Any, nodes: int, rng: random.Random) -> list[str]:
     """Adds stories until the workspace has about `nodes` nodes; returns the ids of the claims to correct."""
-    count = nodes // corrections_graph.BENCH_NODES_PER_STORY
+    count = nodes // bench_graph.BENCH_NODES_PER_STORY
     targets: list[str] = []
     for start in range(0, count, BATCH):
         stories = [
             {k: str(uuid.uuid4()) for k in ("s", "v", "f1", "f2", "a", "b", "c", "d", "e", "x")}
             for _ in range(min(BATCH, count - start))
         ]
-        corrections_graph.bench_stories_create(workspace=workspace, stories=stories, now=now_iso())
+        bench_graph.bench_stories_create(workspace=workspace, stories=stories, now=now_iso())
         targets.extend(story["a"] for story in stories)
     rng.shuffle(targets)
     return targets[: SAMPLES * 4]
@@ -111,14 +110,14 @@ def naive(workspace: Any, claims: list[str]) -> tuple[list[float], list[int]]:
                "replacement_id": str(uuid.uuid4()), "statement": "The launch is in July.", "reason": "bench", "now": now_iso()}  # fmt: skip
         before, started = graph.queries_sent(), time.perf_counter()
         for step in ("supersede", "correction", "corrects", "fragment", "replacement", "cites", "supersedes"):
-            corrections_graph.naive_step(workspace=workspace, step=step, params=ids)
-        for (decision_id,) in corrections_graph.naive_step(workspace=workspace, step="dependents", params=ids):
-            alive = corrections_graph.naive_step(
+            bench_graph.naive_step(workspace=workspace, step=step, params=ids)
+        for (decision_id,) in bench_graph.naive_step(workspace=workspace, step="dependents", params=ids):
+            alive = bench_graph.naive_step(
                 workspace=workspace, step="alternatives", params={"decision_id": decision_id}
             )[0][0]
             if not alive:
-                corrections_graph.naive_step(workspace=workspace, step="flag", params={"decision_id": decision_id})
-                corrections_graph.naive_step(workspace=workspace, step="actions", params={"decision_id": decision_id})
+                bench_graph.naive_step(workspace=workspace, step="flag", params={"decision_id": decision_id})
+                bench_graph.naive_step(workspace=workspace, step="actions", params={"decision_id": decision_id})
         times.append(time.perf_counter() - started)
         trips.append(graph.queries_sent() - before)
     return times, trips

@@ -1,8 +1,17 @@
-"""The corrections app's slice of the graph: Correction, its human_correction fragment, SUPERSEDES, and
-the propagation of a correction (or of evidence going away) onto claims, decisions and actions.
+"""Belief maintenance in the graph: every write that changes what holds, with corrections/review_graph.py
+(a reviewer's re-justify, revise and dismiss of a flagged decision).
 
-The writes here span the claims' and agents' labels on purpose: a correction must be one
-atomic query, and it belongs to the app that owns the operation (CONVENTIONS.md).
+It creates Correction, CorrectionTombstone, a correction's human_correction SourceFragment and
+replacement Claim, CORRECTS and SUPERSEDES (review_graph.py: a revised Decision, its SUPPORTS and
+SUPERSEDES); and these two modules alone change the statuses of the other apps' nodes after their
+creation: a claim superseded, retracted or unsupported, a source retracted or given a new version,
+a decision flagged, re-justified, revised (superseded) or dismissed, and an action held, pending
+again or cancelled by those. It reads the claims' and agents' labels (Claim, DERIVED_FROM,
+Decision, SUPPORTS, Action, DEPENDS_ON) to know what rests on what.
+
+The writes span the claims' and agents' labels on purpose: each must be one atomic query, and it
+belongs to the app that owns the operation (CONVENTIONS.md). What holds is afterhack.holds, the
+same rule the propagation engine (corrections/propagation.py) judges by.
 """
 
 from __future__ import annotations
@@ -13,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack.graph import HasGraph
+from afterhack.graph import REVISION_PLUS_ONE, HasGraph
+from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from claims.graph import CITED_PASSAGE_ROLE, CitedPassage, after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
@@ -181,9 +191,12 @@ WITH count(fence) AS fenced WHERE fenced = 0
 OPTIONAL MATCH (:Source {status: 'active'})-[:HAS_VERSION]->(v:SourceVersion {id: $cited_version_id, current: true})
 WITH fenced, count(v) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
-MATCH (old:Claim {id: $claim_id}) WHERE old.status = 'current'
-SET w.revision = w.revision + 1,
-    old.status = 'superseded', old.status_changed_at = $now
+MATCH (old:Claim {id: $claim_id}) WHERE """
+    + claim_holds("old")
+    + """
+SET """
+    + REVISION_PLUS_ONE
+    + """, old.status = 'superseded', old.status_changed_at = $now
 CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
                                claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected})
@@ -415,20 +428,26 @@ def claim_chain(
 # -- evidence that goes away -----------------------------------------------------------------------
 
 
-RETRACT = """
+RETRACT = (
+    """
 CALL {
   WITH anchor
   UNWIND $retracted AS cid
   MATCH (c:Claim {id: cid})
-  WHERE c.status = 'current'
+  WHERE """
+    + claim_holds("c")
+    + """
   SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
 }
 """
+)
 
 SOURCE_RETRACT = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (anchor:Source {id: $source_id}) WHERE anchor.status = 'active' "
-    "SET w.revision = w.revision + 1, anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
+    "SET "
+    + REVISION_PLUS_ONE
+    + ", anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
     "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
 )
 
@@ -461,7 +480,7 @@ SOURCE_NEW_VERSION = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
     "WHERE old.current = true AND s.status = 'active' "
-    "SET w.revision = w.revision + 1, old.current = false "
+    "SET " + REVISION_PLUS_ONE + ", old.current = false "
     "CREATE (s)-[:HAS_VERSION]->(anchor:SourceVersion {id: $version_id, version: old.version + 1, sha256: $sha256, "
     "text: $text, length: $length, current: true, created_at: $now, created_by: $actor}) "
     "WITH anchor "
@@ -489,56 +508,3 @@ def source_new_version(
         **_propagation_params(affected, review_reason),
     }  # fmt: skip
     return bool(graph.query(workspace, SOURCE_NEW_VERSION, params))
-
-
-# -- benchmark support ------------------------------------------------------------------------------
-# Used only by `make bench` (corrections/bench.py): bulk stories to grow a workspace, and the
-# hackathon original's one-query-per-step correction as the baseline the atomic query is compared to.
-
-BENCH_STORIES = """
-UNWIND $stories AS n
-CREATE (s:Source {id: n.s, title: 'Bench source', origin_type: 'document', status: 'active', created_at: $now})
-CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: n.v, version: 1, sha256: '', text: 'The launch is in June. Ana owns it.',
-        length: 35, current: true, created_at: $now})
-CREATE (v)-[:HAS_FRAGMENT]->(f1:SourceFragment {id: n.f1, start: 0, end: 23, text: 'The launch is in June. ', origin_type: 'document'})
-CREATE (v)-[:HAS_FRAGMENT]->(f2:SourceFragment {id: n.f2, start: 23, end: 35, text: 'Ana owns it.', origin_type: 'document'})
-CREATE (a:Claim {id: n.a, key: n.a, statement: 'The launch is in June.', evidence_quote: 'The launch is in June', start: 0,
-        end: 21, status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f1)
-CREATE (b:Claim {id: n.b, key: n.b, statement: 'Ana owns it.', evidence_quote: 'Ana owns it.', start: 23, end: 35,
-        status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f2)
-CREATE (c:Claim {id: n.c, key: n.c, statement: 'Ana launches in June.', status: 'current', confidence_kind: 'derived',
-        created_at: $now})
-CREATE (c)-[:DERIVED_FROM {justification: 0}]->(a), (c)-[:DERIVED_FROM {justification: 0}]->(b)
-CREATE (d:Decision {id: n.d, title: 'Launch in June', status: 'supported', created_at: $now})
-CREATE (a)-[:SUPPORTS {justification: 0}]->(d), (b)-[:SUPPORTS {justification: 1}]->(d)
-CREATE (e:Decision {id: n.e, title: 'Brief Ana in May', status: 'supported', created_at: $now})
-CREATE (c)-[:SUPPORTS {justification: 0}]->(e)
-CREATE (x:Action {id: n.x, title: 'Send the briefing', status: 'pending', created_at: $now})-[:DEPENDS_ON]->(e)
-RETURN count(n)
-"""
-BENCH_NODES_PER_STORY = 11
-
-
-def bench_stories_create(*, workspace: HasGraph, stories: list[dict[str, str]], now: str) -> None:
-    """Adds benchmark stories (11 nodes each) in one query."""
-    graph.query(workspace, BENCH_STORIES, {"stories": stories, "now": now})
-
-
-NAIVE_STEPS = {
-    "supersede": "MATCH (c:Claim {id: $claim_id}) SET c.status = 'superseded'",
-    "correction": "CREATE (:Correction {id: $correction_id, statement: $statement, reason: $reason, applied_at: $now})",
-    "corrects": "MATCH (x:Correction {id: $correction_id}), (c:Claim {id: $claim_id}) CREATE (x)-[:CORRECTS]->(c)",
-    "fragment": "MATCH (x:Correction {id: $correction_id}) CREATE (x)-[:HAS_FRAGMENT]->(:SourceFragment {id: $fragment_id, text: $statement, origin_type: 'human_correction'})",
-    "replacement": "CREATE (:Claim {id: $replacement_id, statement: $statement, status: 'current', confidence: 0.0, confidence_kind: 'human_correction'})",
-    "cites": "MATCH (r:Claim {id: $replacement_id}), (f:SourceFragment {id: $fragment_id}) CREATE (r)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(f)",
-    "supersedes": "MATCH (r:Claim {id: $replacement_id}), (c:Claim {id: $claim_id}) CREATE (r)-[:SUPERSEDES]->(c)",
-    "dependents": "MATCH (c:Claim {id: $claim_id})-[:SUPPORTS]->(d:Decision) RETURN d.id",
-    "alternatives": "MATCH (s)-[:SUPPORTS]->(d:Decision {id: $decision_id}) WHERE s.status = 'current' RETURN count(s)",
-    "flag": "MATCH (d:Decision {id: $decision_id}) SET d.status = 'needs_review'",
-    "actions": "MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision {id: $decision_id}) WHERE a.status = 'pending' SET a.status = 'held'",
-}
-
-
-def naive_step(*, workspace: HasGraph, step: str, params: dict[str, Any]) -> list[Any]:
-    """One step of the hackathon original's correction (a query per step: not atomic, one level deep)."""
-    return graph.query(workspace, NAIVE_STEPS[step], params)

@@ -2,7 +2,9 @@
 
 A node (a derived claim or a decision) has justifications, each a set of antecedents that
 together suffice (AND); it holds if any justification holds (OR). An evidence-backed claim
-holds while it is current. Labels are the least fixed point: start from "nothing derived
+holds while it is current; a derived claim or a decision already flagged stays down until a person
+re-justifies it. Which stored status holds (current for a claim, supported for a decision) is
+afterhack.holds, the rule the queries that check it inline as Cypher. Labels are the least fixed point: start from "nothing derived
 holds" and add what is justified until nothing changes, so a cycle with no outside support
 cannot hold itself up (well-founded).
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from afterhack.holds import status_holds
 
 EVIDENCE = "evidence"  # an evidence-backed claim: holds while current
 DERIVED = "derived"  # a claim inferred from others
@@ -57,9 +61,14 @@ class Impact:
         }
 
 
+def _stored_holds(node: Node) -> bool:
+    """Whether the node's stored status is one that holds (current for a claim, supported for a decision)."""
+    return status_holds(decision=node.kind == DECISION, status=node.status)
+
+
 def _holds_outside(node: Node | None) -> bool:
     """Whether an antecedent the subgraph does not expand holds: judged by its stored status."""
-    return node is not None and node.status in ("current", "supported")
+    return node is not None and _stored_holds(node)
 
 
 def holding(
@@ -78,16 +87,11 @@ def holding(
     held = {
         n.id
         for n in nodes.values()
-        if n.id not in gone
-        and ((n.kind == EVIDENCE and n.status == "current") or (not n.expanded and _holds_outside(n)))
+        if n.id not in gone and ((n.kind == EVIDENCE and _stored_holds(n)) or (not n.expanded and _holds_outside(n)))
     }
     # A derived claim or decision already flagged (unsupported, needs_review…) stays down until a
     # person re-justifies it; only those that hold now can keep holding.
-    derived = [
-        n
-        for n in nodes.values()
-        if n.kind != EVIDENCE and n.expanded and n.id not in gone and n.status in ("current", "supported")
-    ]
+    derived = [n for n in nodes.values() if n.kind != EVIDENCE and n.expanded and n.id not in gone and _stored_holds(n)]
     counts = _counter(nodes, gone, held, excluded_version)
     changed = True
     while changed:
@@ -145,21 +149,3 @@ def impact(
                 by[decision_id] = sorted(justification)
                 break
     return Impact(needing_review, still, held, unsupported, by)
-
-
-def downstream(nodes: dict[str, Node], roots: Iterable[str]) -> set[str]:
-    """Every node that rests on the roots, directly or through others."""
-    dependents: dict[str, set[str]] = {}
-    for node in nodes.values():
-        for justification in node.justifications:
-            for antecedent in justification:
-                dependents.setdefault(antecedent, set()).add(node.id)
-    seen: set[str] = set()
-    frontier = list(roots)
-    while frontier:
-        current = frontier.pop()
-        for dependent in dependents.get(current, ()):
-            if dependent not in seen:
-                seen.add(dependent)
-                frontier.append(dependent)
-    return seen

@@ -1,4 +1,6 @@
-"""Corrections: preview what a correction would do, apply it atomically and idempotently, recover after a crash.
+"""Corrections and evidence going away: preview what a correction would do, apply it atomically and
+idempotently, recover after a crash; retract a source or add a version, with what that propagates.
+(A reviewer's answer to a decision flagged by these is corrections/review.py.)
 
 Apply, step by step:
 1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
@@ -43,8 +45,8 @@ from workspaces.services import actor_name, record_event
 logger = logging.getLogger("corrections")
 
 MAX_REASON_CHARS = 2_000
-# An apply recomputes its preview and tries the guarded write this many times when unrelated
-# writes keep slipping in between.
+# A guarded write (an apply, a retraction, a new version) recomputes what it would do and tries
+# again this many times when unrelated writes keep slipping in between.
 WRITE_ATTEMPTS = 5
 MAX_KEY_CHARS = 200
 EVIDENCE_RULE = '“evidence” must be an object: {"source_id", "quote", "start"?}.'
@@ -463,8 +465,6 @@ def recover(*, workspace: Workspace | None = None) -> RecoveryReport:
 
 # -- evidence that goes away -------------------------------------------------------------------------
 
-RETRIES = 5
-
 
 @dataclass(frozen=True)
 class EvidenceChange:
@@ -494,7 +494,7 @@ def _impact_of(workspace: Workspace, roots: list[str], revision: int) -> tuple[i
 
 def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> EvidenceChange:
     """Retracts a source: its current claims are retracted and what rested on them propagated, in one graph write."""
-    for _ in range(RETRIES):
+    for _ in range(WRITE_ATTEMPTS):
         # The revision first: a claim added after it makes the write below stale, never missed.
         revision = corrections_graph.workspace_revision(workspace=workspace)
         version = active_version(workspace, source_id)
@@ -538,7 +538,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
         for span in fragment_spans(new_text)
     ]
     fragments: list[dict[str, Any]] = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in shapes]
-    for _ in range(RETRIES):
+    for _ in range(WRITE_ATTEMPTS):
         revision = corrections_graph.workspace_revision(workspace=workspace)
         old = active_version(workspace, source_id)
         if old.sha256 == sha256:

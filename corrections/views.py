@@ -35,7 +35,7 @@ from claims import services as claims_services
 from claims.services import EvidenceNotFound
 from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import graph as corrections_graph
-from corrections import selectors, services
+from corrections import review, selectors, services
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
 
@@ -569,7 +569,7 @@ def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Htt
         if not support_ids or resolution not in ("rejustify", "revise"):
             raise UserError("Choose the claims it rests on now: search for them, then add them to the chosen list.")
         if resolution == "rejustify":
-            decision = agents_services.decision_rejustify(
+            decision = review.decision_rejustify(
                 workspace=workspace, decision_id=decision_id, justifications=[support_ids], actor=request.user
             )
             messages.success(request, f"“{decision.title}” is supported again; its held actions are pending.")
@@ -586,7 +586,7 @@ def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Htt
 
 
 def _revise(request: HtmxRequest, workspace: Workspace, decision_id: str, support_ids: list[str]) -> None:
-    new = agents_services.decision_revise(
+    new = review.decision_revise(
         workspace=workspace, decision_id=decision_id, title=request.POST.get("title"),
         rationale=request.POST.get("rationale"), justifications=[support_ids],
         actions=request.POST.get("actions"), actor=request.user,
@@ -602,11 +602,11 @@ def _dismiss(request: HtmxRequest, workspace: Workspace, decision_id: str) -> Ht
     """Dismisses after the confirm step: the first POST asks, naming the actions it would cancel."""
     decision = agents_services.decision_get(workspace=workspace, decision_id=decision_id)
     back = _back(request, reverse("corrections:review", args=[workspace.id]))
-    refusal = agents_services.review_refusal(workspace=workspace, decision=decision, done="dismissed")
+    refusal = review.review_refusal(workspace=workspace, decision=decision, done="dismissed")
     if refusal is None and not confirm.is_confirmed(request):
         return _ask_to_dismiss(request, workspace, decision, back)
     try:
-        agents_services.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user)
+        review.decision_dismiss(workspace=workspace, decision_id=decision_id, actor=request.user)
         messages.success(request, f"Dismissed {_named(decision)}; its open actions are cancelled.")
     except (UserError, Conflict) as error:
         messages.error(request, str(error))

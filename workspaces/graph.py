@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from afterhack import graph
-from afterhack.graph import HasGraph
+from afterhack.graph import BUMP_REVISION, HasGraph
 
 # Every node the apps create carries an `id`; these labels are looked up by it.
 ID_INDEXED_LABELS = (
@@ -100,7 +100,7 @@ def node_total(*, workspace: HasGraph) -> int:
     return int(graph.ro_query(workspace, NODE_TOTAL)[0][0])
 
 
-REVISION_BUMP = "MATCH (w:Workspace) SET w.revision = w.revision + 1 RETURN w.revision"
+REVISION_BUMP = BUMP_REVISION + " RETURN w.revision"
 
 
 def revision_bump(*, workspace: HasGraph) -> None:

@@ -1,0 +1,58 @@
+"""The benchmark's Cypher (run by `make bench`, never by the product): bulk stories to grow a workspace,
+and the hackathon original's one-query-per-step correction as the baseline the atomic query is compared to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+
+BENCH_STORIES = """
+UNWIND $stories AS n
+CREATE (s:Source {id: n.s, title: 'Bench source', origin_type: 'document', status: 'active', created_at: $now})
+CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: n.v, version: 1, sha256: '', text: 'The launch is in June. Ana owns it.',
+        length: 35, current: true, created_at: $now})
+CREATE (v)-[:HAS_FRAGMENT]->(f1:SourceFragment {id: n.f1, start: 0, end: 23, text: 'The launch is in June. ', origin_type: 'document'})
+CREATE (v)-[:HAS_FRAGMENT]->(f2:SourceFragment {id: n.f2, start: 23, end: 35, text: 'Ana owns it.', origin_type: 'document'})
+CREATE (a:Claim {id: n.a, key: n.a, statement: 'The launch is in June.', evidence_quote: 'The launch is in June', start: 0,
+        end: 21, status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f1)
+CREATE (b:Claim {id: n.b, key: n.b, statement: 'Ana owns it.', evidence_quote: 'Ana owns it.', start: 23, end: 35,
+        status: 'current', confidence_kind: 'manual', version_id: n.v, source_id: n.s, created_at: $now})-[:SUPPORTED_BY {role: 'evidence'}]->(f2)
+CREATE (c:Claim {id: n.c, key: n.c, statement: 'Ana launches in June.', status: 'current', confidence_kind: 'derived',
+        created_at: $now})
+CREATE (c)-[:DERIVED_FROM {justification: 0}]->(a), (c)-[:DERIVED_FROM {justification: 0}]->(b)
+CREATE (d:Decision {id: n.d, title: 'Launch in June', status: 'supported', created_at: $now})
+CREATE (a)-[:SUPPORTS {justification: 0}]->(d), (b)-[:SUPPORTS {justification: 1}]->(d)
+CREATE (e:Decision {id: n.e, title: 'Brief Ana in May', status: 'supported', created_at: $now})
+CREATE (c)-[:SUPPORTS {justification: 0}]->(e)
+CREATE (x:Action {id: n.x, title: 'Send the briefing', status: 'pending', created_at: $now})-[:DEPENDS_ON]->(e)
+RETURN count(n)
+"""
+BENCH_NODES_PER_STORY = 11
+
+
+def bench_stories_create(*, workspace: HasGraph, stories: list[dict[str, str]], now: str) -> None:
+    """Adds benchmark stories (11 nodes each) in one query."""
+    graph.query(workspace, BENCH_STORIES, {"stories": stories, "now": now})
+
+
+NAIVE_STEPS = {
+    "supersede": "MATCH (c:Claim {id: $claim_id}) SET c.status = 'superseded'",
+    "correction": "CREATE (:Correction {id: $correction_id, statement: $statement, reason: $reason, applied_at: $now})",
+    "corrects": "MATCH (x:Correction {id: $correction_id}), (c:Claim {id: $claim_id}) CREATE (x)-[:CORRECTS]->(c)",
+    "fragment": "MATCH (x:Correction {id: $correction_id}) CREATE (x)-[:HAS_FRAGMENT]->(:SourceFragment {id: $fragment_id, text: $statement, origin_type: 'human_correction'})",
+    "replacement": "CREATE (:Claim {id: $replacement_id, statement: $statement, status: 'current', confidence: 0.0, confidence_kind: 'human_correction'})",
+    "cites": "MATCH (r:Claim {id: $replacement_id}), (f:SourceFragment {id: $fragment_id}) CREATE (r)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(f)",
+    "supersedes": "MATCH (r:Claim {id: $replacement_id}), (c:Claim {id: $claim_id}) CREATE (r)-[:SUPERSEDES]->(c)",
+    "dependents": "MATCH (c:Claim {id: $claim_id})-[:SUPPORTS]->(d:Decision) RETURN d.id",
+    "alternatives": "MATCH (s)-[:SUPPORTS]->(d:Decision {id: $decision_id}) WHERE s.status = 'current' RETURN count(s)",
+    "flag": "MATCH (d:Decision {id: $decision_id}) SET d.status = 'needs_review'",
+    "actions": "MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision {id: $decision_id}) WHERE a.status = 'pending' SET a.status = 'held'",
+}
+
+
+def naive_step(*, workspace: HasGraph, step: str, params: dict[str, Any]) -> list[Any]:
+    """One step of the hackathon original's correction (a query per step: not atomic, one level deep)."""
+    return graph.query(workspace, NAIVE_STEPS[step], params)

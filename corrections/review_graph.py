@@ -1,0 +1,180 @@
+"""Belief maintenance in the graph, a reviewer's part: re-justify, revise or dismiss a flagged decision.
+
+Each is one query that changes what holds and moves the decision's actions with it (see
+corrections/graph.py for the rest of belief maintenance). A support must hold (afterhack.holds)
+and must not rest on the decision it would hold up.
+"""
+
+from __future__ import annotations
+
+from afterhack import graph
+from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.holds import decision_holds, holds
+from afterhack.ids import parse_id
+from agents.graph import DECISION_QUESTION, support_params
+
+# The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
+# one exists, holds, and is neither `d` nor a decision resting on it (that would be a cycle holding
+# itself up).
+SUPPORTS_NOT_RESTING_ON_D = (
+    """
+OPTIONAL MATCH (d)-[:SUPPORTS*1..]->(down:Decision)
+WITH d, collect(DISTINCT down.id) + [d.id] AS below
+UNWIND $support_ids AS sid
+OPTIONAL MATCH (c:Claim {id: sid})
+OPTIONAL MATCH (x:Decision {id: sid})
+WITH d, below, collect(coalesce(c, x)) AS supports
+WITH d, supports WHERE size(supports) = size($support_ids)
+  AND all(s IN supports WHERE NOT s.id IN below)
+  AND all(s IN supports WHERE """
+    + holds("s")
+    + """)
+"""
+)
+
+# New justifications for a flagged decision: it is supported again, and each held action whose
+# decisions now all hold is pending again.
+DECISION_REJUSTIFY = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
+WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
+UNWIND $edges AS e
+WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
+CREATE (s)-[:SUPPORTS {justification: first + e.j}]->(d)
+WITH DISTINCT d
+SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE NOT """
+    + decision_holds("other")
+    + """
+WITH d, a, count(other) AS blocking
+FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END | SET x.status = 'pending', x.updated_at = $now)
+WITH DISTINCT d
+"""
+    + BUMP_REVISION
+    + """
+RETURN d.id
+"""
+)
+
+
+def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
+    """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return False
+    params = {"decision_id": decision_id, **support_params(justifications), "now": now}
+    return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
+
+
+DECISION_DISMISS = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+SET d.dismissed_at = $now, d.dismissed_by = $actor
+WITH d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+SET a.status = 'cancelled', a.updated_at = $now
+WITH d, collect(a.id) AS cancelled
+"""
+    + BUMP_REVISION
+    + """
+RETURN d.id, cancelled
+"""
+)
+
+
+def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> list[str] | None:
+    """Takes a flagged decision out of the review queue and cancels its open actions; their ids, or None
+    (nothing written) if it was not waiting for review."""
+    if parse_id(decision_id) is None:
+        return None
+    rows = graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
+    return sorted(rows[0][1]) if rows else None
+
+
+# A revision replaces a flagged decision by a new, supported one, in one query. The old decision must
+# need review and not be dismissed; the new one's supports follow the rules of a new decision, and
+# none may be the old decision or rest on it. The old one is kept, superseded, pointing to the new
+# one (a property for reads, a SUPERSEDES edge like a corrected claim's for traversals). Its open
+# (pending or held) actions either move to the new decision, each pending again only if all its
+# decisions now hold, or are cancelled and stay with the old one as history. Decisions resting on
+# the old one are left as they are: they already stand or fall on their other supports.
+DECISION_REVISE = (
+    """
+MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+"""
+    + SUPPORTS_NOT_RESTING_ON_D
+    + "WITH d, supports, "
+    + DECISION_QUESTION
+    + """ AS question
+CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
+                      origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
+                      created_by: $actor, supersedes: d.id})
+CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
+SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+    d.status_changed_at = $now
+WITH d, new, supports
+CALL {
+  WITH new, supports
+  UNWIND $edges AS e
+  WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
+  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
+}
+CALL {
+  WITH d, new
+  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+  WITH d, new, a, dep WHERE a IS NOT NULL
+  WITH new, a, dep,
+       size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND NOT """
+    + decision_holds("other")
+    + """ | other])
+         AS blocking
+  FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
+  FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
+  SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
+      a.updated_at = $now
+  RETURN collect([a.id, a.status]) AS touched
+}
+"""
+    + BUMP_REVISION
+    + """
+RETURN new.id, touched
+"""
+)
+
+
+def decision_revise(
+    *,
+    workspace: HasGraph,
+    decision_id: str,
+    new_id: str,
+    title: str,
+    rationale: str,
+    justifications: list[list[str]],
+    actions: str,
+    actor: str,
+    now: str,
+) -> dict[str, str] | None:
+    """Supersedes a flagged decision by a new supported one; the status each of its open actions ended
+    with, by id, or None (nothing written) if it cannot be revised or a support fails."""
+    if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
+        return None
+    params = {
+        "decision_id": decision_id, "new_id": new_id, "title": title, "rationale": rationale,
+        **support_params(justifications), "actions": actions, "actor": actor, "now": now,
+    }  # fmt: skip
+    rows = graph.query(workspace, DECISION_REVISE, params)
+    return {action_id: status for action_id, status in rows[0][1]} if rows else None
+
+
+RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"
+
+
+def decisions_resting_on(*, workspace: HasGraph, decision_id: str) -> set[str]:
+    """The decisions that rest on this one, directly or through others."""
+    if parse_id(decision_id) is None:
+        return set()
+    return {row[0] for row in graph.ro_query(workspace, RESTING_ON, {"decision_id": decision_id})}
