@@ -311,7 +311,10 @@ def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFi
 def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
     """One decision."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return decision_out(services.decision_get(workspace=workspace, decision_id=decision_id))
+    decision = selectors.decision_get(workspace=workspace, decision_id=decision_id)
+    if decision is None:
+        raise services.DecisionNotFound("No such decision in this workspace.")
+    return decision_out(decision)
 
 
 @router.post("/{ws_id}/actions", response={201: ActionOut, **errors(401, 403, 404, 409, 422, 503)})
