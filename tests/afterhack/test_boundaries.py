@@ -51,10 +51,10 @@ UPWARD = {
 # What an app may import from another one: its services (writes) and selectors (reads), and the
 # vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits).
 PUBLIC = {"services", "selectors", "statuses", "models", "access", "text"}
-# A graph.py may use a lower app's graph.py (its shapes and query helpers), because a write that must be
-# one query across slices lives in the app that owns the operation; benchmarks and API schemas are shared
-# among their own kind.
-SHARED_WITH = {"graph": {"graph.py", "bench.py"}, "bench": {"bench.py"}, "api": {"api.py"}}
+# A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
+# must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
+# shared among their own kind.
+SHARED_WITH = {"graph": {"graph", "bench"}, "bench": {"bench"}, "api": {"api"}}
 # Cross-app graph.py imports outside graph.py still in the tree, each with why (this list only shrinks too).
 REACHING_IN = {
     ("corrections/services.py", "claims.graph"): "the apply and new-version paths build claims' shapes "
@@ -92,6 +92,12 @@ def app_module(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
+def kind(name: str) -> str:
+    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), or
+    the name itself (`views`, `services`, `bench`, ...)."""
+    return "graph" if name == "graph" or name.endswith("_graph") else name
+
+
 def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
     """'file:line imports module' for each views, API, admin or tasks module that imports a graph.py (any app's)."""
     return [
@@ -99,7 +105,7 @@ def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
         for path in project_files(root)
         if path.name in ENTRY_MODULES
         for line, module in imports_in(path, root)
-        if module.split(".")[0] in LAYERS and module.split(".")[1:2] == ["graph"]
+        if module.split(".")[0] in LAYERS and kind(module.partition(".")[2].split(".")[0]) == "graph"
     ]
 
 
@@ -127,24 +133,22 @@ def private_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
             parts = module.split(".")
             if parts[0] not in LAYERS[1:] or parts[0] == own or len(parts) < 2 or name.startswith(WIRING):
                 continue
-            if parts[1] not in PUBLIC and path.name not in SHARED_WITH.get(parts[1], set()):
+            if parts[1] not in PUBLIC and kind(path.stem) not in SHARED_WITH.get(kind(parts[1]), set()):
                 found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
     return found
 
 
 # A Cypher query: a clause keyword, then a node pattern with a label or a relationship pattern.
 CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|RETURN)\b[\s\S]*(\(\w*:[A-Z]\w*|-\[\w*:[A-Z_]+)")
-# Where Cypher may be written: each app's graph.py, the gateway, and benchmark modules (whose deliberately
-# naive queries must not sit in a production module).
-CYPHER_HOMES = {"graph.py", "bench.py"}
 
 
 def cypher_outside_graph_modules(root: Path = ROOT) -> list[str]:
-    """'file:line' for each string holding Cypher outside its homes."""
+    """'file:line holds Cypher: ...' for each string holding Cypher outside the graph modules (each app's graph.py,
+    its *_graph.py parts, the gateway)."""
     return [
         f"{path.relative_to(root)}:{node.lineno} holds Cypher: {node.value.strip()[:60]!r}"
         for path in project_files(root)
-        if path.name not in CYPHER_HOMES
+        if kind(path.stem) != "graph"
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and CYPHER.search(node.value)
     ]
@@ -178,9 +182,13 @@ class LayeringTests:
             "from claims.graph import claim_get\nfrom claims import text\n"
         )
         (tmp_path / "agents" / "graph.py").write_text("from claims.graph import keyset\n")
+        (tmp_path / "agents" / "review_graph.py").write_text("from claims.graph import keyset\n")
+        (tmp_path / "agents" / "tasks.py").write_text("from agents.review_graph import RESOLVE\n")
+        (tmp_path / "agents" / "bench.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
         (tmp_path / "workspaces" / "selectors.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
         (tmp_path / "workspaces" / "graph.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
-        assert graph_imports_of_entries(tmp_path) == [
+        assert sorted(graph_imports_of_entries(tmp_path)) == [
+            "agents/tasks.py:1 imports agents.review_graph",
             "claims/views.py:1 imports claims.graph",
             "claims/views.py:2 imports agents.graph",
             "claims/views.py:3 imports claims.graph",
@@ -193,8 +201,9 @@ class LayeringTests:
             "agents/services.py:1 imports claims.graph",
             "claims/views.py:2 imports agents.graph",
         ]
-        assert cypher_outside_graph_modules(tmp_path) == [
-            "workspaces/selectors.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'"
+        assert sorted(cypher_outside_graph_modules(tmp_path)) == [
+            "agents/bench.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
+            "workspaces/selectors.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
         ]
 
 
