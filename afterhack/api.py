@@ -17,8 +17,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
-from afterhack.errors import UserError
-from afterhack.graph import GraphError, GraphUnavailable
+from afterhack.errors import GraphError, GraphUnavailable, UserError
 from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from workspaces import services as workspace_services

@@ -15,3 +15,11 @@ class Conflict(UserError):
 
     code = "conflict"
     status = 409
+
+
+class GraphError(RuntimeError):
+    """A FalkorDB call failed; the message says what and why, in words."""
+
+
+class GraphUnavailable(GraphError):
+    """FalkorDB could not be reached, went away mid-call, or is too busy: worth trying again shortly."""

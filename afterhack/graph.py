@@ -17,6 +17,10 @@ from falkordb import FalkorDB
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+# The gateway's errors live with the others, so pages and the API can answer them without importing the gateway.
+from afterhack.errors import GraphError as GraphError
+from afterhack.errors import GraphUnavailable as GraphUnavailable
+
 logger = logging.getLogger("afterhack.graph")
 
 Row = list[Any]
@@ -27,14 +31,6 @@ class HasGraph(Protocol):
 
     @property
     def graph_name(self) -> str: ...
-
-
-class GraphError(RuntimeError):
-    """A FalkorDB call failed; the message says what and why, in words."""
-
-
-class GraphUnavailable(GraphError):
-    """FalkorDB could not be reached, went away mid-call, or is too busy: worth trying again shortly."""
 
 
 # Queries slower than this are logged at INFO (the rest at DEBUG).

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import llm
-from claims import graph as claims_graph
 from claims import selectors as claims_selectors
 from workspaces.models import Workspace
 
@@ -88,7 +87,7 @@ class Toolbox:
     def get_fragment(self, claim_id: object) -> dict[str, Any]:
         if not isinstance(claim_id, str) or not claim_id:
             return self._tool_error("get_fragment", "“claim_id” must be a claim id string.")
-        claim = claims_graph.claim_get(workspace=self.workspace, claim_id=claim_id)
+        claim = claims_selectors.claim_get(workspace=self.workspace, claim_id=claim_id)
         if claim is None:
             return self._refused(claim_id, "There is no claim with this id.")
         if claim.status != "current":

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
-from agents import graph as agents_graph
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
 from claims.statuses import JobStatus
@@ -211,7 +210,7 @@ class RunStartedOut(Schema):
     run_id: IdOut
 
 
-def decision_out(decision: agents_graph.Decision) -> dict[str, Any]:
+def decision_out(decision: selectors.Decision) -> dict[str, Any]:
     return {
         "id": decision.id, "title": decision.title, "status": decision.status, "review_reason": decision.review_reason,
         "justifications": decision.justifications, "rationale": decision.rationale or "", "origin": decision.origin,
@@ -221,7 +220,7 @@ def decision_out(decision: agents_graph.Decision) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def action_out(action: agents_graph.Action) -> dict[str, Any]:
+def action_out(action: selectors.Action) -> dict[str, Any]:
     return {
         "id": action.id,
         "title": action.title,
@@ -231,7 +230,7 @@ def action_out(action: agents_graph.Action) -> dict[str, Any]:
     }
 
 
-def run_status(run: agents_graph.Run) -> str:
+def run_status(run: selectors.Run) -> str:
     return JobStatus.FAILED if run.stalled else run.status
 
 
@@ -251,7 +250,7 @@ def run_out(outcome: selectors.RunOutcome) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def run_summary_out(run: agents_graph.Run) -> dict[str, Any]:
+def run_summary_out(run: selectors.Run) -> dict[str, Any]:
     return {
         "id": run.id, "status": run_status(run), "question": run.question, "agent": run.agent,
         "model": run.model or None, "error": STALLED_ERROR if run.stalled else run.error,
@@ -312,7 +311,10 @@ def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFi
 def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
     """One decision."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return decision_out(services.decision_get(workspace=workspace, decision_id=decision_id))
+    decision = selectors.decision_get(workspace=workspace, decision_id=decision_id)
+    if decision is None:
+        raise services.DecisionNotFound("No such decision in this workspace.")
+    return decision_out(decision)
 
 
 @router.post("/{ws_id}/actions", response={201: ActionOut, **errors(401, 403, 404, 409, 422, 503)})

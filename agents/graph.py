@@ -288,6 +288,21 @@ def decision_count(*, workspace: HasGraph, status: str = "") -> int:
     return int(graph.ro_query(workspace, DECISION_COUNT, {"status": status})[0][0])
 
 
+# The same read as DECISION_GET, for many ids at once (a page lists them all in one query).
+DECISIONS_GET = "UNWIND $decision_ids AS decision_id " + DECISION_GET.replace("$decision_id", "decision_id")
+
+
+def decisions_get(*, workspace: HasGraph, decision_ids: list[str]) -> list[Decision]:
+    """The decisions with these ids that exist (each once), in the order given, in one query."""
+    ids = list(dict.fromkeys(canonical for i in decision_ids if (canonical := parse_id(i))))
+    if not ids:
+        return []
+    found = {
+        d.id: d for d in map(_decision, graph.ro_query(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
+    }
+    return [found[i] for i in ids if i in found]
+
+
 # -- actions ------------------------------------------------------------------------------------
 
 ACTION_CREATE = (

@@ -7,10 +7,17 @@ from typing import Any
 
 from afterhack.pagination import Paged, page_of
 from agents import graph as agents_graph
+from agents.graph import Action as Action
+from agents.graph import ClaimCard as ClaimCard
+from agents.graph import Decision as Decision
+from agents.graph import Run as Run
+from agents.graph import Support as Support
 from agents.statuses import ActionStatus
-from claims import graph as claims_graph
 from claims import selectors as claims_selectors
+from claims.selectors import Claim
 from workspaces.models import Workspace
+
+# The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a graph.py.
 
 
 @dataclass(frozen=True)
@@ -26,7 +33,7 @@ def run_outcome(*, workspace: Workspace, run_id: str) -> RunOutcome | None:
     if run is None:
         return None
     decision = agents_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
-    actions = [a for aid in run.action_ids if (a := agents_graph.action_get(workspace=workspace, action_id=aid))]
+    actions = actions_get(workspace=workspace, action_ids=run.action_ids)
     return RunOutcome(run, decision, actions)
 
 
@@ -53,7 +60,7 @@ def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
     ids = {cid for e in events for cid in e.get("result_ids", [])} | {
         e["claim_id"] for e in events if e.get("claim_id")
     }
-    claims = {c.id: c for c in claims_graph.claims_get(workspace=workspace, claim_ids=sorted(ids))}
+    claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=sorted(ids))}
     for event in events:
         if event["kind"] == "retrieve" and (claim := claims.get(event["claim_id"])) is not None:
             event["context"] = _quote_in_fragment(claim)
@@ -61,7 +68,7 @@ def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
     return RunView(run, outcome.decision, outcome.actions, events, statements)
 
 
-def _quote_in_fragment(claim: claims_graph.Claim) -> dict[str, str]:
+def _quote_in_fragment(claim: Claim) -> dict[str, str]:
     """The fragment's text cut around the claim's quote, so the page can highlight it."""
     if not claim.fragments or claim.start is None or claim.end is None:
         return {}
@@ -76,7 +83,7 @@ def _quote_in_fragment(claim: claims_graph.Claim) -> dict[str, str]:
 class DecisionView:
     decision: agents_graph.Decision
     actions: list[agents_graph.Action]
-    claims: dict[str, claims_graph.Claim]
+    claims: dict[str, Claim]
     # The decision that replaced this one, and the one this one replaced, if revised.
     superseded_by: agents_graph.Decision | None = None
     supersedes: agents_graph.Decision | None = None
@@ -88,13 +95,15 @@ def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | N
     if decision is None:
         return None
     claim_ids = [s.id for s in decision.supports if s.label == "Claim"]
-    claims = {c.id: c for c in claims_graph.claims_get(workspace=workspace, claim_ids=claim_ids)}
+    claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=claim_ids)}
     actions = decision_actions(workspace=workspace, decision=decision)
-    newer, older = (
-        agents_graph.decision_get(workspace=workspace, decision_id=other) if other else None
-        for other in (decision.superseded_by, decision.supersedes)
-    )
+    revisions = {d.id: d for d in decisions_get(workspace=workspace, decision_ids=_revisions(decision))}
+    newer, older = (revisions.get(other or "") for other in (decision.superseded_by, decision.supersedes))
     return DecisionView(decision, actions, claims, newer, older)
+
+
+def _revisions(decision: agents_graph.Decision) -> list[str]:
+    return [other for other in (decision.superseded_by, decision.supersedes) if other]
 
 
 # -- pages of the API's lists ------------------------------------------------------------------------
@@ -137,6 +146,31 @@ def action_get(*, workspace: Workspace, action_id: str) -> agents_graph.Action |
     return agents_graph.action_get(workspace=workspace, action_id=action_id)
 
 
+def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[agents_graph.Action]:
+    """The actions with these ids that exist, in the order given (one query for all of them)."""
+    return agents_graph.actions_get(workspace=workspace, action_ids=action_ids)
+
+
+def decisions_get(*, workspace: Workspace, decision_ids: list[str]) -> list[agents_graph.Decision]:
+    """The decisions with these ids that exist, in the order given (one query for all of them)."""
+    return agents_graph.decisions_get(workspace=workspace, decision_ids=decision_ids)
+
+
+def newest_runs(*, workspace: Workspace, limit: int = 20) -> list[agents_graph.Run]:
+    """The agent's newest runs (without their trajectories)."""
+    return agents_graph.run_list(workspace=workspace, limit=limit)
+
+
+def newest_decisions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Decision]:
+    """The newest decisions (with this status, or all for '')."""
+    return agents_graph.decision_list(workspace=workspace, status=status)
+
+
+def newest_actions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Action]:
+    """The newest actions (with this status, or all for '')."""
+    return agents_graph.action_list(workspace=workspace, status=status)
+
+
 # -- the review queue ---------------------------------------------------------------------------------
 
 # Each side of the review queue shows at most this many decisions, the most recently flagged first;
@@ -171,8 +205,10 @@ def actions_by_decision(
     *, workspace: Workspace, decisions: list[agents_graph.Decision]
 ) -> dict[str, list[agents_graph.Action]]:
     """For each decision, the actions that depend on it (read in one query for all of them)."""
-    actions = agents_graph.actions_get(workspace=workspace, action_ids=[a for d in decisions for a in d.action_ids])
-    return {d.id: [a for a in actions if d.id in a.decision_ids] for d in decisions}
+    # An action that depends on two of them is read once and listed under each.
+    ids = list(dict.fromkeys(a for d in decisions for a in d.action_ids))
+    found = {a.id: a for a in agents_graph.actions_get(workspace=workspace, action_ids=ids)}
+    return {d.id: [found[a] for a in d.action_ids if a in found] for d in decisions}
 
 
 def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:

@@ -11,12 +11,11 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm, llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from agents import graph as agents_graph
 from agents import selectors, services
 from agents.statuses import ActionStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -60,6 +59,7 @@ def agent_label() -> str:
 # -- asking -------------------------------------------------------------------------------------
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
@@ -78,7 +78,7 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
                 return redirect("agents:run", ws_id=workspace.id, run_id=run_id)
     context = {
         "workspace": membership.workspace, "membership": membership, "form": form, "agent_label": agent_label(),
-        "runs": agents_graph.run_list(workspace=membership.workspace, limit=20),
+        "runs": selectors.newest_runs(workspace=membership.workspace, limit=20),
     }  # fmt: skip
     return render(request, "agents/ask.html", context, status=422 if form.errors else 200)
 
@@ -107,7 +107,7 @@ def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     status = status if status in dict(DECISION_STATUSES) else ""
     context = {
         "workspace": membership.workspace, "membership": membership, "status": status, "statuses": DECISION_STATUSES,
-        "decisions": agents_graph.decision_list(workspace=membership.workspace, status=status),
+        "decisions": selectors.newest_decisions(workspace=membership.workspace, status=status),
         "form": DecisionForm(),
     }  # fmt: skip
     template = "agents/decision_list.html#decision-table" if request.htmx else "agents/decision_list.html"
@@ -130,7 +130,7 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     context = {
         "workspace": workspace, "membership": membership, "status": "", "statuses": DECISION_STATUSES,
-        "decisions": agents_graph.decision_list(workspace=workspace), "form": form,
+        "decisions": selectors.newest_decisions(workspace=workspace), "form": form,
     }  # fmt: skip
     return render(request, "agents/decision_list.html", context, status=422)
 
@@ -176,7 +176,7 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     status = status if status in dict(ACTION_STATUSES) else ""
     context = {
         "workspace": membership.workspace, "membership": membership, "status": status, "statuses": ACTION_STATUSES,
-        "actions": agents_graph.action_list(workspace=membership.workspace, status=status),
+        "actions": selectors.newest_actions(workspace=membership.workspace, status=status),
     }  # fmt: skip
     template = "agents/action_list.html#action-table" if request.htmx else "agents/action_list.html"
     return render(request, template, context)

@@ -13,7 +13,6 @@ from pydantic.config import JsonDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
-from claims import graph as claims_graph
 from claims import selectors, services
 from claims.evidence import Reason
 from claims.statuses import ClaimStatus, JobStatus
@@ -238,7 +237,7 @@ class SearchPageOut(Page[ClaimOut]):
     fell_back_to_words: bool = Field(description="True when no claim held the whole query, so its words were used.")
 
 
-def claim_out(claim: claims_graph.Claim) -> dict[str, Any]:
+def claim_out(claim: selectors.Claim) -> dict[str, Any]:
     """A claim in the API's shape."""
     fragment = claim.fragments[0] if claim.fragments else None
     return {
@@ -264,7 +263,7 @@ def claim_out(claim: claims_graph.Claim) -> dict[str, Any]:
     }
 
 
-def cited_passage_out(cited: claims_graph.CitedPassage | None) -> dict[str, Any] | None:
+def cited_passage_out(cited: selectors.CitedPassage | None) -> dict[str, Any] | None:
     if cited is None:
         return None
     return {
@@ -273,7 +272,7 @@ def cited_passage_out(cited: claims_graph.CitedPassage | None) -> dict[str, Any]
     }  # fmt: skip
 
 
-def extraction_out(extraction: claims_graph.Extraction | None) -> dict[str, Any] | None:
+def extraction_out(extraction: selectors.Extraction | None) -> dict[str, Any] | None:
     if extraction is None:
         return None
     return {
@@ -352,7 +351,7 @@ def source_rejected(request: HttpRequest, ws_id: PathId, source_id: PathId, page
         raise services.SourceNotFound("No such source in this workspace.")
     rejected = selectors.rejected_page(workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor)
 
-    def rejected_out(item: claims_graph.RejectedClaim) -> dict[str, Any]:
+    def rejected_out(item: selectors.RejectedClaim) -> dict[str, Any]:
         row: dict[str, Any] = {
             "statement": item.statement, "evidence_quote": item.evidence_quote, "reason": item.reason,
             "detail": item.detail,

@@ -13,9 +13,17 @@ from afterhack.clock import now_iso
 from afterhack.ids import storable
 from afterhack.pagination import Paged, page_of, paged, position_after
 from claims import graph as claims_graph
+from claims.graph import CitedPassage as CitedPassage
+from claims.graph import Claim as Claim
 from claims.graph import ClaimSpan, SearchHit
+from claims.graph import Extraction as Extraction
+from claims.graph import RejectedClaim as RejectedClaim
+from claims.graph import SourceSummary as SourceSummary
+from claims.graph import SourceVersion as SourceVersion
 from claims.text import Span
 from workspaces.models import Workspace
+
+# The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a graph.py.
 
 SEARCH_LIMIT = 50
 # A search through the API ranks at most this many of the claims that match.

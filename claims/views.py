@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import llm
 from afterhack.errors import UserError
@@ -20,8 +20,9 @@ from afterhack.htmx import HtmxRequest
 from claims import selectors, services
 from claims.text import MAX_SOURCE_CHARS
 from corrections import selectors as corrections_selectors
+from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
-from workspaces.models import AuditEvent, Workspace
+from workspaces.models import Workspace
 
 MAX_UPLOAD_BYTES = 8 * 1024 * 1024
 
@@ -84,6 +85,7 @@ def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     return render(request, "claims/source_list.html", context)
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
@@ -226,9 +228,7 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     provenance = selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id)
     if provenance is None:
         raise Http404("No such claim in this workspace.")
-    history = AuditEvent.objects.filter(workspace=membership.workspace, payload__claim_id=claim_id).order_by(
-        "created_at", "id"
-    )
+    history = workspace_selectors.claim_events(workspace=membership.workspace, claim_id=claim_id)
     fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
     context = {
         "workspace": membership.workspace, "membership": membership, "p": provenance, "history": history, "fate": fate,

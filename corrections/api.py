@@ -16,7 +16,6 @@ from agents.api import router as agents_router
 from claims import services as claims_services
 from claims.api import EvidenceErrorOut, SourceText
 from claims.text import MAX_SOURCE_CHARS
-from corrections import graph as corrections_graph
 from corrections import review, selectors, services
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -67,7 +66,7 @@ class ApplyIn(Input):
     ]
     revision: Annotated[
         StrictInt,
-        Field(ge=0, le=corrections_graph.MAX_REVISION, description="The `revision` the preview answered."),
+        Field(ge=0, le=selectors.MAX_REVISION, description="The `revision` the preview answered."),
         Refuse(words="“revision” must be the whole number the preview returned."),
     ]
     idempotency_key: Annotated[
@@ -146,7 +145,7 @@ class EvidenceChangeOut(Schema):
     affected: AffectedOut
 
 
-def correction_out(correction: corrections_graph.Correction) -> dict[str, Any]:
+def correction_out(correction: selectors.Correction) -> dict[str, Any]:
     return {
         "id": correction.id, "claim_id": correction.claim_id, "replacement_claim_id": correction.replacement_claim_id,
         "statement": correction.statement, "reason": correction.reason, "actor": correction.actor,

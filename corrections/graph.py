@@ -352,6 +352,20 @@ def correction_count(*, workspace: HasGraph) -> int:
     return int(graph.ro_query(workspace, CORRECTION_COUNT, params)[0][0])
 
 
+# The same read as CORRECTION_GET, for many ids at once (the review queue names each decision's correction).
+CORRECTIONS_GET = "UNWIND $correction_ids AS correction_id " + CORRECTION_GET.replace("$correction_id", "correction_id")
+
+
+def corrections_get(*, workspace: HasGraph, correction_ids: list[str]) -> list[Correction]:
+    """The corrections with these ids that exist (each once), in the order given, in one query."""
+    ids = list(dict.fromkeys(canonical for i in correction_ids if (canonical := parse_id(i))))
+    if not ids:
+        return []
+    rows = graph.ro_query(workspace, CORRECTIONS_GET, {"correction_ids": ids})
+    found = {c.id: c for c in (Correction.from_map(row[0]) for row in rows)}
+    return [found[i] for i in ids if i in found]
+
+
 # Settling a pending intent as failed first fences its correction id: should its graph write
 # still be on its way (the client gave up, the server did not), it then writes nothing.
 # (Counted, not `WITH x WHERE x IS NULL`: FalkorDB 4.22 does not filter that before a MERGE.)

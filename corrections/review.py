@@ -16,7 +16,7 @@ from django.db import transaction
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from agents import services as agents_services
-from agents.graph import Decision
+from agents.selectors import Decision
 from agents.statuses import DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
 from corrections import review_graph

@@ -1,14 +1,22 @@
-"""Reads of the corrections app: the workspace's corrections a page at a time, and what happened to a claim."""
+"""Reads of the corrections app: the workspace's corrections (a page at a time, filtered, or by id), a claim's
+chain, and what happened to a claim."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from afterhack.pagination import Paged, page_of
-from claims import graph as claims_graph
+from claims import selectors as claims_selectors
+from claims.selectors import Claim
 from claims.statuses import ClaimStatus
 from corrections import graph as corrections_graph
+from corrections.graph import MAX_REVISION as MAX_REVISION
+from corrections.graph import Correction as Correction
 from workspaces.models import AuditEvent, Workspace
+
+# The shapes these reads return (and the largest revision a preview hands out) are re-exported above (`X as X`),
+# so pages and API modules name them without a graph.py.
 
 
 def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[corrections_graph.Correction]:
@@ -30,11 +38,11 @@ class Fate:
     who: str | None
     why: str
     correction: corrections_graph.Correction | None = None
-    replacement: claims_graph.Claim | None = None
+    replacement: Claim | None = None
     source_id: str | None = None
 
 
-def claim_fate(*, workspace: Workspace, claim: claims_graph.Claim) -> Fate | None:
+def claim_fate(*, workspace: Workspace, claim: Claim) -> Fate | None:
     """Why a superseded or retracted claim stopped holding, for its pages; None for a claim that holds."""
     if claim.status == ClaimStatus.SUPERSEDED:
         return _superseded(workspace, claim)
@@ -43,16 +51,16 @@ def claim_fate(*, workspace: Workspace, claim: claims_graph.Claim) -> Fate | Non
     return None
 
 
-def _superseded(workspace: Workspace, claim: claims_graph.Claim) -> Fate:
+def _superseded(workspace: Workspace, claim: Claim) -> Fate:
     found = corrections_graph.correction_list(workspace=workspace, claim_id=claim.id, limit=10)
     correction = next((c for c in found if c.claim_id == claim.id), None)
     if correction is None:
         return Fate(claim.status, claim.status_changed_at, None, "It was replaced by a correction.")
-    replacement = claims_graph.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
+    replacement = claims_selectors.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
     return Fate(claim.status, correction.applied_at, correction.actor, correction.reason, correction, replacement)
 
 
-def _retracted(workspace: Workspace, claim: claims_graph.Claim) -> Fate:
+def _retracted(workspace: Workspace, claim: Claim) -> Fate:
     # The graph keeps that the claim was retracted and when; who did it, and to which version,
     # is in the audit trail (the event lists the claims it retracted).
     verb = "source.versioned" if claim.retraction == "quote_vanished" else "source.retracted"
@@ -74,3 +82,30 @@ def _retracted(workspace: Workspace, claim: claims_graph.Claim) -> Fate:
         why,
         source_id=claim.source_id,
     )
+
+
+def correction_get(*, workspace: Workspace, correction_id: str) -> corrections_graph.Correction | None:
+    """One correction with what it corrected, or None."""
+    return corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+
+
+def corrections_get(*, workspace: Workspace, correction_ids: list[str]) -> list[corrections_graph.Correction]:
+    """The corrections with these ids that exist, in the order given (one query for all of them)."""
+    return corrections_graph.corrections_get(workspace=workspace, correction_ids=correction_ids)
+
+
+def corrections_matching(
+    *, workspace: Workspace, actor: str = "", claim_id: str = "", since: str = "", until: str = ""
+) -> list[corrections_graph.Correction]:
+    """The workspace's corrections by this person, of this claim (old or replacement), applied in [since, until),
+    newest first; an empty filter selects all."""
+    return corrections_graph.correction_list(
+        workspace=workspace, actor=actor, claim_id=claim_id, since=since, until=until
+    )
+
+
+def claim_chain(
+    *, workspace: Workspace, claim_id: str
+) -> tuple[dict[str, Any] | None, list[Any], list[dict[str, Any]]] | None:
+    """Where the claim comes from, the decisions that rest on it, and its corrections; None for no such claim."""
+    return corrections_graph.claim_chain(workspace=workspace, claim_id=claim_id)

@@ -19,23 +19,21 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm
 from afterhack.errors import Conflict, UserError
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
-from agents import graph as agents_graph
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
-from claims import graph as claims_graph
 from claims import selectors as claims_selectors
 from claims import services as claims_services
 from claims.services import EvidenceNotFound
 from claims.text import MAX_SOURCE_CHARS, Span
-from corrections import graph as corrections_graph
 from corrections import review, selectors, services
+from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
 
@@ -96,13 +94,13 @@ IMPACT_WORDS = {
 def what_changed(workspace: Workspace, before: dict[str, list[str]], after: dict[str, list[str]]) -> list[str]:
     """The differences between the impact a person previewed and the impact now, in words."""
     ids = {i for key in IMPACT_WORDS for i in set(before.get(key, [])) ^ set(after.get(key, []))}
-    names: dict[str, str] = {}
-    for node_id in ids:
-        if decision := agents_graph.decision_get(workspace=workspace, decision_id=node_id):
-            names[node_id] = f"the decision “{decision.title}”"
-        elif action := agents_graph.action_get(workspace=workspace, action_id=node_id):
-            names[node_id] = f"the action “{action.title}”"
-    for claim in claims_graph.claims_get(workspace=workspace, claim_ids=sorted(ids - set(names))):
+    names = {
+        d.id: f"the decision “{d.title}”"
+        for d in agents_selectors.decisions_get(workspace=workspace, decision_ids=sorted(ids))
+    }
+    for action in agents_selectors.actions_get(workspace=workspace, action_ids=sorted(ids - set(names))):
+        names[action.id] = f"the action “{action.title}”"
+    for claim in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=sorted(ids - set(names))):
         names[claim.id] = f"the claim “{claim.statement}”"
     lines = []
     for key, (added, removed) in IMPACT_WORDS.items():
@@ -120,63 +118,60 @@ def _sentence_start(words: str) -> str:
 class ImpactView:
     """The preview in words: titles instead of ids."""
 
-    needing_review: list[agents_graph.Decision]
-    still_supported: list[tuple[agents_graph.Decision, list[str]]]
-    actions_held: list[agents_graph.Action]
-    claims_unsupported: list[claims_graph.Claim]
+    needing_review: list[agents_selectors.Decision]
+    still_supported: list[tuple[agents_selectors.Decision, list[str]]]
+    actions_held: list[agents_selectors.Action]
+    claims_unsupported: list[claims_selectors.Claim]
     # Still supported, but check: each decision with the remaining supports that say what is
     # being corrected, and the actions that stay open because of them.
-    restating: list[tuple[agents_graph.Decision, list[agents_graph.Support], list[agents_graph.Action]]]
+    restating: list[tuple[agents_selectors.Decision, list[agents_selectors.Support], list[agents_selectors.Action]]]
 
 
 def impact_view(workspace: Workspace, preview: services.Preview) -> ImpactView:
     impact = preview.impact
     decisions = {
-        d: agents_graph.decision_get(workspace=workspace, decision_id=d)
-        for d in impact.decisions_needing_review + impact.decisions_still_supported
+        d.id: d
+        for d in agents_selectors.decisions_get(
+            workspace=workspace, decision_ids=impact.decisions_needing_review + impact.decisions_still_supported
+        )
     }
     statements = {
         c.id: c.statement
-        for c in claims_graph.claims_get(
+        for c in claims_selectors.claims_by_ids(
             workspace=workspace, claim_ids=[i for ids in impact.still_supported_by.values() for i in ids]
         )
     }
-    support_titles = {d.id: d.title for d in decisions.values() if d}
+    support_titles = {d.id: d.title for d in decisions.values()}
 
     def named(ids: list[str]) -> list[str]:
         return [statements.get(i) or support_titles.get(i) or i for i in ids]
 
     return ImpactView(
-        needing_review=[d for i in impact.decisions_needing_review if (d := decisions[i])],
+        needing_review=[d for i in impact.decisions_needing_review if (d := decisions.get(i))],
         still_supported=[
             (d, named(impact.still_supported_by.get(i, [])))
             for i in impact.decisions_still_supported
-            if (d := decisions[i])
+            if (d := decisions.get(i))
         ],
-        actions_held=[
-            a for i in impact.actions_held if (a := agents_graph.action_get(workspace=workspace, action_id=i))
-        ],
-        claims_unsupported=claims_graph.claims_get(workspace=workspace, claim_ids=impact.claims_unsupported),
+        actions_held=agents_selectors.actions_get(workspace=workspace, action_ids=impact.actions_held),
+        claims_unsupported=claims_selectors.claims_by_ids(workspace=workspace, claim_ids=impact.claims_unsupported),
         restating=_restating_view(workspace, preview, decisions),
     )
 
 
 def _restating_view(
-    workspace: Workspace, preview: services.Preview, decisions: dict[str, agents_graph.Decision | None]
-) -> list[tuple[agents_graph.Decision, list[agents_graph.Support], list[agents_graph.Action]]]:
+    workspace: Workspace, preview: services.Preview, decisions: dict[str, agents_selectors.Decision]
+) -> list[tuple[agents_selectors.Decision, list[agents_selectors.Support], list[agents_selectors.Action]]]:
     flagged = set(preview.restating)
-    rows = []
-    for decision_id in preview.impact.decisions_still_supported:
-        decision = decisions[decision_id]
-        supports = [s for s in decision.supports if s.id in flagged] if decision else []
-        if decision and supports:
-            open_actions = [
-                a
-                for i in decision.action_ids
-                if (a := agents_graph.action_get(workspace=workspace, action_id=i)) and a.status in ("pending", "held")
-            ]
-            rows.append((decision, supports, open_actions))
-    return rows
+    restating = [
+        (decision, supports)
+        for decision_id in preview.impact.decisions_still_supported
+        if (decision := decisions.get(decision_id)) and (supports := [s for s in decision.supports if s.id in flagged])
+    ]
+    actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=[d for d, _ in restating])
+    return [
+        (decision, supports, agents_selectors.open_actions(actions[decision.id])) for decision, supports in restating
+    ]
 
 
 @dataclass(frozen=True)
@@ -184,14 +179,14 @@ class PassagePicker:
     """Where the reviewer picks the passage a correction also cites: the sources to cite from, and the chosen
     one's text (the claim's own quote marked when it is the claim's source), with the passage picked so far."""
 
-    sources: list[claims_graph.SourceSummary]
-    version: claims_graph.SourceVersion | None
+    sources: list[claims_selectors.SourceSummary]
+    version: claims_selectors.SourceVersion | None
     text: SafeString
     quote: str
     start: object
 
 
-def passage_picker(workspace: Workspace, claim: claims_graph.Claim, form: forms.Form) -> PassagePicker:
+def passage_picker(workspace: Workspace, claim: claims_selectors.Claim, form: forms.Form) -> PassagePicker:
     # The claim's own source first, then the others, newest first.
     active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == "active"]
     sources = sorted(active, key=lambda s: s.id != claim.source_id)
@@ -211,7 +206,7 @@ def passage_picker(workspace: Workspace, claim: claims_graph.Claim, form: forms.
 
 
 def _correct_context(
-    request: HtmxRequest, workspace: Workspace, claim: claims_graph.Claim, **extra: Any
+    request: HtmxRequest, workspace: Workspace, claim: claims_selectors.Claim, **extra: Any
 ) -> dict[str, Any]:
     fate = selectors.claim_fate(workspace=workspace, claim=claim)
     context = {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim}
@@ -224,11 +219,12 @@ def _cited_passage_refused(error: Exception) -> str:
     return f"The passage to cite was refused: {error} Nothing was applied; select it again in the text, or remove it."
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     """The correction page: a statement and a reason, then the preview of its impact, then Apply."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise Http404("No such claim in this workspace.")
     if request.method != "POST":
@@ -253,7 +249,7 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
 def _render_form(
     request: HtmxRequest,
     workspace: Workspace,
-    claim: claims_graph.Claim,
+    claim: claims_selectors.Claim,
     form: forms.Form,
     status: int = 200,
     error: str = "",
@@ -273,7 +269,7 @@ def _render_form(
 def _render_preview(
     request: HtmxRequest,
     workspace: Workspace,
-    claim: claims_graph.Claim,
+    claim: claims_selectors.Claim,
     data: dict[str, Any],
     notice: str = "",
     previewed: dict[str, list[str]] | None = None,
@@ -314,7 +310,7 @@ def _render_preview(
 @login_required
 def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise Http404("No such claim in this workspace.")
     form = ApplyForm(request.POST)
@@ -353,9 +349,9 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     return redirect(target)
 
 
-def _reread(workspace: Workspace, claim: claims_graph.Claim) -> claims_graph.Claim:
+def _reread(workspace: Workspace, claim: claims_selectors.Claim) -> claims_selectors.Claim:
     """The claim as it is now: another tab or person may have corrected it since this request read it."""
-    return claims_graph.claim_get(workspace=workspace, claim_id=claim.id) or claim
+    return claims_selectors.claim_get(workspace=workspace, claim_id=claim.id) or claim
 
 
 def _hidden_field_errors(form: forms.Form) -> str:
@@ -384,9 +380,9 @@ class Picker:
     decision_id: str
     here: str
     query: str
-    results: list[agents_graph.ClaimCard]
-    chosen: list[agents_graph.ClaimCard]
-    suggestion: agents_graph.ClaimCard | None = None
+    results: list[agents_selectors.ClaimCard]
+    chosen: list[agents_selectors.ClaimCard]
+    suggestion: agents_selectors.ClaimCard | None = None
 
     @property
     def chosen_ids(self) -> list[str]:
@@ -412,10 +408,10 @@ class Picker:
 class ReviewItem:
     """A decision waiting for review with what a reviewer needs to decide, and the forms' state."""
 
-    decision: agents_graph.Decision
-    correction: corrections_graph.Correction | None
-    actions: list[agents_graph.Action]
-    open_actions: list[agents_graph.Action]
+    decision: agents_selectors.Decision
+    correction: selectors.Correction | None
+    actions: list[agents_selectors.Action]
+    open_actions: list[agents_selectors.Action]
     picker: Picker
     title: str = ""
     rationale: str = ""
@@ -448,7 +444,7 @@ def _ids_in(params: Any, name: str) -> tuple[str, ...]:
 
 
 def picker_of(
-    workspace: Workspace, state: PickerState, here: str, suggestion: agents_graph.ClaimCard | None = None
+    workspace: Workspace, state: PickerState, here: str, suggestion: agents_selectors.ClaimCard | None = None
 ) -> Picker:
     """The picker as `state` left it: the claims found for its search, the chosen ones, and the
     suggestion if it can support a decision and is not chosen already."""
@@ -459,15 +455,13 @@ def picker_of(
 
 
 def review_items(
-    workspace: Workspace, decisions: list[agents_graph.Decision], state: PickerState, here: str
+    workspace: Workspace, decisions: list[agents_selectors.Decision], state: PickerState, here: str
 ) -> list[ReviewItem]:
     """Each decision with the correction that flagged it, its actions, and its picker (as `state` left it
     for the decision it names), read in a few queries for all of them."""
-    corrections = {
-        correction_id: corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
-        for correction_id in {d.flagged_by for d in decisions if d.flagged_by}
-    }
-    replacements = [c.replacement_claim_id for c in corrections.values() if c]
+    flagged_by = [d.flagged_by for d in decisions if d.flagged_by]
+    corrections = {c.id: c for c in selectors.corrections_get(workspace=workspace, correction_ids=flagged_by)}
+    replacements = [c.replacement_claim_id for c in corrections.values()]
     cards = {c.id: c for c in agents_selectors.claim_cards(workspace=workspace, claim_ids=replacements)}
     actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
     items = []
@@ -618,7 +612,7 @@ def _dismiss(request: HtmxRequest, workspace: Workspace, decision_id: str) -> Ht
 
 
 def _ask_to_dismiss(
-    request: HtmxRequest, workspace: Workspace, decision: agents_graph.Decision, back: str
+    request: HtmxRequest, workspace: Workspace, decision: agents_selectors.Decision, back: str
 ) -> HttpResponse:
     cancelled = agents_selectors.open_actions(agents_selectors.decision_actions(workspace=workspace, decision=decision))
     titles = ", ".join(f"“{a.title}”" for a in cancelled)
@@ -635,7 +629,7 @@ def _ask_to_dismiss(
     )
 
 
-def _named(decision: agents_graph.Decision) -> str:
+def _named(decision: agents_selectors.Decision) -> str:
     """How the pages name a decision: an unanswered one by its question."""
     if decision.kind == DecisionKind.UNANSWERED and decision.question:
         return f"the question “{decision.question}”"
@@ -671,10 +665,10 @@ class HistoryFilterForm(forms.Form):
             raise forms.ValidationError("This is not a claim id; copy the id from the claim's page.")
         return claim_id or ""
 
-    def corrections(self, workspace: Workspace) -> list[corrections_graph.Correction]:
+    def corrections(self, workspace: Workspace) -> list[selectors.Correction]:
         """The corrections these (valid) filters select."""
         since, until = self.cleaned_data["since"], self.cleaned_data["until"]
-        return corrections_graph.correction_list(
+        return selectors.corrections_matching(
             workspace=workspace,
             actor=self.cleaned_data["actor"],
             claim_id=self.cleaned_data["claim"],
@@ -707,22 +701,21 @@ def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpRespons
 
 
 def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> HttpResponse:
-    correction = corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+    correction = selectors.correction_get(workspace=workspace, correction_id=correction_id)
     if correction is None:
         raise Http404("No such correction in this workspace.")
-    old = claims_graph.claim_get(workspace=workspace, claim_id=correction.claim_id)
-    new = claims_graph.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
-    decisions = {
-        key: [d for i in ids if (d := agents_graph.decision_get(workspace=workspace, decision_id=i))]
-        for key, ids in correction.affected.items()
-        if key.startswith("decisions")
+    old = claims_selectors.claim_get(workspace=workspace, claim_id=correction.claim_id)
+    new = claims_selectors.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
+    affected = {key: ids for key, ids in correction.affected.items() if key.startswith("decisions")}
+    found = {
+        d.id: d
+        for d in agents_selectors.decisions_get(
+            workspace=workspace, decision_ids=[i for ids in affected.values() for i in ids]
+        )
     }
-    actions = [
-        a
-        for i in correction.affected.get("actions_held", [])
-        if (a := agents_graph.action_get(workspace=workspace, action_id=i))
-    ]
-    unsupported = claims_graph.claims_get(
+    decisions = {key: [found[i] for i in ids if i in found] for key, ids in affected.items()}
+    actions = agents_selectors.actions_get(workspace=workspace, action_ids=correction.affected.get("actions_held", []))
+    unsupported = claims_selectors.claims_by_ids(
         workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
     )
     context = {
@@ -746,7 +739,9 @@ def audit(request: HtmxRequest) -> HttpResponse:
     filters = HistoryFilterForm(request.GET)
     if not filters.is_valid():
         return render(request, "corrections/audit.html", {"rows": [], "filters": filters}, status=400)
-    rows = [(workspace, c) for workspace in Workspace.objects.order_by("name") for c in filters.corrections(workspace)]
+    rows = [
+        (workspace, c) for workspace in workspace_selectors.workspaces_by_name() for c in filters.corrections(workspace)
+    ]
     rows.sort(key=lambda row: row[1].applied_at, reverse=True)
     return render(request, "corrections/audit.html", {"rows": rows[:500], "filters": filters})
 
@@ -754,7 +749,7 @@ def audit(request: HtmxRequest) -> HttpResponse:
 @require_GET
 @staff_member_required
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
-    workspace = Workspace.objects.filter(id=ws_id).first()
+    workspace = workspace_selectors.workspace_get(workspace_id=ws_id)
     if workspace is None:
         raise Http404("No such workspace.")
     return _detail(request, workspace, correction_id, {"auditing": True})
@@ -765,8 +760,8 @@ def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpR
 def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     """The product view of one claim: where it comes from, what rests on it, how it was corrected."""
     membership = get_membership(request.user, ws_id)
-    claim = claims_graph.claim_get(workspace=membership.workspace, claim_id=claim_id)
-    chain = corrections_graph.claim_chain(workspace=membership.workspace, claim_id=claim_id)
+    claim = claims_selectors.claim_get(workspace=membership.workspace, claim_id=claim_id)
+    chain = selectors.claim_chain(workspace=membership.workspace, claim_id=claim_id)
     if claim is None or chain is None:
         raise Http404("No such claim in this workspace.")
     source, decisions, corrections = chain
@@ -786,11 +781,12 @@ class VersionForm(forms.Form):
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12}), strip=False)
 
 
+@require_http_methods(["GET", "POST"])
 @login_required
 def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     """Add a new version of a source (its claims re-validated) or retract it (its claims retracted)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
+    version = claims_selectors.source_get(workspace=workspace, source_id=source_id)
     if version is None:
         raise Http404("No such source in this workspace.")
     form = VersionForm(request.POST or None, initial={"text": version.text})

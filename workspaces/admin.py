@@ -18,7 +18,6 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
-from workspaces import graph as workspace_graph
 from workspaces import services
 from workspaces.auth import ThrottledLoginForm
 from workspaces.models import ApiToken, AuditEvent, LoginFailures, Membership, Role, Workspace
@@ -81,7 +80,7 @@ class WorkspaceAdmin(CheckedModelAdmin):
         super().save_model(request, obj, form, change)
         if "independent_sources" in form.changed_data:
             # Previews were computed under the old policy: make them stale.
-            workspace_graph.revision_bump(workspace=obj)
+            services.previews_invalidate(workspace=obj)
         if form.changed_data:
             services.record_event(
                 actor=request.user, workspace=obj, verb="workspace.changed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from django.db.models import Q, QuerySet
 
@@ -60,6 +61,21 @@ def members_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Pag
 def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEvent]:
     """The workspace's newest audit events."""
     return AuditEvent.objects.filter(workspace=workspace).order_by("-created_at", "-id")[:limit]
+
+
+def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this claim, oldest first."""
+    return AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id).order_by("created_at", "id")
+
+
+def workspaces_by_name() -> QuerySet[Workspace]:
+    """Every workspace, by name (for staff auditors)."""
+    return Workspace.objects.order_by("name")
+
+
+def workspace_get(*, workspace_id: UUID) -> Workspace | None:
+    """The workspace with this id, or None (for staff auditors, whatever their membership)."""
+    return Workspace.objects.filter(id=workspace_id).first()
 
 
 @dataclass(frozen=True)

@@ -230,3 +230,8 @@ def token_revoke(*, token: ApiToken, actor: Any) -> ApiToken:
             )
     token.refresh_from_db(fields=["revoked_at"])
     return token
+
+
+def previews_invalidate(*, workspace: Workspace) -> None:
+    """Makes every preview computed so far stale (the workspace's policy changed), by bumping its revision."""
+    workspace_graph.revision_bump(workspace=workspace)

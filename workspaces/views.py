@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from afterhack.graph import GraphError
+from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user, get_membership

@@ -28,6 +28,204 @@ def modules_importing(package: str, root: Path = ROOT) -> set[str]:
     return found
 
 
+# -- layering: which module may import which -----------------------------------------------------
+
+# The apps, lowest first: each imports only apps below it. `afterhack` is the foundation (the gateways,
+# errors, ids, pagination, schemas) that every app uses, and it imports none of them...
+LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections")
+# ...except in the project's wiring, which composes the apps: the URLconf, the API that mounts each app's
+# router, the demo data, the request-size guard (the longest source a form may send) and the commands.
+WIRING = (
+    "afterhack/urls.py",
+    "afterhack/api.py",
+    "afterhack/demo.py",
+    "afterhack/middleware.py",
+    "afterhack/management/",
+)
+# The named vocabulary (each app's statuses.py: StrEnums that import nothing of the project) is a leaf, so
+# any layer may name it: the holds rule and the templates speak every app's statuses.
+VOCABULARY = "statuses"
+# Upward imports still in the tree, each with why; the test fails when one is gone, so the list only shrinks.
+UPWARD = {
+    ("afterhack/jobs.py", "workspaces.models"): "the task runner looks up the workspace a job runs in",
+    ("claims/views.py", "corrections.selectors"): "the claim page says why a claim no longer holds (claim_fate), "
+    "which only the corrections app knows",
+}
+
+# What an app may import from another one: its services (writes) and selectors (reads), and the
+# vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits).
+PUBLIC = {"services", "selectors", "statuses", "models", "access", "text"}
+# A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
+# must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
+# shared among their own kind.
+SHARED_WITH = {"graph": {"graph", "bench"}, "bench": {"bench"}, "api": {"api"}}
+# Cross-app graph.py imports outside graph.py still in the tree, each with why (this list only shrinks too).
+REACHING_IN = {
+    ("corrections/services.py", "claims.graph"): "the apply and new-version paths build claims' shapes "
+    "(fragments, cited passages) for their one-query writes",
+}
+
+# The ways in: pages, the JSON API, the admin and Celery tasks read through selectors and write through services.
+ENTRY_MODULES = {"views.py", "api.py", "admin.py", "tasks.py"}
+
+
+def project_files(root: Path = ROOT) -> list[Path]:
+    """The project's Python files (not migrations: they describe the database, not the layers)."""
+    return [p for folder in LAYERS for p in sorted((root / folder).rglob("*.py")) if "migrations" not in p.parts]
+
+
+def imports_in(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, module) for each module the file imports, relative imports resolved. `from app import x`
+    names the module app.x (an app's modules are what the layers are made of); `from app.x import y` names app.x."""
+    package = path.relative_to(root).parent.parts
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *base.split(".")]).strip(".")
+            named = [f"{base}.{alias.name}" for alias in node.names] if "." not in base else [base]
+            found += [(node.lineno, module) for module in dict.fromkeys(named)]
+    return found
+
+
+def app_module(module: str) -> str:
+    """`app.module` for a module inside an app (`claims.graph` for `claims.graph.x`), else the module."""
+    return ".".join(module.split(".")[:2])
+
+
+def kind(name: str) -> str:
+    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), or
+    the name itself (`views`, `services`, `bench`, ...)."""
+    return "graph" if name == "graph" or name.endswith("_graph") else name
+
+
+def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
+    """'file:line imports module' for each views, API, admin or tasks module that imports a graph.py (any app's)."""
+    return [
+        f"{path.relative_to(root)}:{line} imports {app_module(module)}"
+        for path in project_files(root)
+        if path.name in ENTRY_MODULES
+        for line, module in imports_in(path, root)
+        if module.split(".")[0] in LAYERS and kind(module.partition(".")[2].split(".")[0]) == "graph"
+    ]
+
+
+def upward_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
+    """(file, module) -> 'file:line imports module' for each import of an app above the file's own."""
+    found: dict[tuple[str, str], str] = {}
+    for path in project_files(root):
+        name = str(path.relative_to(root))
+        if name.startswith(WIRING):
+            continue
+        for line, module in imports_in(path, root):
+            app, _, rest = module.partition(".")
+            if rest.split(".")[0] == VOCABULARY:
+                continue
+            if app in LAYERS and LAYERS.index(app) > LAYERS.index(path.relative_to(root).parts[0]):
+                found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
+    return found
+
+
+def private_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
+    """(file, module) -> 'file:line imports module' for each import of another app's module that is
+    neither public nor shared with modules of the file's kind."""
+    found: dict[tuple[str, str], str] = {}
+    for path in project_files(root):
+        name, own = str(path.relative_to(root)), path.relative_to(root).parts[0]
+        for line, module in imports_in(path, root):
+            parts = module.split(".")
+            if parts[0] not in LAYERS[1:] or parts[0] == own or len(parts) < 2 or name.startswith(WIRING):
+                continue
+            if parts[1] not in PUBLIC and kind(path.stem) not in SHARED_WITH.get(kind(parts[1]), set()):
+                found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
+    return found
+
+
+# A Cypher query: a clause keyword, then a node pattern with a label or a relationship pattern.
+CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|RETURN)\b[\s\S]*(\(\w*:[A-Z]\w*|-\[\w*:[A-Z_]+)")
+
+
+def cypher_outside_graph_modules(root: Path = ROOT) -> list[str]:
+    """'file:line holds Cypher: ...' for each string holding Cypher outside the graph modules (each app's graph.py,
+    its *_graph.py parts, the gateway)."""
+    return [
+        f"{path.relative_to(root)}:{node.lineno} holds Cypher: {node.value.strip()[:60]!r}"
+        for path in project_files(root)
+        if kind(path.stem) != "graph"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CYPHER.search(node.value)
+    ]
+
+
+class LayeringTests:
+    def test_views_api_admin_and_tasks_never_import_a_graph_module(self) -> None:
+        assert graph_imports_of_entries() == [], "read through selectors.py, write through services.py"
+
+    def test_apps_import_only_downward(self) -> None:
+        found = upward_imports()
+        assert [found[key] for key in found.keys() - UPWARD.keys()] == [], f"apps depend downward: {LAYERS}"
+        assert UPWARD.keys() - found.keys() == set(), "an upward import listed as still needed is gone: unlist it"
+
+    def test_the_vocabulary_imports_nothing_of_the_project(self) -> None:
+        found = [
+            f"{path.relative_to(ROOT)}:{line} imports {module}"
+            for path in project_files()
+            if path.stem == VOCABULARY
+            for line, module in imports_in(path)
+            if module.split(".")[0] in LAYERS
+        ]
+        assert len([path for path in project_files() if path.stem == VOCABULARY]) >= 2
+        assert found == [], "statuses.py may be imported from any layer only because it imports nothing"
+
+    def test_apps_use_each_other_only_through_services_and_selectors(self) -> None:
+        found = private_imports()
+        assert [found[key] for key in found.keys() - REACHING_IN.keys()] == []
+        assert REACHING_IN.keys() - found.keys() == set(), "an import listed as still needed is gone: unlist it"
+
+    def test_cypher_lives_only_in_graph_modules(self) -> None:
+        assert cypher_outside_graph_modules() == []
+
+    def test_the_layering_checks_notice_what_they_forbid(self, tmp_path: Path) -> None:
+        for app in LAYERS:
+            (tmp_path / app).mkdir()
+        (tmp_path / "claims" / "views.py").write_text(
+            "from claims import graph\nimport agents.graph as g\nfrom .graph import Claim\nfrom . import selectors\n"
+        )
+        (tmp_path / "claims" / "api.py").write_text(
+            "from corrections.selectors import claim_fate\nfrom agents.statuses import DecisionStatus\n"
+        )
+        (tmp_path / "agents" / "services.py").write_text(
+            "from claims.graph import claim_get\nfrom claims import text\n"
+        )
+        (tmp_path / "agents" / "graph.py").write_text("from claims.graph import keyset\n")
+        (tmp_path / "agents" / "review_graph.py").write_text("from claims.graph import keyset\n")
+        (tmp_path / "agents" / "tasks.py").write_text("from agents.review_graph import RESOLVE\n")
+        (tmp_path / "agents" / "bench.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
+        (tmp_path / "workspaces" / "selectors.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
+        (tmp_path / "workspaces" / "graph.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
+        assert sorted(graph_imports_of_entries(tmp_path)) == [
+            "agents/tasks.py:1 imports agents.review_graph",
+            "claims/views.py:1 imports claims.graph",
+            "claims/views.py:2 imports agents.graph",
+            "claims/views.py:3 imports claims.graph",
+        ]
+        assert sorted(upward_imports(tmp_path).values()) == [
+            "claims/api.py:1 imports corrections.selectors",
+            "claims/views.py:2 imports agents.graph",
+        ]
+        assert sorted(private_imports(tmp_path).values()) == [
+            "agents/services.py:1 imports claims.graph",
+            "claims/views.py:2 imports agents.graph",
+        ]
+        assert sorted(cypher_outside_graph_modules(tmp_path)) == [
+            "agents/bench.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
+            "workspaces/selectors.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
+        ]
+
+
 class BoundaryTests:
     def test_it_reaches_falkordb_only_through_the_gateway(self) -> None:
         assert modules_importing("falkordb") == {"afterhack/graph.py"}
