@@ -15,6 +15,7 @@ from afterhack.ids import parse_id
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.statuses import DecisionKind, DecisionStatus
 from claims.graph import after_params, keyset
+from claims.statuses import JobStatus
 
 SUPPORTING_CLAIM = "current"
 SUPPORTING_DECISION = "supported"
@@ -115,11 +116,11 @@ class Run:
 
     @property
     def stalled(self) -> bool:
-        return self.status in ("queued", "running") and is_stale(self.updated_at)
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
 
     @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running") and not self.stalled
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
     @property
     def searched_claim_ids(self) -> list[str]:

@@ -25,8 +25,9 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
+from agents.statuses import ActionStatus, DecisionStatus, RevisedActions, RunAgent, TrajectoryEventKind
 from claims.services import InvalidSupport
+from claims.statuses import ClaimStatus
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -36,7 +37,6 @@ MAX_QUESTION_CHARS = 2_000
 MAX_TITLE_CHARS = 300
 MAX_RATIONALE_CHARS = 4_000
 MAX_SUPPORTS = 50
-OFFLINE_AGENT = "offline"
 
 
 class RunNotFound(Http404):
@@ -73,7 +73,7 @@ def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
     """Queues a run of the agent on the question; returns the run id."""
     question = clean_question(question)
     run_id = str(uuid.uuid4())
-    agent, model = ("model", llm.model_name()) if llm.is_configured() else (OFFLINE_AGENT, "")
+    agent, model = (RunAgent.MODEL, llm.model_name()) if llm.is_configured() else (RunAgent.OFFLINE, "")
     agents_graph.run_create(
         workspace=workspace, run_id=run_id, question=question, agent=agent, model=model,
         created_by=actor_name(actor), now=now_iso(),
@@ -111,11 +111,11 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
     trajectory = Trajectory(on_change=save_progress)
     tools = Toolbox(workspace, trajectory)
     try:
-        if run.agent == "model" and not llm.is_configured():
+        if run.agent == RunAgent.MODEL and not llm.is_configured():
             raise llm.LLMError("This run was queued for a model, but no model is configured now.")
         proposal, verdict = _think(run, tools)
     except llm.LLMError as error:
-        trajectory.add("failed", error=str(error))
+        trajectory.add(TrajectoryEventKind.FAILED, error=str(error))
         agents_graph.run_fail(
             workspace=workspace, run_id=run_id, error=str(error), trajectory=trajectory.as_json(), now=now_iso()
         )
@@ -127,19 +127,25 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
 def _think(run: agents_graph.Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
     """The Analyst, the handoff, the Coordinator: model or offline, same tools, same record."""
     trajectory = tools.trajectory
-    if run.agent == "model":
+    if run.agent == RunAgent.MODEL:
         deadline = time.monotonic() + float(settings.AFTERHACK_AGENT_TIMEOUT)
         proposal = model_analyst(
             run.question, tools, max_steps=int(settings.AFTERHACK_AGENT_MAX_STEPS), deadline=deadline
         )
-        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        trajectory.add(
+            TrajectoryEventKind.HANDOFF, from_role="analyst", to_role="coordinator", payload=proposal.as_json()
+        )
         verdict, usage = model_coordinator(run.question, proposal)
         trajectory.spent("coordinator", usage)
     else:
         proposal = offline_analyst(run.question, tools)
-        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        trajectory.add(
+            TrajectoryEventKind.HANDOFF, from_role="analyst", to_role="coordinator", payload=proposal.as_json()
+        )
         verdict = offline_coordinator(run.question, proposal, tools.statements)
-    trajectory.add("verdict", title=verdict.title, claim_ids=verdict.claim_ids, actions=verdict.actions)
+    trajectory.add(
+        TrajectoryEventKind.VERDICT, title=verdict.title, claim_ids=verdict.claim_ids, actions=verdict.actions
+    )
     return proposal, verdict
 
 
@@ -150,14 +156,18 @@ def _finish(
         verdict.claim_ids, searched=set(trajectory.searched), retrieved=set(trajectory.retrieved)
     )
     for item in dropped:
-        trajectory.add("dropped", claim_id=item.claim_id[:100], why=item.why)
+        trajectory.add(TrajectoryEventKind.DROPPED, claim_id=item.claim_id[:100], why=item.why)
     actions = [{"id": str(uuid.uuid4()), "title": title} for title in verdict.actions] if kept else []
     if verdict.actions and not kept:
         trajectory.add(
-            "actions_withheld", titles=verdict.actions, why="A decision without source-backed support gets no actions."
+            TrajectoryEventKind.ACTIONS_WITHHELD,
+            titles=verdict.actions,
+            why="A decision without source-backed support gets no actions.",
         )
-    step_of = {e.get("claim_id"): e["step"] for e in trajectory.events if e["kind"] == "retrieve"}
-    search_step = {cid: e["step"] for e in trajectory.events if e["kind"] == "search" for cid in e["result_ids"]}
+    step_of = {e.get("claim_id"): e["step"] for e in trajectory.events if e["kind"] == TrajectoryEventKind.RETRIEVE}
+    search_step = {
+        cid: e["step"] for e in trajectory.events if e["kind"] == TrajectoryEventKind.SEARCH for cid in e["result_ids"]
+    }
     outcome = agents_graph.run_finish(
         workspace=workspace, run_id=run.id, trajectory=trajectory.as_json(),
         searched=[{"claim_id": cid, "query": q, "step": search_step.get(cid, 0)} for cid, q in trajectory.searched.items()],
@@ -255,7 +265,7 @@ def _why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
     weak = [
         f"{i} ({label.lower()} is {status}{SUPERSEDED_HINT if status == DecisionStatus.SUPERSEDED else ''})"
         for i, (label, status) in states.items()
-        if status not in ("current", "supported")
+        if status not in (ClaimStatus.CURRENT, DecisionStatus.SUPPORTED)
     ]
     if not weak:
         return "What this decision would rest on changed while it was being saved; try again."

@@ -18,16 +18,12 @@ from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
 from agents import graph as agents_graph
 from agents import selectors, services
-from agents.statuses import ActionStatus
+from agents.statuses import ActionStatus, DecisionStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
-DECISION_STATUSES = [
-    ("", "All"),
-    ("supported", "Supported"),
-    ("needs_review", "Needs review"),
-    ("superseded", "Superseded"),
-]
-ACTION_STATUSES = [("", "All"), ("pending", "Pending"), ("held", "Held"), ("done", "Done"), ("cancelled", "Cancelled")]
+# The status filters of the decision and action lists: "" is every status, then each by its name in words.
+DECISION_STATUSES = [("", "All")] + [(status, status.replace("_", " ").capitalize()) for status in DecisionStatus]
+ACTION_STATUSES = [("", "All")] + [(status, status.capitalize()) for status in ActionStatus]
 
 
 class AskForm(forms.Form):
@@ -91,7 +87,7 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     view = selectors.run_view(workspace=membership.workspace, run_id=run_id)
     if view is None:
         raise Http404("No such run in this workspace.")
-    context = {"workspace": membership.workspace, "membership": membership, "v": view}
+    context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
 
@@ -142,7 +138,12 @@ def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
     view = selectors.decision_view(workspace=membership.workspace, decision_id=decision_id)
     if view is None:
         raise Http404("No such decision in this workspace.")
-    context = {"workspace": membership.workspace, "membership": membership, "v": view, "action_form": ActionForm()}
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "decision_view": view,
+        "action_form": ActionForm(),
+    }
     return render(request, "agents/decision.html", context)
 
 

@@ -13,6 +13,7 @@ from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
+from claims.statuses import JobStatus
 
 # -- pages of lists ----------------------------------------------------------------------
 
@@ -188,11 +189,11 @@ class Extraction:
 
     @property
     def stalled(self) -> bool:
-        return self.status in ("queued", "running") and is_stale(self.updated_at)
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
 
     @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running") and not self.stalled
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
 
 @dataclass(frozen=True)

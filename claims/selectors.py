@@ -14,6 +14,7 @@ from afterhack.ids import storable
 from afterhack.pagination import Paged, page_of, paged, position_after
 from claims import graph as claims_graph
 from claims.graph import ClaimSpan, SearchHit
+from claims.statuses import ClaimStatus
 from claims.text import Span
 from workspaces.models import Workspace
 
@@ -74,7 +75,7 @@ def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: 
     if fell_back:
         hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=candidates, before=before)
     scores = _fulltext_scores(workspace, words, candidates * 2) if len(hits) > 1 else {}
-    hits.sort(key=lambda hit: (-hit.hits, hit.status != "current", -scores.get(hit.id, 0.0), hit.id))
+    hits.sort(key=lambda hit: (-hit.hits, hit.status != ClaimStatus.CURRENT, -scores.get(hit.id, 0.0), hit.id))
     return SearchResult(hits, query, words, fell_back)
 
 
@@ -132,7 +133,7 @@ def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
             continue
         ids = " ".join(active)
         statuses = {span.status for span in active.values()}
-        status = "current" if "current" in statuses else next(iter(statuses))
+        status = ClaimStatus.CURRENT if ClaimStatus.CURRENT in statuses else next(iter(statuses))
         depth = min(len(active), 3)
         parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}" tabindex="0">{piece}</mark>')
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped

@@ -18,6 +18,7 @@ from afterhack import llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
 from claims import selectors, services
+from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
 from corrections import selectors as corrections_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -134,7 +135,11 @@ def source_extraction(request: HtmxRequest, ws_id: UUID, source_id: str) -> Http
     context = _source_context(request, ws_id, source_id)
     response = render(request, "claims/source_detail.html#extraction", context)
     extraction = context["page"].extraction
-    if request.GET.get("polling") and extraction is not None and extraction.status in ("done", "failed"):
+    if (
+        request.GET.get("polling")
+        and extraction is not None
+        and extraction.status in (JobStatus.DONE, JobStatus.FAILED)
+    ):
         response["HX-Refresh"] = "true"
     return response
 
@@ -231,7 +236,7 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     )
     fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
     context = {
-        "workspace": membership.workspace, "membership": membership, "p": provenance, "history": history, "fate": fate,
+        "workspace": membership.workspace, "membership": membership, "provenance": provenance, "history": history, "fate": fate,
     }  # fmt: skip
     return render(request, "claims/claim_detail.html", context)
 

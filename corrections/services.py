@@ -33,6 +33,7 @@ from afterhack.ids import is_storable, parse_id
 from claims import graph as claims_graph
 from claims.selectors import content_words
 from claims.services import Passage, active_version, clean_statement, passage_find
+from claims.statuses import ClaimStatus
 from claims.text import normalize
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
@@ -102,7 +103,7 @@ def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
     claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise ClaimNotFound("No such claim in this workspace.")
-    if claim.status != "current":
+    if claim.status != ClaimStatus.CURRENT:
         raise _not_current(claim.status)
     return claim
 
@@ -115,7 +116,7 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
     # The claim as the read behind the fingerprint saw it: a correction that landed in between
     # superseded it, which is the reason to give (the fingerprint differs only because of that).
     root = sub.nodes.get(claim.id)
-    if root is not None and root.status != "current":
+    if root is not None and root.status != ClaimStatus.CURRENT:
         raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
@@ -146,14 +147,14 @@ def restating(
             for antecedent in justification
             if (node := sub.nodes.get(antecedent)) is not None
             and node.kind != DECISION
-            and node.status == "current"
+            and node.status == ClaimStatus.CURRENT
             and antecedent != corrected.id
         }
     )
     if not removed or not candidates:
         return []
     claims = claims_graph.claims_get(workspace=workspace, claim_ids=candidates)
-    return sorted(c.id for c in claims if c.status == "current" and removed & set(content_words(c.statement)))
+    return sorted(c.id for c in claims if c.status == ClaimStatus.CURRENT and removed & set(content_words(c.statement)))
 
 
 # -- apply ----------------------------------------------------------------------------------------

@@ -727,7 +727,7 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
     )
     context = {
         "workspace": workspace,
-        "c": correction,
+        "correction": correction,
         "old": old,
         "new": new,
         "cited": claims_selectors.cited_view(workspace=workspace, claim=new),

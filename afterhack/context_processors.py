@@ -1,0 +1,29 @@
+"""The project's named vocabulary, given to every template so pages compare statuses and kinds by name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RunAgent, TrajectoryEventKind
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
+
+VOCABULARY: tuple[type[StrEnum], ...] = (
+    ClaimStatus,
+    SourceStatus,
+    JobStatus,
+    ConfidenceKind,
+    DecisionStatus,
+    DecisionKind,
+    ActionStatus,
+    Origin,
+    RunAgent,
+    TrajectoryEventKind,
+)
+
+
+def vocabulary(request: Any) -> dict[str, Mapping[str, StrEnum]]:
+    """Each enum by its class name, as a mapping of member names: `{% if claim.status == ClaimStatus.CURRENT %}`."""
+    # The members mapping, not the class: a template would call the class, as it calls any callable.
+    return {enum.__name__: enum.__members__ for enum in VOCABULARY}
