@@ -14,7 +14,15 @@ from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from agents import graph as agents_graph
 from agents import selectors, services
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
+from agents.statuses import (
+    ActionStatus,
+    DecisionKind,
+    DecisionStatus,
+    Origin,
+    RevisedActions,
+    RunAgent,
+    TrajectoryEventKind,
+)
 from claims.statuses import JobStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -165,10 +173,7 @@ class TrajectoryEventOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     step: int
-    kind: str = Field(
-        description="search, retrieve, retrieve_refused, tool_error, model_call, handoff, verdict, dropped, "
-        "actions_withheld or failed."
-    )
+    kind: TrajectoryEventKind = Field(description="What the step was; each kind carries its own details.")
 
 
 class TokensOut(Schema):
@@ -185,7 +190,7 @@ class RunOut(Schema):
     decision: DecisionOut | None
     actions: list[ActionOut]
     error: str | None = Field(description="Why it failed, in words.")
-    agent: str = Field(description="model, or offline when no model is configured.")
+    agent: RunAgent = Field(description="model, or offline when no model is configured.")
     model: str | None
     model_calls: int
     tokens: TokensOut
@@ -199,7 +204,7 @@ class RunSummaryOut(Schema):
     id: IdOut
     status: JobStatus
     question: str
-    agent: str
+    agent: RunAgent
     model: str | None
     error: str | None
     decision_id: IdOut | None

@@ -16,7 +16,7 @@ from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, 
 from claims import graph as claims_graph
 from claims import selectors, services
 from claims.evidence import Reason
-from claims.statuses import ClaimStatus, JobStatus
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus
 from claims.text import MAX_SOURCE_CHARS, MAX_TITLE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
@@ -147,7 +147,7 @@ class ClaimOut(Schema):
     start: int | None
     end: int | None
     confidence: float | None
-    confidence_kind: str
+    confidence_kind: ConfidenceKind
     source_id: IdOut | None
     fragment: FragmentOut | None = Field(description="The fragment its evidence is in (the first, if it spans two).")
     fragments: list[FragmentSpanOut]
@@ -215,7 +215,7 @@ class SourceOut(Schema):
 
 
 class ExtractQueuedOut(Schema):
-    status: Literal["queued"]
+    status: Literal[JobStatus.QUEUED]
     extraction: ExtractionOut = Field(description="The extraction now under way: new, or the one already going.")
 
 
@@ -336,7 +336,7 @@ def source_extract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> An
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     extraction = services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
     # "queued": the request is accepted; the run itself (new, or the one already going) is in "extraction".
-    return Status(202, {"status": "queued", "extraction": extraction_out(extraction)})
+    return Status(202, {"status": JobStatus.QUEUED, "extraction": extraction_out(extraction)})
 
 
 @router.get(
