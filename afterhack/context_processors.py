@@ -1,4 +1,4 @@
-"""The project's named vocabulary, given to every template so pages compare statuses and kinds by name."""
+"""The project's named vocabulary and text limits, given to every template so pages use them by name."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from afterhack.text import LIMITS
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RunAgent, TrajectoryEventKind
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 
@@ -23,7 +24,9 @@ VOCABULARY: tuple[type[StrEnum], ...] = (
 )
 
 
-def vocabulary(request: Any) -> dict[str, Mapping[str, StrEnum]]:
-    """Each enum by its class name, as a mapping of member names: `{% if claim.status == ClaimStatus.CURRENT %}`."""
+def vocabulary(request: Any) -> dict[str, Mapping[str, object]]:
+    """Each enum by its class name, as a mapping of member names (`{% if claim.status == ClaimStatus.CURRENT %}`),
+    and the text limits as `limits` (`maxlength="{{ limits.MAX_TITLE_CHARS }}"`)."""
     # The members mapping, not the class: a template would call the class, as it calls any callable.
-    return {enum.__name__: enum.__members__ for enum in VOCABULARY}
+    enums: dict[str, Mapping[str, object]] = {enum.__name__: enum.__members__ for enum in VOCABULARY}
+    return {**enums, "limits": LIMITS}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
 from agents import graph as agents_graph
 from agents import selectors, services
 from agents.statuses import (
@@ -32,8 +33,8 @@ router = Router(tags=["agent, decisions and actions"])
 
 Title = Annotated[
     Words,
-    Field(max_length=services.MAX_TITLE_CHARS),
-    Refuse(words=f"It needs a title: text of at most {services.MAX_TITLE_CHARS} characters, without NUL characters."),
+    Field(max_length=MAX_TITLE_CHARS),
+    Refuse(words=f"It needs a title: text of at most {MAX_TITLE_CHARS} characters, without NUL characters."),
 ]
 
 Justifications = Annotated[
@@ -54,9 +55,9 @@ Justifications = Annotated[
 class AskIn(Input):
     question: Annotated[
         Words,
-        Field(max_length=services.MAX_QUESTION_CHARS),
+        Field(max_length=MAX_QUESTION_CHARS),
         Refuse(
-            words=f"Ask a question: it must be text, not empty, at most {services.MAX_QUESTION_CHARS:,} characters.",
+            words=f"Ask a question: it must be text, not empty, at most {MAX_QUESTION_CHARS:,} characters.",
             missing="Ask a question: it is empty.",
         ),
     ]
@@ -66,8 +67,8 @@ class DecisionIn(Input):
     title: Title
     rationale: Annotated[
         Text | None,
-        Field(max_length=services.MAX_RATIONALE_CHARS),
-        Refuse(words=f"A rationale must be text of at most {services.MAX_RATIONALE_CHARS:,} characters (or left out)."),
+        Field(max_length=MAX_RATIONALE_CHARS),
+        Refuse(words=f"A rationale must be text of at most {MAX_RATIONALE_CHARS:,} characters (or left out)."),
     ] = None
     justifications: Justifications
 

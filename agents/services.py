@@ -14,7 +14,7 @@ from django.http import Http404
 from afterhack import llm
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
-from afterhack.ids import is_storable
+from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
 from agents.coordinator import (
@@ -33,9 +33,6 @@ from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("agents")
 
-MAX_QUESTION_CHARS = 2_000
-MAX_TITLE_CHARS = 300
-MAX_RATIONALE_CHARS = 4_000
 MAX_SUPPORTS = 50
 
 
@@ -52,18 +49,11 @@ class ActionNotFound(Http404):
 
 
 def clean_question(question: object) -> str:
-    if question is not None and not isinstance(question, str):
-        raise UserError("A question must be text.")
-    if not isinstance(question, str) or not question.strip():
-        raise UserError("Ask a question: it is empty.")
-    if not is_storable(question):
-        raise UserError("A question cannot contain NUL characters or invalid Unicode.")
-    question = " ".join(question.split())
-    if len(question) > MAX_QUESTION_CHARS:
-        raise UserError(
-            f"A question can be at most {MAX_QUESTION_CHARS:,} characters (this one has {len(question):,})."
-        )
-    return question
+    """The question with its whitespace folded, or UserError saying what is wrong with it."""
+    return clean_text(
+        question, noun="A question", max_chars=MAX_QUESTION_CHARS,
+        missing="Ask a question: it is empty.", not_text="A question must be text.",
+    )  # fmt: skip
 
 
 # -- runs -------------------------------------------------------------------------------------
@@ -190,14 +180,7 @@ def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
 
 
 def _clean_title(title: object, what: str) -> str:
-    if not isinstance(title, str) or not title.strip():
-        raise UserError(f"{what} needs a title.")
-    if not is_storable(title):
-        raise UserError("A title cannot contain NUL characters or invalid Unicode.")
-    title = " ".join(title.split())
-    if len(title) > MAX_TITLE_CHARS:
-        raise UserError(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")
-    return title
+    return clean_text(title, noun="A title", max_chars=MAX_TITLE_CHARS, missing=f"{what} needs a title.")
 
 
 def _clean_justifications(justifications: object) -> list[list[str]]:
@@ -215,18 +198,10 @@ def _clean_justifications(justifications: object) -> list[list[str]]:
 
 def clean_rationale(rationale: object) -> str:
     """The rationale with its whitespace folded ('' when there is none), or UserError saying what is wrong."""
-    if rationale is None:
-        return ""
-    if not isinstance(rationale, str):
-        raise UserError("A rationale must be text (or left out).")
-    if not is_storable(rationale):
-        raise UserError("A rationale cannot contain NUL characters or invalid Unicode.")
-    rationale = " ".join(rationale.split())
-    if len(rationale) > MAX_RATIONALE_CHARS:
-        raise UserError(
-            f"A rationale can be at most {MAX_RATIONALE_CHARS:,} characters (this one has {len(rationale):,})."
-        )
-    return rationale
+    return clean_text(
+        rationale, noun="A rationale", max_chars=MAX_RATIONALE_CHARS, required=False,
+        missing="", not_text="A rationale must be text (or left out).",
+    )  # fmt: skip
 
 
 def decision_add(

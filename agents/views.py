@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from afterhack import confirm, llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
+from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import graph as agents_graph
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionStatus
@@ -27,11 +28,11 @@ ACTION_STATUSES = [("", "All")] + [(status, status.capitalize()) for status in A
 
 
 class AskForm(forms.Form):
-    question = forms.CharField(max_length=services.MAX_QUESTION_CHARS, strip=True)
+    question = forms.CharField(max_length=MAX_QUESTION_CHARS, strip=True)
 
 
 class DecisionForm(forms.Form):
-    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, strip=True)
     rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     justifications = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -44,7 +45,7 @@ class DecisionForm(forms.Form):
 
 
 class ActionForm(forms.Form):
-    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, strip=True)
 
 
 def agent_label() -> str:
@@ -60,9 +61,7 @@ def agent_label() -> str:
 def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     # "Ask again" from the review page links here with the question filled in.
-    form = AskForm(
-        request.POST or None, initial={"question": request.GET.get("question", "")[: services.MAX_QUESTION_CHARS]}
-    )
+    form = AskForm(request.POST or None, initial={"question": request.GET.get("question", "")[:MAX_QUESTION_CHARS]})
     if request.method == "POST":
         workspace = get_rw_workspace_for_user(request.user, ws_id)
         if form.is_valid():

@@ -13,11 +13,12 @@ from pydantic.config import JsonDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import graph as claims_graph
 from claims import selectors, services
 from claims.evidence import Reason
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus
-from claims.text import MAX_SOURCE_CHARS, MAX_TITLE_CHARS
+from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["sources and claims"])
@@ -79,8 +80,8 @@ class ClaimIn(Input):
 
     statement: Annotated[
         Words,
-        Field(max_length=services.MAX_STATEMENT_CHARS),
-        Refuse(words=f"A claim needs a statement: text of at most {services.MAX_STATEMENT_CHARS:,} characters."),
+        Field(max_length=MAX_STATEMENT_CHARS),
+        Refuse(words=f"A claim needs a statement: text of at most {MAX_STATEMENT_CHARS:,} characters."),
     ]
     source_id: Annotated[Id | None, Refuse(words="“source_id” must be the id of a source of this workspace.")] = None
     evidence_quote: Annotated[

@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from afterhack.clock import now_iso
 from afterhack.ids import storable
 from afterhack.pagination import Paged, page_of, paged, position_after
+from afterhack.text import MAX_SEARCH_CHARS
 from claims import graph as claims_graph
 from claims.graph import ClaimSpan, SearchHit
 from claims.statuses import ClaimStatus
@@ -21,7 +22,6 @@ from workspaces.models import Workspace
 SEARCH_LIMIT = 50
 # A search through the API ranks at most this many of the claims that match.
 MAX_SEARCH_RESULTS = 1_000
-MAX_QUERY_CHARS = 500
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her here
@@ -66,7 +66,7 @@ def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: 
     Ranked: claims containing more of the words first, then current before superseded, then
     fulltext relevance, then by id (so that the same search ranks alike every time).
     """
-    query = " ".join(storable(query).split())[:MAX_QUERY_CHARS]
+    query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
     if not query:
         return SearchResult([], query, [], False)
     words = content_words(query)

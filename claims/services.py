@@ -14,7 +14,8 @@ from django.http import Http404
 from afterhack import llm
 from afterhack.clock import now_iso, stale_before
 from afterhack.errors import Conflict, UserError
-from afterhack.ids import is_storable, parse_id, storable
+from afterhack.ids import parse_id, storable
+from afterhack.text import MAX_STATEMENT_CHARS, clean_text
 from claims import graph as claims_graph
 from claims.evidence import Rejection, validate_quote
 from claims.extraction import (
@@ -32,7 +33,6 @@ from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("claims")
 
-MAX_STATEMENT_CHARS = 2_000
 MAX_PREMISES = 50
 
 
@@ -59,18 +59,10 @@ class ClaimNotFound(Http404):
 
 def clean_statement(statement: object) -> str:
     """The statement with its whitespace folded, or UserError saying what is wrong with it."""
-    if not isinstance(statement, str):
-        raise UserError("A claim's statement must be text.")
-    if not statement.strip():
-        raise UserError("A claim needs a statement; this one is empty.")
-    if not is_storable(statement):
-        raise UserError("A statement cannot contain NUL characters or invalid Unicode.")
-    statement = " ".join(statement.split())
-    if len(statement) > MAX_STATEMENT_CHARS:
-        raise UserError(
-            f"A statement can be at most {MAX_STATEMENT_CHARS:,} characters (this one has {len(statement):,})."
-        )
-    return statement
+    return clean_text(
+        statement, noun="A statement", max_chars=MAX_STATEMENT_CHARS,
+        missing="A claim needs a statement; this one is empty.", not_text="A claim's statement must be text.",
+    )  # fmt: skip
 
 
 def fragments_of(fragments: list[claims_graph.Fragment], span: Span) -> list[claims_graph.Fragment]:

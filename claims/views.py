@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from afterhack import llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
+from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
@@ -28,7 +29,7 @@ MAX_UPLOAD_BYTES = 8 * 1024 * 1024
 
 
 class SourceForm(forms.Form):
-    title = forms.CharField(max_length=300, required=False, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, required=False, strip=True)
     text = forms.CharField(widget=forms.Textarea, required=False, strip=False)
     file = forms.FileField(required=False, help_text="A .txt or .md file in UTF-8.")
 
@@ -50,13 +51,13 @@ class SourceForm(forms.Form):
 
 
 class ClaimForm(forms.Form):
-    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
     evidence_quote = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=False)
     start = forms.IntegerField(required=False, min_value=0)
 
 
 class DerivedClaimForm(forms.Form):
-    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
     derived_from = forms.CharField(required=False)
 
     def clean_derived_from(self) -> list[str]:

@@ -24,15 +24,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.http import Http404
 from django.utils import timezone
 
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id
+from afterhack.text import MAX_REASON_CHARS
 from claims import graph as claims_graph
 from claims.selectors import content_words
-from claims.services import Passage, active_version, clean_statement, passage_find
+from claims.services import ClaimNotFound, Passage, active_version, clean_statement, passage_find
 from claims.statuses import ClaimStatus
 from claims.text import normalize
 from corrections import graph as corrections_graph
@@ -43,7 +43,6 @@ from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("corrections")
 
-MAX_REASON_CHARS = 2_000
 # An apply recomputes its preview and tries the guarded write this many times when unrelated
 # writes keep slipping in between.
 WRITE_ATTEMPTS = 5
@@ -69,15 +68,11 @@ class StalePreview(Conflict):
         self.extra = {"revision": revision}
 
 
-class ClaimNotFound(Http404):
-    pass
-
-
 @dataclass(frozen=True)
 class Preview:
     claim: claims_graph.Claim
-    # What the client sends back: a fingerprint of everything this correction depends on.
-    revision: int
+    # What the client sends back (the API's `revision`): a fingerprint of everything this correction depends on.
+    fingerprint: int
     impact: Impact
     # The workspace graph's counter when it was read: the write's compare-and-set.
     graph_revision: int
@@ -344,14 +339,14 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
         except (ClaimNotCurrent, ClaimNotFound) as error:
             _refuse(intent, str(error))
             raise
-        now = plan.revision
-        if plan.revision != intent.revision:
+        now = plan.fingerprint
+        if plan.fingerprint != intent.revision:
             # A write that landed while the picture was read may have mixed it (a concurrent
             # correction of this very claim, say): read again before calling the preview stale.
             if corrections_graph.workspace_revision(workspace=workspace) != plan.graph_revision:
                 continue
-            _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.revision}")
-            raise StalePreview(plan.revision)
+            _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.fingerprint}")
+            raise StalePreview(plan.fingerprint)
         affected = plan.impact.as_json()
         _crash_point("after_intent")
         written = corrections_graph.correction_apply(
