@@ -20,8 +20,9 @@ from ninja.security import APIKeyCookie, HttpBearer
 from afterhack.errors import GraphError, GraphUnavailable, UserError
 from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
+from afterhack.text import MAX_USERNAME_CHARS
 from workspaces import services as workspace_services
-from workspaces.auth import USERNAME_MAX, LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
+from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
 
 __all__ = ["ApiError", "ErrorOut", "Text", "api", "error_response"]
@@ -237,8 +238,8 @@ def _is_utf8(body: bytes) -> bool:
 class TokenIn(Input):
     username: Annotated[
         Text,
-        Field(max_length=USERNAME_MAX),
-        Refuse(words=f"Give your username: text of at most {USERNAME_MAX} characters, without NUL characters."),
+        Field(max_length=MAX_USERNAME_CHARS),
+        Refuse(words=f"Give your username: text of at most {MAX_USERNAME_CHARS} characters, without NUL characters."),
     ]
     password: Annotated[Text, Refuse(words="Give your password as text, without NUL characters.")]
 

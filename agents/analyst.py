@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import llm
+from agents.statuses import TrajectoryEventKind
 from claims import selectors as claims_selectors
+from claims.statuses import ClaimStatus
 from workspaces.models import Workspace
 
 SEARCH_LIMIT = 8
@@ -34,7 +36,7 @@ class Trajectory:
     started: float = field(default_factory=time.perf_counter)
     on_change: Callable[[Trajectory], None] | None = None
 
-    def add(self, kind: str, **details: Any) -> None:
+    def add(self, kind: TrajectoryEventKind, **details: Any) -> None:
         self.events.append({"step": len(self.events) + 1, "kind": kind, "at_ms": self.elapsed_ms(), **details})
         if self.on_change is not None:
             self.on_change(self)
@@ -46,7 +48,7 @@ class Trajectory:
         self.model_calls += 1
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
-        self.add("model_call", role=role, seconds=round(usage.seconds, 3),
+        self.add(TrajectoryEventKind.MODEL_CALL, role=role, seconds=round(usage.seconds, 3),
                  prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens)  # fmt: skip
 
     def as_json(self) -> dict[str, Any]:
@@ -76,12 +78,14 @@ class Toolbox:
             return self._tool_error("search_claims", "“query” must be a non-empty string.")
         query = query.strip()[:MAX_QUERY_CHARS]
         result = claims_selectors.claim_search(workspace=self.workspace, query=query, limit=SEARCH_LIMIT * 3)
-        hits = [hit for hit in result.hits if hit.status == "current"][:SEARCH_LIMIT]
+        hits = [hit for hit in result.hits if hit.status == ClaimStatus.CURRENT][:SEARCH_LIMIT]
         for hit in hits:
             self.trajectory.searched.setdefault(hit.id, query)
             self.statements[hit.id] = hit.statement
             self.matched_words[hit.id] = max(self.matched_words.get(hit.id, 0), hit.hits)
-        self.trajectory.add("search", query=query, fell_back=result.fell_back, result_ids=[hit.id for hit in hits])
+        self.trajectory.add(
+            TrajectoryEventKind.SEARCH, query=query, fell_back=result.fell_back, result_ids=[hit.id for hit in hits]
+        )
         return {"claims": [{"id": hit.id, "statement": hit.statement} for hit in hits]}
 
     def get_fragment(self, claim_id: object) -> dict[str, Any]:
@@ -90,13 +94,15 @@ class Toolbox:
         claim = claims_selectors.claim_get(workspace=self.workspace, claim_id=claim_id)
         if claim is None:
             return self._refused(claim_id, "There is no claim with this id.")
-        if claim.status != "current":
+        if claim.status != ClaimStatus.CURRENT:
             return self._refused(claim_id, f"This claim is {claim.status}, not current.")
         if not claim.fragments:
             return self._refused(claim_id, "This claim has no source fragment (it is derived from other claims).")
         fragment = claim.fragments[0]
         self.trajectory.retrieved[claim_id] = fragment.id
-        self.trajectory.add("retrieve", claim_id=claim_id, fragment_id=fragment.id, quote=claim.evidence_quote)
+        self.trajectory.add(
+            TrajectoryEventKind.RETRIEVE, claim_id=claim_id, fragment_id=fragment.id, quote=claim.evidence_quote
+        )
         return {
             "claim_id": claim_id,
             "fragment": {"id": fragment.id, "text": fragment.text, "origin_type": fragment.origin_type},
@@ -117,11 +123,11 @@ class Toolbox:
         return self._tool_error(name, f"There is no tool called {name[:60]!r}; use search_claims or get_fragment.")
 
     def _refused(self, claim_id: str, why: str) -> dict[str, Any]:
-        self.trajectory.add("retrieve_refused", claim_id=claim_id[:100], error=why)
+        self.trajectory.add(TrajectoryEventKind.RETRIEVE_REFUSED, claim_id=claim_id[:100], error=why)
         return {"claim_id": claim_id, "error": why}
 
     def _tool_error(self, name: str, why: str) -> dict[str, Any]:
-        self.trajectory.add("tool_error", tool=name[:60], error=why)
+        self.trajectory.add(TrajectoryEventKind.TOOL_ERROR, tool=name[:60], error=why)
         return {"error": why}
 
 

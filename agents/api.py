@@ -12,8 +12,17 @@ from pydantic import BaseModel, ConfigDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
+from agents.statuses import (
+    ActionStatus,
+    DecisionKind,
+    DecisionStatus,
+    Origin,
+    RevisedActions,
+    RunAgent,
+    TrajectoryEventKind,
+)
 from claims.statuses import JobStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -23,8 +32,8 @@ router = Router(tags=["agent, decisions and actions"])
 
 Title = Annotated[
     Words,
-    Field(max_length=services.MAX_TITLE_CHARS),
-    Refuse(words=f"It needs a title: text of at most {services.MAX_TITLE_CHARS} characters, without NUL characters."),
+    Field(max_length=MAX_TITLE_CHARS),
+    Refuse(words=f"It needs a title: text of at most {MAX_TITLE_CHARS} characters, without NUL characters."),
 ]
 
 Justifications = Annotated[
@@ -45,9 +54,9 @@ Justifications = Annotated[
 class AskIn(Input):
     question: Annotated[
         Words,
-        Field(max_length=services.MAX_QUESTION_CHARS),
+        Field(max_length=MAX_QUESTION_CHARS),
         Refuse(
-            words=f"Ask a question: it must be text, not empty, at most {services.MAX_QUESTION_CHARS:,} characters.",
+            words=f"Ask a question: it must be text, not empty, at most {MAX_QUESTION_CHARS:,} characters.",
             missing="Ask a question: it is empty.",
         ),
     ]
@@ -57,8 +66,8 @@ class DecisionIn(Input):
     title: Title
     rationale: Annotated[
         Text | None,
-        Field(max_length=services.MAX_RATIONALE_CHARS),
-        Refuse(words=f"A rationale must be text of at most {services.MAX_RATIONALE_CHARS:,} characters (or left out)."),
+        Field(max_length=MAX_RATIONALE_CHARS),
+        Refuse(words=f"A rationale must be text of at most {MAX_RATIONALE_CHARS:,} characters (or left out)."),
     ] = None
     justifications: Justifications
 
@@ -164,10 +173,7 @@ class TrajectoryEventOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     step: int
-    kind: str = Field(
-        description="search, retrieve, retrieve_refused, tool_error, model_call, handoff, verdict, dropped, "
-        "actions_withheld or failed."
-    )
+    kind: TrajectoryEventKind = Field(description="What the step was; each kind carries its own details.")
 
 
 class TokensOut(Schema):
@@ -184,7 +190,7 @@ class RunOut(Schema):
     decision: DecisionOut | None
     actions: list[ActionOut]
     error: str | None = Field(description="Why it failed, in words.")
-    agent: str = Field(description="model, or offline when no model is configured.")
+    agent: RunAgent = Field(description="model, or offline when no model is configured.")
     model: str | None
     model_calls: int
     tokens: TokensOut
@@ -198,7 +204,7 @@ class RunSummaryOut(Schema):
     id: IdOut
     status: JobStatus
     question: str
-    agent: str
+    agent: RunAgent
     model: str | None
     error: str | None
     decision_id: IdOut | None

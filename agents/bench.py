@@ -13,6 +13,7 @@ from afterhack.demo import demo_fill
 from agents import graph as agents_graph
 from agents import services
 from claims.bench import Figure
+from claims.statuses import JobStatus
 from workspaces import services as workspace_services
 
 QUESTION = "When is the product launch?"
@@ -24,7 +25,7 @@ def _one_run(workspace: Any, user: Any) -> tuple[float, int, agents_graph.Run]:
     services.run_execute(workspace=workspace, run_id=run_id)
     seconds, queries = time.perf_counter() - started, graph.queries_sent() - before
     run = agents_graph.run_get(workspace=workspace, run_id=run_id)
-    assert run is not None and run.status == "done", run
+    assert run is not None and run.status == JobStatus.DONE, run
     return seconds, queries, run
 
 

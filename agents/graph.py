@@ -23,6 +23,7 @@ from afterhack.ids import parse_id
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.statuses import DecisionKind, DecisionStatus
 from claims.graph import after_params, keyset
+from claims.statuses import JobStatus
 
 # -- shapes ---------------------------------------------------------------------------------
 
@@ -119,11 +120,11 @@ class Run:
 
     @property
     def stalled(self) -> bool:
-        return self.status in ("queued", "running") and is_stale(self.updated_at)
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
 
     @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running") and not self.stalled
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
     @property
     def searched_claim_ids(self) -> list[str]:
@@ -227,6 +228,12 @@ DECISION_FIELDS = (
     ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION + "}"
 )
 
+# One antecedent `s` of a decision through its SUPPORTS edge `j`, as a Support reads it.
+SUPPORT_FIELDS = (
+    "id: s.id, label: labels(s)[0], text: coalesce(s.statement, s.title), status: s.status, "
+    "justification: j.justification"
+)
+
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
@@ -234,8 +241,8 @@ DECISION_GET = (
     "OPTIONAL MATCH (s)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source) "
     "WHERE coalesce(e.role, 'evidence') <> 'cited_passage' "
     "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
-    "j.justification, s.evidence_quote, src.id, src.title] END) AS supports "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + ", evidence_quote: s.evidence_quote, "
+    "source_id: src.id, source_title: src.title} END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
     "RETURN " + DECISION_FIELDS + ", supports, collect(a.id)"
 )
@@ -245,7 +252,7 @@ def _decision(row: list[Any]) -> Decision:
     props, supports, action_ids = row
     return Decision(
         **props,
-        supports=[Support(*s) for s in supports if s is not None],
+        supports=[Support(**s) for s in supports if s is not None],
         action_ids=sorted(a for a in action_ids if a),
     )
 
@@ -265,8 +272,7 @@ DECISION_LIST = (
     DECISION_WHERE + "AND " + DECISION_AFTER + " "
     "WITH d ORDER BY " + DECISION_ORDER + " SKIP $offset LIMIT $limit "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
-    "j.justification] END) AS supports "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
     "RETURN "
     + DECISION_FIELDS
@@ -675,8 +681,7 @@ REVIEW_LIST = (
     "WITH d, " + DECISION_KIND + " AS kind WHERE (kind = 'unanswered') = $unanswered "
     "WITH d ORDER BY coalesce(d.status_changed_at, d.created_at) DESC, d.id DESC LIMIT $limit "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE [s.id, labels(s)[0], coalesce(s.statement, s.title), s.status, "
-    "j.justification] END) AS supports "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
     "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
     "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id) "
     "ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
@@ -714,9 +719,9 @@ UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
 OPTIONAL MATCH (c)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
 WHERE coalesce(e.role, 'evidence') <> 'cited_passage'
-WITH position, c, collect(DISTINCT src.title)[0] AS source_title
-RETURN c.id, c.statement, c.status, c.source_id, source_title, c.confidence_kind
-ORDER BY position
+WITH position, c, collect(DISTINCT src.title)[0] AS source_title ORDER BY position
+RETURN {id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, source_title: source_title,
+        confidence_kind: c.confidence_kind} AS card
 """
 
 
@@ -725,4 +730,4 @@ def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]
     ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
     if not ids:
         return []
-    return [ClaimCard(*row) for row in graph.ro_query(workspace, CLAIM_CARDS, {"claim_ids": ids})]
+    return [ClaimCard(**row[0]) for row in graph.ro_query(workspace, CLAIM_CARDS, {"claim_ids": ids})]

@@ -12,7 +12,7 @@ from agents.graph import ClaimCard as ClaimCard
 from agents.graph import Decision as Decision
 from agents.graph import Run as Run
 from agents.graph import Support as Support
-from agents.statuses import ActionStatus
+from agents.statuses import ActionStatus, TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from workspaces.models import Workspace
@@ -38,6 +38,19 @@ def run_outcome(*, workspace: Workspace, run_id: str) -> RunOutcome | None:
 
 
 @dataclass(frozen=True)
+class RunStep:
+    """One event of a run's trajectory and the template that shows it (templates/agents/events/<kind>.html)."""
+
+    event: dict[str, Any]
+    template: str
+
+
+# A kind this code does not know (from a newer or older run) still shows, by its name.
+EVENT_TEMPLATES = {kind: f"agents/events/{kind}.html" for kind in TrajectoryEventKind}
+UNKNOWN_EVENT_TEMPLATE = "agents/events/unknown.html"
+
+
+@dataclass(frozen=True)
 class RunView:
     run: agents_graph.Run
     decision: agents_graph.Decision | None
@@ -47,7 +60,11 @@ class RunView:
 
     @property
     def dropped(self) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["kind"] == "dropped"]
+        return [e for e in self.events if e["kind"] == TrajectoryEventKind.DROPPED]
+
+    @property
+    def steps(self) -> list[RunStep]:
+        return [RunStep(e, EVENT_TEMPLATES.get(e["kind"], UNKNOWN_EVENT_TEMPLATE)) for e in self.events]
 
 
 def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
@@ -62,7 +79,7 @@ def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
     }
     claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=sorted(ids))}
     for event in events:
-        if event["kind"] == "retrieve" and (claim := claims.get(event["claim_id"])) is not None:
+        if event["kind"] == TrajectoryEventKind.RETRIEVE and (claim := claims.get(event["claim_id"])) is not None:
             event["context"] = _quote_in_fragment(claim)
     statements = {cid: c.statement for cid, c in claims.items()}
     return RunView(run, outcome.decision, outcome.actions, events, statements)

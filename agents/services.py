@@ -16,7 +16,7 @@ from afterhack import llm
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
-from afterhack.ids import is_storable
+from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
 from agents.coordinator import (
@@ -27,18 +27,14 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from agents.statuses import ActionStatus, DecisionStatus
+from agents.statuses import ActionStatus, DecisionStatus, RunAgent, TrajectoryEventKind
 from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("agents")
 
-MAX_QUESTION_CHARS = 2_000
-MAX_TITLE_CHARS = 300
-MAX_RATIONALE_CHARS = 4_000
 MAX_SUPPORTS = 50
-OFFLINE_AGENT = "offline"
 
 
 class RunNotFound(Http404):
@@ -54,18 +50,11 @@ class ActionNotFound(Http404):
 
 
 def clean_question(question: object) -> str:
-    if question is not None and not isinstance(question, str):
-        raise UserError("A question must be text.")
-    if not isinstance(question, str) or not question.strip():
-        raise UserError("Ask a question: it is empty.")
-    if not is_storable(question):
-        raise UserError("A question cannot contain NUL characters or invalid Unicode.")
-    question = " ".join(question.split())
-    if len(question) > MAX_QUESTION_CHARS:
-        raise UserError(
-            f"A question can be at most {MAX_QUESTION_CHARS:,} characters (this one has {len(question):,})."
-        )
-    return question
+    """The question with its whitespace folded, or UserError saying what is wrong with it."""
+    return clean_text(
+        question, noun="A question", max_chars=MAX_QUESTION_CHARS,
+        missing="Ask a question: it is empty.", not_text="A question must be text.",
+    )  # fmt: skip
 
 
 # -- runs -------------------------------------------------------------------------------------
@@ -75,7 +64,7 @@ def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
     """Queues a run of the agent on the question; returns the run id."""
     question = clean_question(question)
     run_id = str(uuid.uuid4())
-    agent, model = ("model", llm.model_name()) if llm.is_configured() else (OFFLINE_AGENT, "")
+    agent, model = (RunAgent.MODEL, llm.model_name()) if llm.is_configured() else (RunAgent.OFFLINE, "")
     agents_graph.run_create(
         workspace=workspace, run_id=run_id, question=question, agent=agent, model=model,
         created_by=actor_name(actor), now=now_iso(),
@@ -113,11 +102,11 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
     trajectory = Trajectory(on_change=save_progress)
     tools = Toolbox(workspace, trajectory)
     try:
-        if run.agent == "model" and not llm.is_configured():
+        if run.agent == RunAgent.MODEL and not llm.is_configured():
             raise llm.LLMError("This run was queued for a model, but no model is configured now.")
         proposal, verdict = _think(run, tools)
     except llm.LLMError as error:
-        trajectory.add("failed", error=str(error))
+        trajectory.add(TrajectoryEventKind.FAILED, error=str(error))
         agents_graph.run_fail(
             workspace=workspace, run_id=run_id, error=str(error), trajectory=trajectory.as_json(), now=now_iso()
         )
@@ -129,19 +118,25 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
 def _think(run: agents_graph.Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
     """The Analyst, the handoff, the Coordinator: model or offline, same tools, same record."""
     trajectory = tools.trajectory
-    if run.agent == "model":
+    if run.agent == RunAgent.MODEL:
         deadline = time.monotonic() + float(settings.AFTERHACK_AGENT_TIMEOUT)
         proposal = model_analyst(
             run.question, tools, max_steps=int(settings.AFTERHACK_AGENT_MAX_STEPS), deadline=deadline
         )
-        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        trajectory.add(
+            TrajectoryEventKind.HANDOFF, from_role="analyst", to_role="coordinator", payload=proposal.as_json()
+        )
         verdict, usage = model_coordinator(run.question, proposal)
         trajectory.spent("coordinator", usage)
     else:
         proposal = offline_analyst(run.question, tools)
-        trajectory.add("handoff", from_role="analyst", to_role="coordinator", payload=proposal.as_json())
+        trajectory.add(
+            TrajectoryEventKind.HANDOFF, from_role="analyst", to_role="coordinator", payload=proposal.as_json()
+        )
         verdict = offline_coordinator(run.question, proposal, tools.statements)
-    trajectory.add("verdict", title=verdict.title, claim_ids=verdict.claim_ids, actions=verdict.actions)
+    trajectory.add(
+        TrajectoryEventKind.VERDICT, title=verdict.title, claim_ids=verdict.claim_ids, actions=verdict.actions
+    )
     return proposal, verdict
 
 
@@ -152,14 +147,18 @@ def _finish(
         verdict.claim_ids, searched=set(trajectory.searched), retrieved=set(trajectory.retrieved)
     )
     for item in dropped:
-        trajectory.add("dropped", claim_id=item.claim_id[:100], why=item.why)
+        trajectory.add(TrajectoryEventKind.DROPPED, claim_id=item.claim_id[:100], why=item.why)
     actions = [{"id": str(uuid.uuid4()), "title": title} for title in verdict.actions] if kept else []
     if verdict.actions and not kept:
         trajectory.add(
-            "actions_withheld", titles=verdict.actions, why="A decision without source-backed support gets no actions."
+            TrajectoryEventKind.ACTIONS_WITHHELD,
+            titles=verdict.actions,
+            why="A decision without source-backed support gets no actions.",
         )
-    step_of = {e.get("claim_id"): e["step"] for e in trajectory.events if e["kind"] == "retrieve"}
-    search_step = {cid: e["step"] for e in trajectory.events if e["kind"] == "search" for cid in e["result_ids"]}
+    step_of = {e.get("claim_id"): e["step"] for e in trajectory.events if e["kind"] == TrajectoryEventKind.RETRIEVE}
+    search_step = {
+        cid: e["step"] for e in trajectory.events if e["kind"] == TrajectoryEventKind.SEARCH for cid in e["result_ids"]
+    }
     outcome = agents_graph.run_finish(
         workspace=workspace, run_id=run.id, trajectory=trajectory.as_json(),
         searched=[{"claim_id": cid, "query": q, "step": search_step.get(cid, 0)} for cid, q in trajectory.searched.items()],
@@ -182,14 +181,7 @@ def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
 
 
 def clean_title(title: object, what: str) -> str:
-    if not isinstance(title, str) or not title.strip():
-        raise UserError(f"{what} needs a title.")
-    if not is_storable(title):
-        raise UserError("A title cannot contain NUL characters or invalid Unicode.")
-    title = " ".join(title.split())
-    if len(title) > MAX_TITLE_CHARS:
-        raise UserError(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")
-    return title
+    return clean_text(title, noun="A title", max_chars=MAX_TITLE_CHARS, missing=f"{what} needs a title.")
 
 
 def clean_justifications(justifications: object) -> list[list[str]]:
@@ -207,18 +199,10 @@ def clean_justifications(justifications: object) -> list[list[str]]:
 
 def clean_rationale(rationale: object) -> str:
     """The rationale with its whitespace folded ('' when there is none), or UserError saying what is wrong."""
-    if rationale is None:
-        return ""
-    if not isinstance(rationale, str):
-        raise UserError("A rationale must be text (or left out).")
-    if not is_storable(rationale):
-        raise UserError("A rationale cannot contain NUL characters or invalid Unicode.")
-    rationale = " ".join(rationale.split())
-    if len(rationale) > MAX_RATIONALE_CHARS:
-        raise UserError(
-            f"A rationale can be at most {MAX_RATIONALE_CHARS:,} characters (this one has {len(rationale):,})."
-        )
-    return rationale
+    return clean_text(
+        rationale, noun="A rationale", max_chars=MAX_RATIONALE_CHARS, required=False,
+        missing="", not_text="A rationale must be text (or left out).",
+    )  # fmt: skip
 
 
 def decision_add(

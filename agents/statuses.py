@@ -42,3 +42,25 @@ class Origin(StrEnum):
 
     REVIEWER = "reviewer"
     AGENT = "agent"
+
+
+class RunAgent(StrEnum):
+    """Who answers a run: the configured model, or the offline rule-based agent when none is configured."""
+
+    MODEL = "model"
+    OFFLINE = "offline"
+
+
+class TrajectoryEventKind(StrEnum):
+    """One step of an agent run's trajectory, as stored on the run and shown on its page."""
+
+    SEARCH = "search"
+    RETRIEVE = "retrieve"
+    RETRIEVE_REFUSED = "retrieve_refused"
+    TOOL_ERROR = "tool_error"
+    MODEL_CALL = "model_call"
+    HANDOFF = "handoff"
+    VERDICT = "verdict"
+    DROPPED = "dropped"
+    ACTIONS_WITHHELD = "actions_withheld"
+    FAILED = "failed"

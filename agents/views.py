@@ -16,25 +16,22 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm, llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
+from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
-from agents.statuses import ActionStatus
+from agents.statuses import ActionStatus, DecisionStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
-DECISION_STATUSES = [
-    ("", "All"),
-    ("supported", "Supported"),
-    ("needs_review", "Needs review"),
-    ("superseded", "Superseded"),
-]
-ACTION_STATUSES = [("", "All"), ("pending", "Pending"), ("held", "Held"), ("done", "Done"), ("cancelled", "Cancelled")]
+# The status filters of the decision and action lists: "" is every status, then each by its name in words.
+DECISION_STATUSES = [("", "All")] + [(status, status.replace("_", " ").capitalize()) for status in DecisionStatus]
+ACTION_STATUSES = [("", "All")] + [(status, status.capitalize()) for status in ActionStatus]
 
 
 class AskForm(forms.Form):
-    question = forms.CharField(max_length=services.MAX_QUESTION_CHARS, strip=True)
+    question = forms.CharField(max_length=MAX_QUESTION_CHARS, strip=True)
 
 
 class DecisionForm(forms.Form):
-    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, strip=True)
     rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     justifications = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -47,7 +44,7 @@ class DecisionForm(forms.Form):
 
 
 class ActionForm(forms.Form):
-    title = forms.CharField(max_length=services.MAX_TITLE_CHARS, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, strip=True)
 
 
 def agent_label() -> str:
@@ -64,9 +61,7 @@ def agent_label() -> str:
 def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     # "Ask again" from the review page links here with the question filled in.
-    form = AskForm(
-        request.POST or None, initial={"question": request.GET.get("question", "")[: services.MAX_QUESTION_CHARS]}
-    )
+    form = AskForm(request.POST or None, initial={"question": request.GET.get("question", "")[:MAX_QUESTION_CHARS]})
     if request.method == "POST":
         workspace = get_rw_workspace_for_user(request.user, ws_id)
         if form.is_valid():
@@ -91,7 +86,7 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     view = selectors.run_view(workspace=membership.workspace, run_id=run_id)
     if view is None:
         raise Http404("No such run in this workspace.")
-    context = {"workspace": membership.workspace, "membership": membership, "v": view}
+    context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
 
@@ -142,7 +137,12 @@ def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
     view = selectors.decision_view(workspace=membership.workspace, decision_id=decision_id)
     if view is None:
         raise Http404("No such decision in this workspace.")
-    context = {"workspace": membership.workspace, "membership": membership, "v": view, "action_form": ActionForm()}
+    context = {
+        "workspace": membership.workspace,
+        "membership": membership,
+        "decision_view": view,
+        "action_form": ActionForm(),
+    }
     return render(request, "agents/decision.html", context)
 
 

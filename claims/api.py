@@ -13,10 +13,11 @@ from pydantic.config import JsonDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.evidence import Reason
-from claims.statuses import ClaimStatus, JobStatus
-from claims.text import MAX_SOURCE_CHARS, MAX_TITLE_CHARS
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus
+from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["sources and claims"])
@@ -78,8 +79,8 @@ class ClaimIn(Input):
 
     statement: Annotated[
         Words,
-        Field(max_length=services.MAX_STATEMENT_CHARS),
-        Refuse(words=f"A claim needs a statement: text of at most {services.MAX_STATEMENT_CHARS:,} characters."),
+        Field(max_length=MAX_STATEMENT_CHARS),
+        Refuse(words=f"A claim needs a statement: text of at most {MAX_STATEMENT_CHARS:,} characters."),
     ]
     source_id: Annotated[Id | None, Refuse(words="“source_id” must be the id of a source of this workspace.")] = None
     evidence_quote: Annotated[
@@ -146,7 +147,7 @@ class ClaimOut(Schema):
     start: int | None
     end: int | None
     confidence: float | None
-    confidence_kind: str
+    confidence_kind: ConfidenceKind
     source_id: IdOut | None
     fragment: FragmentOut | None = Field(description="The fragment its evidence is in (the first, if it spans two).")
     fragments: list[FragmentSpanOut]
@@ -214,7 +215,7 @@ class SourceOut(Schema):
 
 
 class ExtractQueuedOut(Schema):
-    status: Literal["queued"]
+    status: Literal[JobStatus.QUEUED]
     extraction: ExtractionOut = Field(description="The extraction now under way: new, or the one already going.")
 
 
@@ -335,7 +336,7 @@ def source_extract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> An
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     extraction = services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
     # "queued": the request is accepted; the run itself (new, or the one already going) is in "extraction".
-    return Status(202, {"status": "queued", "extraction": extraction_out(extraction)})
+    return Status(202, {"status": JobStatus.QUEUED, "extraction": extraction_out(extraction)})
 
 
 @router.get(

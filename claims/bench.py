@@ -16,6 +16,7 @@ from afterhack.clock import now_iso
 from claims import graph as claims_graph
 from claims import services
 from claims.evidence import validate_quote
+from claims.statuses import ConfidenceKind
 from workspaces import graph as workspace_graph
 from workspaces.models import Workspace
 
@@ -133,7 +134,7 @@ def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, clie
         rows.append({
             "key": services.claim_key(version_id=version.id, start=start, end=end, statement=statement),
             "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": text[start:end], "start": start,
-            "end": end, "confidence": None, "confidence_kind": "manual", "extractor": "bench",
+            "end": end, "confidence": None, "confidence_kind": ConfidenceKind.MANUAL, "extractor": "bench",
         })  # fmt: skip
     claims_graph.claims_record(
         workspace=workspace, version_id=version.id, claims=rows, rejected=[], created_by="bench",

@@ -17,8 +17,6 @@ from claims.graph import Fragment
 from claims.text import Span, normalize, sentence_spans
 
 RULE_EXTRACTOR = "rule_based"
-RULE_CONFIDENCE_KIND = "rule_match"
-MODEL_CONFIDENCE_KIND = "model"
 
 
 @dataclass(frozen=True)

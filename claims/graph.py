@@ -18,6 +18,7 @@ from afterhack.clock import is_stale
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
+from claims.statuses import JobStatus
 
 # -- pages of lists ----------------------------------------------------------------------
 
@@ -193,11 +194,11 @@ class Extraction:
 
     @property
     def stalled(self) -> bool:
-        return self.status in ("queued", "running") and is_stale(self.updated_at)
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
 
     @property
     def busy(self) -> bool:
-        return self.status in ("queued", "running") and not self.stalled
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
 
 @dataclass(frozen=True)
@@ -271,9 +272,9 @@ MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{current: true}})
 WHERE {SOURCE_AFTER}
 WITH s, v ORDER BY {SOURCE_ORDER} SKIP $offset LIMIT $limit
 OPTIONAL MATCH (c:Claim {{version_id: v.id}})
-WITH s, v, count(c) AS claims
-RETURN s.id, s.title, s.origin_type, s.status, v.version, v.length, claims, s.created_at
-ORDER BY {SOURCE_ORDER}
+WITH s, v, count(c) AS claims ORDER BY {SOURCE_ORDER}
+RETURN {{id: s.id, title: s.title, origin_type: s.origin_type, status: s.status, version: v.version, length: v.length,
+        claims: claims, created_at: s.created_at}} AS source
 """
 
 SOURCE_COUNT = "MATCH (s:Source) RETURN count(s)"
@@ -285,7 +286,7 @@ def source_list(
     """Sources, newest first (after the (created_at, id) position `after`), with their current
     version's size and claim count."""
     params = {"offset": offset, "limit": limit, **after_params(after)}
-    return [SourceSummary(*row) for row in graph.ro_query(workspace, SOURCE_LIST, params)]
+    return [SourceSummary(**row[0]) for row in graph.ro_query(workspace, SOURCE_LIST, params)]
 
 
 def source_count(*, workspace: HasGraph) -> int:
@@ -293,10 +294,16 @@ def source_count(*, workspace: HasGraph) -> int:
     return int(graph.ro_query(workspace, SOURCE_COUNT)[0][0])
 
 
-SOURCE_GET = """
+# A version of a source with the source's own fields, as a SourceVersion reads them.
+SOURCE_VERSION_FIELDS = """{id: v.id, source_id: s.id, title: s.title, origin_type: s.origin_type, status: s.status,
+        version: v.version, sha256: v.sha256, length: v.length, text: v.text, created_at: v.created_at} AS version"""
+
+SOURCE_GET = (
+    """
 MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion {current: true})
-RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.length, v.text, v.created_at
-"""
+RETURN """
+    + SOURCE_VERSION_FIELDS
+)
 
 
 def source_get(*, workspace: HasGraph, source_id: str) -> SourceVersion | None:
@@ -304,13 +311,15 @@ def source_get(*, workspace: HasGraph, source_id: str) -> SourceVersion | None:
     if parse_id(source_id) is None:
         return None
     rows = graph.ro_query(workspace, SOURCE_GET, {"source_id": source_id})
-    return SourceVersion(*rows[0]) if rows else None
+    return SourceVersion(**rows[0][0]) if rows else None
 
 
-VERSION_GET = """
+VERSION_GET = (
+    """
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
-RETURN v.id, s.id, s.title, s.origin_type, s.status, v.version, v.sha256, v.length, v.text, v.created_at
-"""
+RETURN """
+    + SOURCE_VERSION_FIELDS
+)
 
 
 def version_get(*, workspace: HasGraph, version_id: str) -> SourceVersion | None:
@@ -318,7 +327,7 @@ def version_get(*, workspace: HasGraph, version_id: str) -> SourceVersion | None
     if parse_id(version_id) is None:
         return None
     rows = graph.ro_query(workspace, VERSION_GET, {"version_id": version_id})
-    return SourceVersion(*rows[0]) if rows else None
+    return SourceVersion(**rows[0][0]) if rows else None
 
 
 VERSION_FRAGMENTS = """
@@ -338,8 +347,8 @@ def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]
 
 VERSION_CLAIM_SPANS = """
 MATCH (c:Claim {version_id: $version_id})
-RETURN c.id, c.start, c.end, c.status, c.statement, c.extractor
-ORDER BY c.start, c.end DESC
+WITH c ORDER BY c.start, c.end DESC
+RETURN c {.id, .start, .end, .status, .statement, .extractor} AS span
 """
 
 
@@ -348,7 +357,7 @@ def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSp
     if parse_id(version_id) is None:
         return []
     rows = graph.ro_query(workspace, VERSION_CLAIM_SPANS, {"version_id": version_id})
-    return [ClaimSpan(*row) for row in rows]
+    return [ClaimSpan(**row[0]) for row in rows]
 
 
 # -- claims -----------------------------------------------------------------------------
@@ -531,7 +540,7 @@ UNWIND claims AS x
 OPTIONAL MATCH (x)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
 WITH derived, collect(DISTINCT d) AS decisions
 UNWIND [n IN derived + decisions WHERE n IS NOT NULL] AS n
-RETURN n.id, labels(n)[0], coalesce(n.statement, n.title), n.status
+RETURN {id: n.id, label: labels(n)[0], title: coalesce(n.statement, n.title), status: n.status} AS dependent
 LIMIT 200
 """
 
@@ -541,35 +550,41 @@ def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
     if parse_id(claim_id) is None:
         return []
     rows = graph.ro_query(workspace, CLAIM_DEPENDENTS, {"claim_id": claim_id})
-    return [Dependent(*row) for row in rows]
+    return [Dependent(**row[0]) for row in rows]
 
+
+# A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
+SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
 
 # Candidates are taken in a fixed order, so that the same search over the same claims ranks the
 # same candidates (pages of a search depend on it); `$before` leaves out claims added later.
-CLAIM_SEARCH_PHRASE = """
+CLAIM_SEARCH_PHRASE = (
+    """
 MATCH (c:Claim)
 WHERE toLower(c.statement) CONTAINS $phrase AND ($before = '' OR c.created_at <= $before)
-RETURN c.id, c.statement, c.status, c.source_id, 1 AS hits
-ORDER BY c.created_at DESC, c.id
-LIMIT $limit
-"""
+WITH c, 1 AS hits ORDER BY c.created_at DESC, c.id LIMIT $limit
+RETURN """
+    + SEARCH_HIT_FIELDS
+)
 
-CLAIM_SEARCH_WORDS = """
+CLAIM_SEARCH_WORDS = (
+    """
 MATCH (c:Claim)
 WHERE $before = '' OR c.created_at <= $before
 WITH c, size([w IN $words WHERE toLower(c.statement) CONTAINS w]) AS hits
 WHERE hits > 0
-RETURN c.id, c.statement, c.status, c.source_id, hits
-ORDER BY hits DESC, c.created_at DESC, c.id
-LIMIT $limit
-"""
+WITH c, hits ORDER BY hits DESC, c.created_at DESC, c.id LIMIT $limit
+RETURN """
+    + SEARCH_HIT_FIELDS
+)
 
-CLAIM_NEWEST = """
+CLAIM_NEWEST = (
+    """
 MATCH (c:Claim)
-RETURN c.id, c.statement, c.status, c.source_id, 0 AS hits
-ORDER BY c.created_at DESC
-LIMIT $limit
-"""
+WITH c, 0 AS hits ORDER BY c.created_at DESC LIMIT $limit
+RETURN """
+    + SEARCH_HIT_FIELDS
+)
 
 CLAIM_FULLTEXT_SCORES = """
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
@@ -590,18 +605,18 @@ class SearchHit:
 def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int, before: str = "") -> list[SearchHit]:
     """Claims whose statement contains the phrase (lower-cased by the caller), made at `before` or earlier."""
     rows = graph.ro_query(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit, "before": before})
-    return [SearchHit(*row) for row in rows]
+    return [SearchHit(**row[0]) for row in rows]
 
 
 def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int, before: str = "") -> list[SearchHit]:
     """Claims containing any of the (lower-cased) words, those with more of them first, made at `before` or earlier."""
     rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit, "before": before})
-    return [SearchHit(*row) for row in rows]
+    return [SearchHit(**row[0]) for row in rows]
 
 
 def claim_newest(*, workspace: HasGraph, limit: int) -> list[SearchHit]:
     """The newest claims of the workspace."""
-    return [SearchHit(*row) for row in graph.ro_query(workspace, CLAIM_NEWEST, {"limit": limit})]
+    return [SearchHit(**row[0]) for row in graph.ro_query(workspace, CLAIM_NEWEST, {"limit": limit})]
 
 
 def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dict[str, float]:
@@ -616,9 +631,8 @@ REJECTED_OF = (
 REJECTED_AFTER, REJECTED_ORDER = keyset("x", key="key", newest_first=False)
 REJECTED_LIST = f"""{REJECTED_OF}
 WHERE {REJECTED_AFTER}
-RETURN x.statement, x.evidence_quote, x.reason, x.detail, x.hint_start, x.hint_end, x.extractor, x.created_at, x.key
-ORDER BY {REJECTED_ORDER}
-LIMIT $limit
+WITH x ORDER BY {REJECTED_ORDER} LIMIT $limit
+RETURN x {{.statement, .evidence_quote, .reason, .detail, .hint_start, .hint_end, .extractor, .created_at, .key}} AS rejected
 """
 REJECTED_COUNT = REJECTED_OF + "RETURN count(x)"
 
@@ -631,7 +645,7 @@ def rejected_list(
     if parse_id(source_id) is None:
         return []
     params = {"source_id": source_id, "limit": limit, **after_params(after)}
-    return [RejectedClaim(*row) for row in graph.ro_query(workspace, REJECTED_LIST, params)]
+    return [RejectedClaim(**row[0]) for row in graph.ro_query(workspace, REJECTED_LIST, params)]
 
 
 def rejected_count(*, workspace: HasGraph, source_id: str) -> int:
@@ -692,14 +706,14 @@ def extraction_fail(*, workspace: HasGraph, extraction_id: str, error: str, now:
     graph.query(workspace, EXTRACTION_FAIL, {"extraction_id": extraction_id, "error": error, "now": now})
 
 
-EXTRACTION_FIELDS = """e.id, e.version_id, e.status, e.done, e.total, e.error, e.extractor,
-       e.claims_added, e.rejected, e.started_at, e.updated_at"""
+EXTRACTION_FIELDS = """e {.id, .version_id, .status, .done, .total, .error, .extractor,
+       .claims_added, .rejected, .started_at, .updated_at} AS extraction"""
 
 EXTRACTION_GET = "MATCH (e:Extraction {id: $extraction_id}) RETURN " + EXTRACTION_FIELDS
 
 EXTRACTION_LATEST = (
     "MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(:SourceVersion {current: true})<-[:OF]-(e:Extraction) "
-    "RETURN " + EXTRACTION_FIELDS + " ORDER BY e.started_at DESC LIMIT 1"
+    "WITH e ORDER BY e.started_at DESC LIMIT 1 RETURN " + EXTRACTION_FIELDS
 )
 
 
@@ -708,7 +722,7 @@ def extraction_get(*, workspace: HasGraph, extraction_id: str) -> Extraction | N
     if parse_id(extraction_id) is None:
         return None
     rows = graph.ro_query(workspace, EXTRACTION_GET, {"extraction_id": extraction_id})
-    return Extraction(*rows[0]) if rows else None
+    return Extraction(**rows[0][0]) if rows else None
 
 
 def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | None:
@@ -716,15 +730,16 @@ def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | No
     if parse_id(source_id) is None:
         return None
     rows = graph.ro_query(workspace, EXTRACTION_LATEST, {"source_id": source_id})
-    return Extraction(*rows[0]) if rows else None
+    return Extraction(**rows[0][0]) if rows else None
 
 
 VANISHED = """
 MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion)
 MATCH (c:Claim {version_id: v.id})
 WHERE c.status = 'retracted'
-RETURN c.id, c.statement, c.evidence_quote, v.version, c.retraction
-ORDER BY v.version DESC, c.start
+WITH c, v ORDER BY v.version DESC, c.start
+RETURN {id: c.id, statement: c.statement, evidence_quote: c.evidence_quote, version: v.version, why: c.retraction}
+       AS retracted
 """
 
 
@@ -741,4 +756,4 @@ def retracted_claims(*, workspace: HasGraph, source_id: str) -> list[Retracted]:
     """The source's claims that were retracted: their quote vanished from a new version, or the source was retracted."""
     if parse_id(source_id) is None:
         return []
-    return [Retracted(*row) for row in graph.ro_query(workspace, VANISHED, {"source_id": source_id})]
+    return [Retracted(**row[0]) for row in graph.ro_query(workspace, VANISHED, {"source_id": source_id})]

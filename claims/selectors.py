@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from afterhack.clock import now_iso
 from afterhack.ids import storable
 from afterhack.pagination import Paged, page_of, paged, position_after
+from afterhack.text import MAX_SEARCH_CHARS
 from claims import graph as claims_graph
 from claims.graph import CitedPassage as CitedPassage
 from claims.graph import Claim as Claim
@@ -20,6 +21,7 @@ from claims.graph import Extraction as Extraction
 from claims.graph import RejectedClaim as RejectedClaim
 from claims.graph import SourceSummary as SourceSummary
 from claims.graph import SourceVersion as SourceVersion
+from claims.statuses import ClaimStatus
 from claims.text import Span
 from workspaces.models import Workspace
 
@@ -28,7 +30,6 @@ from workspaces.models import Workspace
 SEARCH_LIMIT = 50
 # A search through the API ranks at most this many of the claims that match.
 MAX_SEARCH_RESULTS = 1_000
-MAX_QUERY_CHARS = 500
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her here
@@ -73,7 +74,7 @@ def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: 
     Ranked: claims containing more of the words first, then current before superseded, then
     fulltext relevance, then by id (so that the same search ranks alike every time).
     """
-    query = " ".join(storable(query).split())[:MAX_QUERY_CHARS]
+    query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
     if not query:
         return SearchResult([], query, [], False)
     words = content_words(query)
@@ -82,7 +83,7 @@ def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: 
     if fell_back:
         hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=candidates, before=before)
     scores = _fulltext_scores(workspace, words, candidates * 2) if len(hits) > 1 else {}
-    hits.sort(key=lambda hit: (-hit.hits, hit.status != "current", -scores.get(hit.id, 0.0), hit.id))
+    hits.sort(key=lambda hit: (-hit.hits, hit.status != ClaimStatus.CURRENT, -scores.get(hit.id, 0.0), hit.id))
     return SearchResult(hits, query, words, fell_back)
 
 
@@ -140,7 +141,7 @@ def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
             continue
         ids = " ".join(active)
         statuses = {span.status for span in active.values()}
-        status = "current" if "current" in statuses else next(iter(statuses))
+        status = ClaimStatus.CURRENT if ClaimStatus.CURRENT in statuses else next(iter(statuses))
         depth = min(len(active), 3)
         parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}" tabindex="0">{piece}</mark>')
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped

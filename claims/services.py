@@ -14,12 +14,11 @@ from django.http import Http404
 from afterhack import llm
 from afterhack.clock import now_iso, stale_before
 from afterhack.errors import Conflict, UserError
-from afterhack.ids import is_storable, parse_id, storable
+from afterhack.ids import parse_id, storable
+from afterhack.text import MAX_STATEMENT_CHARS, clean_text
 from claims import graph as claims_graph
 from claims.evidence import Rejection, validate_quote
 from claims.extraction import (
-    MODEL_CONFIDENCE_KIND,
-    RULE_CONFIDENCE_KIND,
     RULE_EXTRACTOR,
     Accepted,
     Refused,
@@ -27,13 +26,13 @@ from claims.extraction import (
     model_proposals,
     rule_proposals,
 )
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("claims")
 
-MAX_STATEMENT_CHARS = 2_000
 MAX_PREMISES = 50
 
 
@@ -60,18 +59,10 @@ class ClaimNotFound(Http404):
 
 def clean_statement(statement: object) -> str:
     """The statement with its whitespace folded, or UserError saying what is wrong with it."""
-    if not isinstance(statement, str):
-        raise UserError("A claim's statement must be text.")
-    if not statement.strip():
-        raise UserError("A claim needs a statement; this one is empty.")
-    if not is_storable(statement):
-        raise UserError("A statement cannot contain NUL characters or invalid Unicode.")
-    statement = " ".join(statement.split())
-    if len(statement) > MAX_STATEMENT_CHARS:
-        raise UserError(
-            f"A statement can be at most {MAX_STATEMENT_CHARS:,} characters (this one has {len(statement):,})."
-        )
-    return statement
+    return clean_text(
+        statement, noun="A statement", max_chars=MAX_STATEMENT_CHARS,
+        missing="A claim needs a statement; this one is empty.", not_text="A claim's statement must be text.",
+    )  # fmt: skip
 
 
 def fragments_of(fragments: list[claims_graph.Fragment], span: Span) -> list[claims_graph.Fragment]:
@@ -139,7 +130,7 @@ def active_version(workspace: Workspace, source_id: object) -> claims_graph.Sour
     version = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
     if version is None:
         raise SourceNotFound("No such source in this workspace.")
-    if version.status != "active":
+    if version.status != SourceStatus.ACTIVE:
         raise Conflict("This source has been retracted: it can no longer be cited, extracted from or revised.")
     return version
 
@@ -186,7 +177,7 @@ def claim_add(
     row = {
         "key": claim_key(version_id=version.id, start=result.start, end=result.end, statement=statement),
         "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": passage.quote,
-        "start": result.start, "end": result.end, "confidence": None, "confidence_kind": "manual",
+        "start": result.start, "end": result.end, "confidence": None, "confidence_kind": ConfidenceKind.MANUAL,
         "extractor": "manual", "fragment_ids": [f.id for f in passage.fragments],
     }  # fmt: skip
     with transaction.atomic():
@@ -200,7 +191,7 @@ def claim_add(
             )
         claim_id, created = stored[0]
         existing = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
-        if existing is not None and existing.status != "current":
+        if existing is not None and existing.status != ClaimStatus.CURRENT:
             raise Conflict(
                 f"This exact claim exists already and is {existing.status} (a reviewer corrected or retracted it); it cannot come back."
             )
@@ -251,7 +242,7 @@ def _why_unsupported(workspace: Workspace, premise_ids: list[str]) -> str:
     missing = [pid for pid in premise_ids if pid not in statuses]
     if missing:
         return f"These claims do not exist in this workspace: {', '.join(missing)}."
-    stale = [f"{pid} ({statuses[pid]})" for pid in premise_ids if statuses[pid] != "current"]
+    stale = [f"{pid} ({statuses[pid]})" for pid in premise_ids if statuses[pid] != ClaimStatus.CURRENT]
     return f"A derived claim can only rest on current claims; these are not: {', '.join(stale)}."
 
 
@@ -296,7 +287,7 @@ def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -
 def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.Extraction | None:
     """Runs a queued extraction: proposals per fragment, validated, then stored in one atomic write."""
     extraction = claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
-    if extraction is None or extraction.status not in ("queued", "running"):
+    if extraction is None or extraction.status not in (JobStatus.QUEUED, JobStatus.RUNNING):
         return extraction
     version = claims_graph.version_get(workspace=workspace, version_id=extraction.version_id)
     if version is None:
@@ -329,7 +320,7 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
     # overlapping a claim a reviewer corrected or that was retracted (it must not come back).
     known_spans = {(span.start, span.end) for span in existing if span.extractor.split(":")[0] == family}
     known_statements = {same_statement(span.statement) for span in existing}
-    withdrawn = [Span(span.start, span.end) for span in existing if span.status != "current"]
+    withdrawn = [Span(span.start, span.end) for span in existing if span.status != ClaimStatus.CURRENT]
     accepted = [
         claim
         for claim in accepted
@@ -380,7 +371,7 @@ def _claim_rows(
         rows.setdefault(key, {
             "key": key, "id": str(uuid.uuid4()), "statement": claim.statement[:MAX_STATEMENT_CHARS],
             "evidence_quote": claim.evidence_quote, "start": claim.span.start, "end": claim.span.end,
-            "confidence": claim.confidence, "confidence_kind": MODEL_CONFIDENCE_KIND if use_model else RULE_CONFIDENCE_KIND,
+            "confidence": claim.confidence, "confidence_kind": ConfidenceKind.MODEL if use_model else ConfidenceKind.RULE_MATCH,
             "extractor": extractor, "fragment_ids": fragment_ids(fragments, claim.span),
         })  # fmt: skip
     return list(rows.values())

@@ -15,6 +15,8 @@ class ClaimStatus(StrEnum):
 
 
 class SourceStatus(StrEnum):
+    """Whether a source may still be cited: active, or retracted with every claim that quoted it."""
+
     ACTIVE = "active"
     RETRACTED = "retracted"
 
@@ -26,3 +28,13 @@ class JobStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+
+
+class ConfidenceKind(StrEnum):
+    """Where a claim's evidence comes from, which is what its confidence means."""
+
+    RULE_MATCH = "rule_match"
+    MODEL = "model"
+    MANUAL = "manual"
+    DERIVED = "derived"
+    HUMAN_CORRECTION = "human_correction"

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from afterhack.errors import UserError
 from afterhack.ids import is_storable
+from afterhack.text import MAX_TITLE_CHARS, clean_text
 
 # A source's text may hold at most this many characters (about 2 MB of English).
 MAX_SOURCE_CHARS = 2_000_000
-MAX_TITLE_CHARS = 300
 # Fragments aim for this size and never exceed the maximum; the last one may be shorter.
 FRAGMENT_TARGET_CHARS = 1_200
 FRAGMENT_MAX_CHARS = 2_000
@@ -58,14 +58,9 @@ def clean_source_text(text: object) -> str:
 
 def clean_title(title: object) -> str:
     """The stripped title, or InvalidSource saying what is wrong with it."""
-    if not isinstance(title, str) or not title.strip():
-        raise InvalidSource("A source needs a title.")
-    title = " ".join(title.split())
-    if len(title) > MAX_TITLE_CHARS:
-        raise InvalidSource(f"A title can be at most {MAX_TITLE_CHARS} characters (this one has {len(title)}).")
-    if not is_storable(title):
-        raise InvalidSource("A title cannot contain NUL characters or invalid Unicode.")
-    return title
+    return clean_text(
+        title, noun="A title", max_chars=MAX_TITLE_CHARS, missing="A source needs a title.", error=InvalidSource
+    )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
+from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
+from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
 from corrections import selectors as corrections_selectors
 from workspaces import selectors as workspace_selectors
@@ -28,7 +30,7 @@ MAX_UPLOAD_BYTES = 8 * 1024 * 1024
 
 
 class SourceForm(forms.Form):
-    title = forms.CharField(max_length=300, required=False, strip=True)
+    title = forms.CharField(max_length=MAX_TITLE_CHARS, required=False, strip=True)
     text = forms.CharField(widget=forms.Textarea, required=False, strip=False)
     file = forms.FileField(required=False, help_text="A .txt or .md file in UTF-8.")
 
@@ -50,13 +52,13 @@ class SourceForm(forms.Form):
 
 
 class ClaimForm(forms.Form):
-    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
     evidence_quote = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=False)
     start = forms.IntegerField(required=False, min_value=0)
 
 
 class DerivedClaimForm(forms.Form):
-    statement = forms.CharField(max_length=services.MAX_STATEMENT_CHARS, strip=True)
+    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
     derived_from = forms.CharField(required=False)
 
     def clean_derived_from(self) -> list[str]:
@@ -136,7 +138,11 @@ def source_extraction(request: HtmxRequest, ws_id: UUID, source_id: str) -> Http
     context = _source_context(request, ws_id, source_id)
     response = render(request, "claims/source_detail.html#extraction", context)
     extraction = context["page"].extraction
-    if request.GET.get("polling") and extraction is not None and extraction.status in ("done", "failed"):
+    if (
+        request.GET.get("polling")
+        and extraction is not None
+        and extraction.status in (JobStatus.DONE, JobStatus.FAILED)
+    ):
         response["HX-Refresh"] = "true"
     return response
 
@@ -231,7 +237,7 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     history = workspace_selectors.claim_events(workspace=membership.workspace, claim_id=claim_id)
     fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
     context = {
-        "workspace": membership.workspace, "membership": membership, "p": provenance, "history": history, "fate": fate,
+        "workspace": membership.workspace, "membership": membership, "provenance": provenance, "history": history, "fate": fate,
     }  # fmt: skip
     return render(request, "claims/claim_detail.html", context)
 

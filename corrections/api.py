@@ -11,9 +11,9 @@ from pydantic import StrictInt
 
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents.api import DecisionOut, RejustifyIn, ReviseIn, decision_out
 from agents.api import router as agents_router
-from claims import services as claims_services
 from claims.api import EvidenceErrorOut, SourceText
 from claims.text import MAX_SOURCE_CHARS
 from corrections import review, selectors, services
@@ -25,9 +25,9 @@ router = Router(tags=["corrections"])
 
 Statement = Annotated[
     Words,
-    Field(max_length=claims_services.MAX_STATEMENT_CHARS, description="What the claim should say instead."),
+    Field(max_length=MAX_STATEMENT_CHARS, description="What the claim should say instead."),
     Refuse(
-        words=f"The corrected statement must be text: not empty, at most {claims_services.MAX_STATEMENT_CHARS:,} "
+        words=f"The corrected statement must be text: not empty, at most {MAX_STATEMENT_CHARS:,} "
         "characters, without NUL characters."
     ),
 ]
@@ -58,9 +58,9 @@ class ApplyIn(Input):
     statement: Statement
     reason: Annotated[
         Words,
-        Field(max_length=services.MAX_REASON_CHARS, description="Why the claim is wrong."),
+        Field(max_length=MAX_REASON_CHARS, description="Why the claim is wrong."),
         Refuse(
-            words=f"Say why the claim is wrong: the reason must be text of at most {services.MAX_REASON_CHARS:,} "
+            words=f"Say why the claim is wrong: the reason must be text of at most {MAX_REASON_CHARS:,} "
             "characters, not empty."
         ),
     ]
@@ -175,7 +175,7 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     plan = services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
     return {
-        "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.revision,
+        "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.fingerprint,
         "affected": plan.impact.as_json(), "still_supported_by": plan.impact.still_supported_by,
         "restating": plan.restating,
     }  # fmt: skip

@@ -69,7 +69,7 @@ def in_process(workspace: Any, user: Any, claims: list[str]) -> tuple[list[float
         with Stopwatch() as watch:
             services.apply(
                 workspace=workspace, claim_id=claim_id, statement="The launch is in July.", reason="bench",
-                revision=plan.revision, idempotency_key=str(uuid.uuid4()), actor=user,
+                revision=plan.fingerprint, idempotency_key=str(uuid.uuid4()), actor=user,
             )  # fmt: skip
         applies.append(watch.seconds)
         trips.append(graph.queries_sent() - before)

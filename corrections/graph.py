@@ -45,16 +45,16 @@ JUSTIFICATIONS = """
 UNWIND $claim_ids AS cid
 MATCH (c:Claim {id: cid})
 OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
-RETURN c.id AS id, 'claim' AS label, c.status AS status, c.version_id AS version, c.confidence_kind AS kind,
-       j.justification AS j, p.id AS ante, 'Claim' AS ante_label, p.status AS ante_status,
-       p.version_id AS ante_version, p.confidence_kind AS ante_kind
+RETURN {id: c.id, label: 'claim', status: c.status, version: c.version_id, kind: c.confidence_kind,
+        justification: j.justification, ante: p.id, ante_label: 'Claim', ante_status: p.status,
+        ante_version: p.version_id, ante_kind: p.confidence_kind} AS member
 UNION ALL
 UNWIND $decision_ids AS did
 MATCH (d:Decision {id: did})
 OPTIONAL MATCH (s)-[j:SUPPORTS]->(d)
-RETURN d.id AS id, 'decision' AS label, d.status AS status, null AS version, null AS kind, j.justification AS j,
-       s.id AS ante, labels(s)[0] AS ante_label, s.status AS ante_status, s.version_id AS ante_version,
-       s.confidence_kind AS ante_kind
+RETURN {id: d.id, label: 'decision', status: d.status, version: null, kind: null, justification: j.justification,
+        ante: s.id, ante_label: labels(s)[0], ante_status: s.status, ante_version: s.version_id,
+        ante_kind: s.confidence_kind} AS member
 """
 
 ACTIONS_ON = """
@@ -62,7 +62,8 @@ MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision)
 WHERE d.id IN $decision_ids
 WITH DISTINCT a
 MATCH (a)-[:DEPENDS_ON]->(all:Decision)
-RETURN a.id, a.status, collect(all.id)
+WITH a, collect(all.id) AS decision_ids
+RETURN {id: a.id, status: a.status, decision_ids: decision_ids} AS action
 """
 
 REVISION = "MATCH (w:Workspace) RETURN w.revision"
@@ -117,35 +118,25 @@ def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
     justifications: dict[str, dict[int, set[str]]] = {}
     members: dict[str, tuple[str, str, str | None]] = {}
     outside: dict[str, Node] = {}
-    for row in graph.ro_query(workspace, JUSTIFICATIONS, {"claim_ids": claim_ids, "decision_ids": decision_ids}):
-        (
-            node_id,
-            label,
-            status,
-            version_id,
-            confidence_kind,
-            index,
-            ante_id,
-            ante_label,
-            ante_status,
-            ante_version,
-            ante_kind,
-        ) = row
-        kind = DECISION if label == "decision" else _kind("Claim", confidence_kind)
-        members[node_id] = (kind, status, version_id)
+    params = {"claim_ids": claim_ids, "decision_ids": decision_ids}
+    for (member,) in graph.ro_query(workspace, JUSTIFICATIONS, params):
+        node_id, ante_id = member["id"], member["ante"]
+        kind = DECISION if member["label"] == "decision" else _kind("Claim", member["kind"])
+        members[node_id] = (kind, member["status"], member["version"])
         justifications.setdefault(node_id, {})
         if ante_id is not None:
-            justifications[node_id].setdefault(int(index or 0), set()).add(ante_id)
+            justifications[node_id].setdefault(int(member["justification"] or 0), set()).add(ante_id)
+            ante_kind = _kind(member["ante_label"], member["ante_kind"])
             outside.setdefault(
-                ante_id, Node(ante_id, _kind(ante_label, ante_kind), ante_status, (), ante_version, expanded=False)
+                ante_id, Node(ante_id, ante_kind, member["ante_status"], (), member["ante_version"], expanded=False)
             )
     nodes: dict[str, Node] = dict(outside)
     for node_id, (kind, status, version_id) in members.items():
         groups = tuple(frozenset(ids) for _, ids in sorted(justifications[node_id].items()))
         nodes[node_id] = Node(node_id, kind, status, groups if kind != EVIDENCE else (), version_id, expanded=True)
     actions = [
-        Action(row[0], row[1], frozenset(row[2]))
-        for row in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids})
+        Action(action["id"], action["status"], frozenset(action["decision_ids"]))
+        for (action,) in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids})
     ]
     return Subgraph(revision, nodes, actions)
 

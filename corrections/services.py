@@ -26,15 +26,16 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.http import Http404
 from django.utils import timezone
 
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id
+from afterhack.text import MAX_REASON_CHARS
 from claims import graph as claims_graph
 from claims.selectors import content_words
-from claims.services import Passage, active_version, clean_statement, passage_find
+from claims.services import ClaimNotFound, Passage, active_version, clean_statement, passage_find
+from claims.statuses import ClaimStatus
 from claims.text import normalize
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
@@ -44,7 +45,6 @@ from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("corrections")
 
-MAX_REASON_CHARS = 2_000
 # A guarded write (an apply, a retraction, a new version) recomputes what it would do and tries
 # again this many times when unrelated writes keep slipping in between.
 WRITE_ATTEMPTS = 5
@@ -70,15 +70,11 @@ class StalePreview(Conflict):
         self.extra = {"revision": revision}
 
 
-class ClaimNotFound(Http404):
-    pass
-
-
 @dataclass(frozen=True)
 class Preview:
     claim: claims_graph.Claim
-    # What the client sends back: a fingerprint of everything this correction depends on.
-    revision: int
+    # What the client sends back (the API's `revision`): a fingerprint of everything this correction depends on.
+    fingerprint: int
     impact: Impact
     # The workspace graph's counter when it was read: the write's compare-and-set.
     graph_revision: int
@@ -104,7 +100,7 @@ def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
     claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
     if claim is None:
         raise ClaimNotFound("No such claim in this workspace.")
-    if claim.status != "current":
+    if claim.status != ClaimStatus.CURRENT:
         raise _not_current(claim.status)
     return claim
 
@@ -117,7 +113,7 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
     # The claim as the read behind the fingerprint saw it: a correction that landed in between
     # superseded it, which is the reason to give (the fingerprint differs only because of that).
     root = sub.nodes.get(claim.id)
-    if root is not None and root.status != "current":
+    if root is not None and root.status != ClaimStatus.CURRENT:
         raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
@@ -148,14 +144,14 @@ def restating(
             for antecedent in justification
             if (node := sub.nodes.get(antecedent)) is not None
             and node.kind != DECISION
-            and node.status == "current"
+            and node.status == ClaimStatus.CURRENT
             and antecedent != corrected.id
         }
     )
     if not removed or not candidates:
         return []
     claims = claims_graph.claims_get(workspace=workspace, claim_ids=candidates)
-    return sorted(c.id for c in claims if c.status == "current" and removed & set(content_words(c.statement)))
+    return sorted(c.id for c in claims if c.status == ClaimStatus.CURRENT and removed & set(content_words(c.statement)))
 
 
 # -- apply ----------------------------------------------------------------------------------------
@@ -345,14 +341,14 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
         except (ClaimNotCurrent, ClaimNotFound) as error:
             _refuse(intent, str(error))
             raise
-        now = plan.revision
-        if plan.revision != intent.revision:
+        now = plan.fingerprint
+        if plan.fingerprint != intent.revision:
             # A write that landed while the picture was read may have mixed it (a concurrent
             # correction of this very claim, say): read again before calling the preview stale.
             if corrections_graph.workspace_revision(workspace=workspace) != plan.graph_revision:
                 continue
-            _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.revision}")
-            raise StalePreview(plan.revision)
+            _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.fingerprint}")
+            raise StalePreview(plan.fingerprint)
         affected = plan.impact.as_json()
         _crash_point("after_intent")
         written = corrections_graph.correction_apply(

@@ -25,6 +25,7 @@ from afterhack import confirm
 from afterhack.errors import Conflict, UserError
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
+from afterhack.text import MAX_ID_CHARS, MAX_REASON_CHARS, MAX_SEARCH_CHARS, MAX_STATEMENT_CHARS, MAX_USERNAME_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
@@ -39,8 +40,8 @@ from workspaces.models import Membership, Workspace
 
 
 class CorrectionForm(forms.Form):
-    statement = forms.CharField(max_length=2_000, strip=True, label="Corrected statement")
-    reason = forms.CharField(max_length=services.MAX_REASON_CHARS, strip=True, widget=forms.Textarea(attrs={"rows": 2}))
+    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True, label="Corrected statement")
+    reason = forms.CharField(max_length=MAX_REASON_CHARS, strip=True, widget=forms.Textarea(attrs={"rows": 2}))
     # The passage the replacement also cites, filled in by selecting it in the source's text; none without a quote.
     evidence_source_id = forms.CharField(required=False, max_length=64)
     evidence_quote = forms.CharField(required=False, strip=False, max_length=MAX_SOURCE_CHARS, widget=forms.HiddenInput)
@@ -289,7 +290,7 @@ def _render_preview(
         )
     shown = json.dumps(preview.impact.as_json())
     apply_form = ApplyForm(
-        initial={**data, "revision": preview.revision, "idempotency_key": str(uuid.uuid4()), "previewed": shown}
+        initial={**data, "revision": preview.fingerprint, "idempotency_key": str(uuid.uuid4()), "previewed": shown}
     )
     context = _correct_context(
         request,
@@ -434,7 +435,9 @@ class PickerState:
         # Over HTMX the picker sends the live chosen list (support_ids); a plain GET carries the
         # chosen claims of the link that was followed.
         chosen = _ids_in(request.GET, "support_ids" if request.htmx else "chosen")
-        return cls(decision_id=request.GET.get("for", ""), query=request.GET.get("q", "")[:500], chosen_ids=chosen)
+        return cls(
+            decision_id=request.GET.get("for", ""), query=request.GET.get("q", "")[:MAX_SEARCH_CHARS], chosen_ids=chosen
+        )
 
 
 def _ids_in(params: Any, name: str) -> tuple[str, ...]:
@@ -653,8 +656,8 @@ def _back(request: HtmxRequest, default: str) -> str:
 class HistoryFilterForm(forms.Form):
     """The filters of the history and audit pages; a filter that cannot be used is explained, never ignored."""
 
-    actor = forms.CharField(required=False, max_length=150, label="Person")
-    claim = forms.CharField(required=False, max_length=64, label="Claim id")
+    actor = forms.CharField(required=False, max_length=MAX_USERNAME_CHARS, label="Person")
+    claim = forms.CharField(required=False, max_length=MAX_ID_CHARS, label="Claim id")
     since = forms.DateField(required=False, label="From")
     until = forms.DateField(required=False, label="To")
 
@@ -720,7 +723,7 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
     )
     context = {
         "workspace": workspace,
-        "c": correction,
+        "correction": correction,
         "old": old,
         "new": new,
         "cited": claims_selectors.cited_view(workspace=workspace, claim=new),

@@ -117,12 +117,8 @@ class MembershipAdminForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if self.instance.pk and self.instance.role == Role.ADMIN and data.get("role") != Role.ADMIN:
-            others = Membership.objects.filter(workspace=self.instance.workspace, role=Role.ADMIN).exclude(
-                pk=self.instance.pk
-            )
-            if not others.exists():
-                raise ValidationError("A workspace needs at least one admin: make someone else admin first.")
+        if self.instance.pk and services.leaves_no_admin(self.instance, role=data.get("role")):
+            raise ValidationError(services.NEEDS_AN_ADMIN)
         return data
 
 

@@ -12,23 +12,23 @@ from ninja.responses import Status
 from afterhack.api import ApiError
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
+from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user
-from workspaces.models import NAME_MAX_LENGTH, Membership, Role
+from workspaces.models import Membership, Role
 
 router = Router(tags=["workspaces"])
 
 # Django's own bound on usernames.
-USERNAME_MAX_LENGTH = 150
 ROLE_WORDS = "Unknown role: choose viewer, reviewer or admin."
 
 
 class WorkspaceIn(Input):
     name: Annotated[
         Words,
-        Field(max_length=NAME_MAX_LENGTH),
+        Field(max_length=MAX_WORKSPACE_NAME_CHARS),
         Refuse(
-            words=f"A workspace needs a name: text of at most {NAME_MAX_LENGTH} characters, without NUL characters."
+            words=f"A workspace needs a name: text of at most {MAX_WORKSPACE_NAME_CHARS} characters, without NUL characters."
         ),
     ]
 
@@ -42,7 +42,7 @@ class WorkspaceOut(Schema):
 class MemberIn(Input):
     username: Annotated[
         Words,
-        Field(max_length=USERNAME_MAX_LENGTH),
+        Field(max_length=MAX_USERNAME_CHARS),
         Refuse(words="Give the username of the person to add (text, without NUL characters)."),
     ]
     role: Annotated[Role, Refuse(words=ROLE_WORDS)]

@@ -20,11 +20,10 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
+from afterhack.text import MAX_USERNAME_CHARS
 from workspaces.models import ApiToken, LoginFailures, hash_token
 
 logger = logging.getLogger("workspaces.auth")
-
-USERNAME_MAX = 150
 
 
 def _meta_key(header: str) -> str:
@@ -53,7 +52,7 @@ class PortalRemoteUserBackend(RemoteUserBackend):
     def authenticate(self, request: Any, remote_user: str | None) -> Any:  # type: ignore[override]
         # A blank or over-long name is refused, never stripped or cut: two different portal
         # identities must never end up as one account.
-        if not remote_user or remote_user != remote_user.strip() or len(remote_user) > USERNAME_MAX:
+        if not remote_user or remote_user != remote_user.strip() or len(remote_user) > MAX_USERNAME_CHARS:
             return None
         return super().authenticate(request, remote_user)
 
@@ -178,7 +177,7 @@ def authenticate_throttled(request: HttpRequest, *, username: str, password: str
     password waits; unknown usernames are counted exactly like real ones.
     """
     # Longer names are no account's (usernames have at most 150 characters): they share one count.
-    counted_as, client = username[:USERNAME_MAX], client_address(request)
+    counted_as, client = username[:MAX_USERNAME_CHARS], client_address(request)
     _count_attempt(username=counted_as, client=client)
     user = authenticate(request, username=username, password=password)
     if user is not None:

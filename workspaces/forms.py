@@ -2,15 +2,16 @@
 
 from django import forms
 
-from workspaces.models import NAME_MAX_LENGTH, Role
+from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
+from workspaces.models import Role
 
 
 class WorkspaceForm(forms.Form):
-    name = forms.CharField(max_length=NAME_MAX_LENGTH, strip=True)
+    name = forms.CharField(max_length=MAX_WORKSPACE_NAME_CHARS, strip=True)
 
 
 class MemberAddForm(forms.Form):
-    username = forms.CharField(max_length=150, strip=True)
+    username = forms.CharField(max_length=MAX_USERNAME_CHARS, strip=True)
     role = forms.ChoiceField(choices=Role.choices, initial=Role.REVIEWER)
 
 

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-NAME_MAX_LENGTH = 200
+from afterhack.text import MAX_WORKSPACE_NAME_CHARS
 
 
 class Role(models.TextChoices):
@@ -23,7 +23,7 @@ class Role(models.TextChoices):
 
 class Workspace(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=NAME_MAX_LENGTH)
+    name = models.CharField(max_length=MAX_WORKSPACE_NAME_CHARS)
     # Off by default: alternative support from the corrected claim's own source version counts.
     independent_sources = models.BooleanField(
         default=False,

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from afterhack import graph
 from afterhack.errors import UserError
-from afterhack.ids import is_storable
+from afterhack.text import MAX_WORKSPACE_NAME_CHARS, clean_text
 from workspaces import graph as workspace_graph
-from workspaces.models import NAME_MAX_LENGTH, ApiToken, AuditEvent, Membership, Role, Workspace
+from workspaces.models import ApiToken, AuditEvent, Membership, Role, Workspace
 
 
 class InvalidInput(UserError):
@@ -44,14 +44,11 @@ def record_event(
 
 def clean_workspace_name(name: Any) -> str:
     """The name stripped of surrounding space, or InvalidInput saying what is wrong with it."""
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInput("A workspace needs a name.")
-    name = name.strip()
-    if len(name) > NAME_MAX_LENGTH:
-        raise InvalidInput(f"A workspace name can be at most {NAME_MAX_LENGTH} characters (this one has {len(name)}).")
-    if not is_storable(name):
-        raise InvalidInput("A workspace name cannot contain NUL characters or invalid Unicode.")
-    return name
+    # Only stripped: a name keeps the spacing its admin gave it.
+    return clean_text(
+        name, noun="A workspace name", max_chars=MAX_WORKSPACE_NAME_CHARS, missing="A workspace needs a name.",
+        fold=False, error=InvalidInput,
+    )  # fmt: skip
 
 
 def clean_role(role: Any) -> Role:
@@ -134,8 +131,16 @@ def _user_named(username: Any) -> Any:
     return user
 
 
-def _other_admins(membership: Membership) -> bool:
-    return Membership.objects.filter(workspace=membership.workspace, role=Role.ADMIN).exclude(pk=membership.pk).exists()
+# The rule that a workspace always keeps an admin, in words; the pages, the API and the admin say it.
+NEEDS_AN_ADMIN = "A workspace needs at least one admin: make someone else admin first."
+
+
+def leaves_no_admin(membership: Membership, *, role: str | None) -> bool:
+    """Whether giving the member `role` (None: removing them) would leave its workspace without an admin."""
+    if membership.role != Role.ADMIN or role == Role.ADMIN:
+        return False
+    others = Membership.objects.filter(workspace_id=membership.workspace_id, role=Role.ADMIN)
+    return not others.exclude(pk=membership.pk).exists()
 
 
 def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) -> Membership:
@@ -175,8 +180,8 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
         before = membership.role
-        if before == Role.ADMIN and role != Role.ADMIN and not _other_admins(membership):
-            raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")
+        if leaves_no_admin(membership, role=role):
+            raise InvalidInput(NEEDS_AN_ADMIN)
         if before != role:
             membership.role = role
             membership.save(update_fields=["role"])
@@ -192,8 +197,8 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> st
     with transaction.atomic():
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
-        if membership.role == Role.ADMIN and not _other_admins(membership):
-            raise InvalidInput("A workspace needs at least one admin: make someone else admin first.")
+        if leaves_no_admin(membership, role=None):
+            raise InvalidInput(NEEDS_AN_ADMIN)
         username = membership.user.get_username()
         membership.delete()
         record_event(

@@ -131,7 +131,7 @@ class Lists:
             made.append(
                 corrections_services.apply(
                     workspace=self.trio.workspace, claim_id=claim_id, statement=statement, reason="Moved.",
-                    revision=preview.revision, idempotency_key=f"key-{claim_id}", actor=self.trio.reviewer,
+                    revision=preview.fingerprint, idempotency_key=f"key-{claim_id}", actor=self.trio.reviewer,
                 ).correction_id
             )  # fmt: skip
         return made

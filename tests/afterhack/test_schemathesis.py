@@ -97,7 +97,7 @@ def seed_workspace(trio: Trio) -> Seeded:
     preview = corrections_services.preview(workspace=workspace, claim_id=ana, statement="Ana owns the budget.")
     corrections_services.apply(
         workspace=workspace, claim_id=ana, statement="Ana owns the budget.", reason="She does.",
-        revision=preview.revision, idempotency_key="seed", actor=reviewer,
+        revision=preview.fingerprint, idempotency_key="seed", actor=reviewer,
     )  # fmt: skip
     to_retract, to_revise = (
         claims_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
