@@ -106,9 +106,15 @@ class Command(BaseCommand):
         self.children: list[Child] = []
         self.stopping = False
         self.supervising = False
-        lock = self._single_launcher()
+        # The handlers come before the lock file: whoever waits for that file to appear (a
+        # script, the tests) may stop this launcher from then on and get a clean stop.
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, self._on_signal)
+        try:
+            lock = self._single_launcher()
+        except StopRequested:
+            self.stdout.write("Stopped before it finished starting.")
+            return
         try:
             call_command("migrate", interactive=False, verbosity=0)
             graphs_reconcile()
