@@ -6,10 +6,8 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import demo_load
 from agents import graph as agents_graph
-from tests.conftest import MakeUser
-from tests.e2e.conftest import log_in, screenshot, settled
+from tests.e2e.conftest import screenshot, settled
 from workspaces.models import AuditEvent, Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -21,20 +19,11 @@ def status_of(workspace: Workspace, title: str) -> str:
     return next(a.status for a in agents_graph.action_list(workspace=workspace) if a.title == title)
 
 
-@pytest.fixture
-def workspace(page: Any, live_server: Any, make_user: MakeUser) -> Workspace:
-    """The demo workspace, with its admin logged in in the browser."""
-    admin = make_user("admin", is_staff=True, is_superuser=True)
-    workspace = demo_load(owner=admin)
-    assert workspace is not None
-    log_in(page, live_server, admin)
-    return workspace
-
-
 class ActionUndoFlowTests:
     def test_cancel_asks_in_place_keep_leaves_it_yes_cancels_and_reopen_brings_it_back(
-        self, page: Any, workspace: Workspace
+        self, page: Any, demo_workspace: Workspace
     ) -> None:
+        workspace = demo_workspace
         page.goto(f"/w/{workspace.id}/actions/")
         page.evaluate("window.__sameDocument = true")
         row = page.locator("tr", has_text=ANNOUNCE)
@@ -76,7 +65,8 @@ class ActionUndoFlowTests:
         verbs = AuditEvent.objects.filter(target=ANNOUNCE).order_by("id").values_list("verb", flat=True)
         assert list(verbs)[-2:] == ["action.cancelled", "action.reopened"]
 
-    def test_mark_done_on_the_decision_page_asks_first(self, page: Any, workspace: Workspace) -> None:
+    def test_mark_done_on_the_decision_page_asks_first(self, page: Any, demo_workspace: Workspace) -> None:
+        workspace = demo_workspace
         page.goto(f"/w/{workspace.id}/decisions/")
         page.get_by_role("link", name="Launch in June").click()
         row = page.locator("tr", has_text=ANNOUNCE)

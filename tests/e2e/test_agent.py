@@ -6,21 +6,17 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import demo_load
-from tests.conftest import MakeUser
-from tests.e2e.conftest import log_in, screenshot
+from tests.e2e.conftest import screenshot
+from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 class AgentFlowTests:
     def test_ask_watch_and_open_the_decision(
-        self, page: Any, live_server: Any, make_user: MakeUser, no_llm: None, celery_worker_thread: Any
+        self, page: Any, demo_workspace: Workspace, no_llm: None, celery_worker_thread: Any
     ) -> None:
-        admin = make_user("admin", is_staff=True, is_superuser=True)
-        workspace = demo_load(owner=admin)
-        assert workspace is not None
-        log_in(page, live_server, admin)
+        workspace = demo_workspace
         page.goto(f"/w/{workspace.id}/ask/")
         page.get_by_label("Question").fill("When is the product launch?")
         page.get_by_role("button", name="Ask").click()
@@ -37,12 +33,9 @@ class AgentFlowTests:
         screenshot(page, "agent-decision")
 
     def test_the_demo_decision_shows_two_justifications_and_its_action(
-        self, page: Any, live_server: Any, make_user: MakeUser
+        self, page: Any, demo_workspace: Workspace
     ) -> None:
-        admin = make_user("admin", is_staff=True, is_superuser=True)
-        workspace = demo_load(owner=admin)
-        assert workspace is not None
-        log_in(page, live_server, admin)
+        workspace = demo_workspace
         page.goto(f"/w/{workspace.id}/decisions/")
         page.get_by_role("link", name="Launch in June").click()
         page.get_by_text("Justification 2").wait_for()

@@ -6,21 +6,17 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import demo_load
 from claims import graph as claims_graph
-from tests.conftest import MakeUser
-from tests.e2e.conftest import log_in, screenshot, settled
+from tests.e2e.conftest import screenshot, settled
+from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 class CorrectionFlowTests:
-    def test_correct_preview_apply_review_and_rejustify(self, page: Any, live_server: Any, make_user: MakeUser) -> None:
-        admin = make_user("admin", is_staff=True, is_superuser=True)
-        workspace = demo_load(owner=admin)
-        assert workspace is not None
+    def test_correct_preview_apply_review_and_rejustify(self, page: Any, demo_workspace: Workspace) -> None:
+        workspace = demo_workspace
         june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
-        log_in(page, live_server, admin)
 
         page.goto(f"/w/{workspace.id}/claims/{june.id}/")
         page.get_by_role("link", name="Correct this claim").click()

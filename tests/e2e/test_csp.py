@@ -14,6 +14,7 @@ from afterhack.demo import demo_load
 from claims import graph as claims_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, screenshot, settled
+from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -128,13 +129,8 @@ class ContentSecurityPolicyTests:
         screenshot(page, "csp-correction-preview")
         watch.assert_clean()
 
-    def test_retracting_a_source_still_asks_first(
-        self, page: Any, watch: Watch, live_server: Any, make_user: MakeUser
-    ) -> None:
-        admin = make_user("admin", is_staff=True, is_superuser=True)
-        workspace = demo_load(owner=admin)
-        assert workspace is not None
-        log_in(page, live_server, admin)
+    def test_retracting_a_source_still_asks_first(self, page: Any, watch: Watch, demo_workspace: Workspace) -> None:
+        workspace = demo_workspace
         watch.visit(f"/w/{workspace.id}/sources/")
         page.locator("main table a").first.click()
         page.get_by_role("link", name="New version or retract").click()

@@ -15,6 +15,7 @@ from claims import graph as claims_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
+from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -115,12 +116,9 @@ class ReviewPageTests:
         watch.assert_clean()
 
     def test_case_4_an_unanswered_question_in_its_own_part(
-        self, page: Any, watch: Watch, live_server: Any, make_user: MakeUser, no_llm: None
+        self, page: Any, watch: Watch, demo_workspace: Workspace, no_llm: None
     ) -> None:
-        admin = make_user("admin", is_staff=True, is_superuser=True)
-        workspace = demo_load(owner=admin)
-        assert workspace is not None
-        log_in(page, live_server, admin)
+        workspace = demo_workspace
         page.goto(f"/w/{workspace.id}/ask/")
         page.get_by_label("Question").fill("What is the capital of France?")
         page.get_by_role("button", name="Ask").click()
