@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm, llm
-from afterhack.errors import UserError
+from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
@@ -83,9 +83,9 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     """The run page; while the run is going, its body is polled as a fragment."""
     membership = get_membership(request.user, ws_id)
-    view = selectors.run_view(workspace=membership.workspace, run_id=run_id)
-    if view is None:
-        raise Http404("No such run in this workspace.")
+    view = found(
+        selectors.run_view(workspace=membership.workspace, run_id=run_id), Http404("No such run in this workspace.")
+    )
     context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
@@ -134,9 +134,10 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @login_required
 def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    view = selectors.decision_view(workspace=membership.workspace, decision_id=decision_id)
-    if view is None:
-        raise Http404("No such decision in this workspace.")
+    view = found(
+        selectors.decision_view(workspace=membership.workspace, decision_id=decision_id),
+        Http404("No such decision in this workspace."),
+    )
     context = {
         "workspace": membership.workspace,
         "membership": membership,
@@ -207,9 +208,9 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     status = request.POST.get("status", "")
     back = page_to_return_to(request, default=reverse("agents:actions", kwargs={"ws_id": workspace.id}))
-    action = selectors.action_get(workspace=workspace, action_id=action_id)
-    if action is None:
-        raise Http404("No such action in this workspace.")
+    action = found(
+        selectors.action_get(workspace=workspace, action_id=action_id), Http404("No such action in this workspace.")
+    )
     # Only a move that can happen is asked about; any other is refused at once, in words.
     movable = status in services.ACTION_MOVES and action.status in services.ACTION_MOVES[ActionStatus(status)]
     if movable and status in ACTION_QUESTIONS and not confirm.is_confirmed(request):
