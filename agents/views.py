@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 from uuid import UUID
 
 from django import forms
@@ -97,16 +99,33 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
 @require_GET
 @login_required
 def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    return _status_list(
+        request, ws_id, template="agents/decision_list.html", table="decision-table", statuses=DECISION_STATUSES,
+        items="decisions", read=selectors.newest_decisions, form=DecisionForm(),
+    )  # fmt: skip
+
+
+def _status_list(
+    request: HtmxRequest,
+    ws_id: UUID,
+    *,
+    template: str,
+    table: str,
+    statuses: list[tuple[str, str]],
+    items: str,
+    read: Callable[..., Any],
+    **extra: Any,
+) -> HttpResponse:
+    """A list page filtered by ?status= (one of `statuses`; anything else shows all), newest first;
+    over HTMX only its table (the `table` partial), so the filter swaps the rows in place."""
     membership = get_membership(request.user, ws_id)
     status = request.GET.get("status", "")
-    status = status if status in dict(DECISION_STATUSES) else ""
+    status = status if status in dict(statuses) else ""
     context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": DECISION_STATUSES,
-        "decisions": selectors.newest_decisions(workspace=membership.workspace, status=status),
-        "form": DecisionForm(),
+        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": statuses,
+        items: read(workspace=membership.workspace, status=status), **extra,
     }  # fmt: skip
-    template = "agents/decision_list.html#decision-table" if request.htmx else "agents/decision_list.html"
-    return render(request, template, context)
+    return render(request, f"{template}#{table}" if request.htmx else template, context)
 
 
 @require_POST
@@ -172,15 +191,10 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    membership = get_membership(request.user, ws_id)
-    status = request.GET.get("status", "")
-    status = status if status in dict(ACTION_STATUSES) else ""
-    context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": ACTION_STATUSES,
-        "actions": selectors.newest_actions(workspace=membership.workspace, status=status),
-    }  # fmt: skip
-    template = "agents/action_list.html#action-table" if request.htmx else "agents/action_list.html"
-    return render(request, template, context)
+    return _status_list(
+        request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
+        items="actions", read=selectors.newest_actions,
+    )  # fmt: skip
 
 
 # The moves that ask first, with the question and what it means. A reopen does not ask: it is the undo.
