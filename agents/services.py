@@ -15,7 +15,7 @@ from django.http import Http404
 
 from afterhack import llm
 from afterhack.clock import now_iso
-from afterhack.errors import Conflict, UserError
+from afterhack.errors import Conflict, UserError, found
 from afterhack.holds import status_holds
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
@@ -270,10 +270,10 @@ SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
 
 
 def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
-    if decision is None:
-        raise DecisionNotFound("No such decision in this workspace.")
-    return decision
+    return found(
+        agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
+        DecisionNotFound("No such decision in this workspace."),
+    )
 
 
 def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> agents_graph.Action:
@@ -333,9 +333,10 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
     if not isinstance(status, str) or status not in ACTION_MOVES:
         raise UserError("An action can be marked “done” or “cancelled”, or reopened with “pending”.")
     move = ActionStatus(status)
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
-    if action is None:
-        raise ActionNotFound("No such action in this workspace.")
+    action = found(
+        agents_graph.action_get(workspace=workspace, action_id=action_id),
+        ActionNotFound("No such action in this workspace."),
+    )
     return _write_audited(
         write=lambda: agents_graph.action_set_status(
             workspace=workspace, action_id=action_id, status=move.value,
