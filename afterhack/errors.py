@@ -23,3 +23,10 @@ class GraphError(RuntimeError):
 
 class GraphUnavailable(GraphError):
     """FalkorDB could not be reached, went away mid-call, or is too busy: worth trying again shortly."""
+
+
+def found[T](value: T | None, missing: Exception) -> T:
+    """`value` as read, or `missing` raised where the read found nothing (no such id in the workspace)."""
+    if value is None:
+        raise missing
+    return value

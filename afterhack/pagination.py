@@ -104,3 +104,29 @@ def page_of[Item](
     start), `count()` counts the whole list, `position(item)` is where a page ending at item ends."""
     rows = read(position_after(cursor, scope=scope), limit + 1)
     return paged(rows, limit=limit, count=count(), scope=scope, position=position)
+
+
+def newest_first(item: Any) -> list[Any]:
+    """Where a page of a list kept in order of creation ends: the item's time, then its id."""
+    return [item.created_at, item.id]
+
+
+def workspace_page[Item](
+    name: str,
+    *,
+    workspace: Any,
+    cursor: str | None,
+    limit: int,
+    read: Callable[..., list[Item]],
+    count: Callable[..., int],
+    position: Callable[[Item], Any] = newest_first,
+    **filters: str,
+) -> Paged[Item]:
+    """A page of one of a workspace's graph lists: `read(workspace=, limit=, after=, **filters)` and
+    `count(workspace=, **filters)`; the cursor is scoped to "name:<workspace id>[:<filter value>...]"."""
+    return page_of(
+        scope=":".join([name, str(workspace.id), *filters.values()]), cursor=cursor, limit=limit,
+        read=lambda after, n: read(workspace=workspace, **filters, limit=n, after=after),
+        count=lambda: count(workspace=workspace, **filters),
+        position=position,
+    )  # fmt: skip

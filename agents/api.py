@@ -10,6 +10,7 @@ from ninja.responses import Status
 from pydantic import BaseModel, ConfigDict
 
 from afterhack.clock import STALLED_ERROR
+from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
@@ -285,9 +286,10 @@ def run_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
 def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId) -> Any:
     """A run: its status, what it searched and retrieved, its decision and actions, or why it failed."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    outcome = selectors.run_outcome(workspace=workspace, run_id=run_id)
-    if outcome is None:
-        raise services.RunNotFound("No such run in this workspace.")
+    outcome = found(
+        selectors.run_outcome(workspace=workspace, run_id=run_id),
+        services.RunNotFound("No such run in this workspace."),
+    )
     return run_out(outcome)
 
 
@@ -317,9 +319,10 @@ def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFi
 def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
     """One decision."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    decision = selectors.decision_get(workspace=workspace, decision_id=decision_id)
-    if decision is None:
-        raise services.DecisionNotFound("No such decision in this workspace.")
+    decision = found(
+        selectors.decision_get(workspace=workspace, decision_id=decision_id),
+        services.DecisionNotFound("No such decision in this workspace."),
+    )
     return decision_out(decision)
 
 
@@ -348,9 +351,10 @@ def action_list(request: HttpRequest, ws_id: PathId, filters: Query[ActionFilter
 def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId) -> Any:
     """One action."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    action = selectors.action_get(workspace=workspace, action_id=action_id)
-    if action is None:
-        raise services.ActionNotFound("No such action in this workspace.")
+    action = found(
+        selectors.action_get(workspace=workspace, action_id=action_id),
+        services.ActionNotFound("No such action in this workspace."),
+    )
     return action_out(action)
 
 

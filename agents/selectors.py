@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from afterhack.pagination import Paged, page_of
+from afterhack.pagination import Paged, workspace_page
 from agents import graph as agents_graph
 from agents.graph import Action as Action
 from agents.graph import ClaimCard as ClaimCard
@@ -130,31 +130,25 @@ def decisions_page(
     *, workspace: Workspace, status: str, limit: int, cursor: str | None
 ) -> Paged[agents_graph.Decision]:
     """A page of the decisions (with this status, or all for ''), newest first."""
-    return page_of(
-        scope=f"decisions:{workspace.id}:{status}", cursor=cursor, limit=limit,
-        read=lambda after, n: agents_graph.decision_list(workspace=workspace, status=status, limit=n, after=after),
-        count=lambda: agents_graph.decision_count(workspace=workspace, status=status),
-        position=lambda decision: [decision.created_at, decision.id],
+    return workspace_page(
+        "decisions", workspace=workspace, status=status, cursor=cursor, limit=limit,
+        read=agents_graph.decision_list, count=agents_graph.decision_count,
     )  # fmt: skip
 
 
 def actions_page(*, workspace: Workspace, status: str, limit: int, cursor: str | None) -> Paged[agents_graph.Action]:
     """A page of the actions (with this status, or all for ''), newest first."""
-    return page_of(
-        scope=f"actions:{workspace.id}:{status}", cursor=cursor, limit=limit,
-        read=lambda after, n: agents_graph.action_list(workspace=workspace, status=status, limit=n, after=after),
-        count=lambda: agents_graph.action_count(workspace=workspace, status=status),
-        position=lambda action: [action.created_at, action.id],
+    return workspace_page(
+        "actions", workspace=workspace, status=status, cursor=cursor, limit=limit,
+        read=agents_graph.action_list, count=agents_graph.action_count,
     )  # fmt: skip
 
 
 def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[agents_graph.Run]:
     """A page of the agent's runs, newest first (without their trajectories)."""
-    return page_of(
-        scope=f"runs:{workspace.id}", cursor=cursor, limit=limit,
-        read=lambda after, n: agents_graph.run_list(workspace=workspace, limit=n, after=after),
-        count=lambda: agents_graph.run_count(workspace=workspace),
-        position=lambda run: [run.created_at, run.id],
+    return workspace_page(
+        "runs", workspace=workspace, cursor=cursor, limit=limit,
+        read=agents_graph.run_list, count=agents_graph.run_count,
     )  # fmt: skip
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -14,7 +15,7 @@ from django.http import Http404
 
 from afterhack import llm
 from afterhack.clock import now_iso
-from afterhack.errors import Conflict, UserError
+from afterhack.errors import Conflict, UserError, found
 from afterhack.holds import status_holds
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
@@ -213,23 +214,39 @@ def decision_add(
     rationale_text = clean_rationale(rationale)
     groups = clean_justifications(justifications)
     decision_id = str(uuid.uuid4())
-    with transaction.atomic():
-        created = agents_graph.decision_create(
+    return _write_audited(
+        write=lambda: agents_graph.decision_create(
             workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text,
             justifications=groups, created_by=actor_name(actor), now=now_iso(),
-        )  # fmt: skip
-        if not created:
-            raise InvalidSupport(why_not_supported(workspace, groups))
-        record_event(
-            actor=actor,
-            workspace=workspace,
-            verb="decision.created",
-            target=title,
-            payload={"decision_id": decision_id, "justifications": groups},
-        )
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
-    assert decision is not None
-    return decision
+        ),
+        refused=lambda: InvalidSupport(why_not_supported(workspace, groups)),
+        actor=actor, workspace=workspace, verb="decision.created", target=title,
+        payload={"decision_id": decision_id, "justifications": groups},
+        read=lambda: agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
+    )  # fmt: skip
+
+
+def _write_audited[Node](
+    *,
+    write: Callable[[], bool],
+    refused: Callable[[], Exception],
+    actor: Any,
+    workspace: Workspace,
+    verb: str,
+    target: str,
+    payload: dict[str, Any],
+    read: Callable[[], Node | None],
+) -> Node:
+    """One graph write (one query) audited in the same Postgres transaction, then the node as it now stands.
+    Where the graph refused the write, `refused()` (asked inside the transaction, so it sees the state that
+    refused) is raised and nothing is audited."""
+    with transaction.atomic():
+        if not write():
+            raise refused()
+        record_event(actor=actor, workspace=workspace, verb=verb, target=target, payload=payload)
+    node = read()
+    assert node is not None
+    return node
 
 
 def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
@@ -253,10 +270,10 @@ SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
 
 
 def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
-    if decision is None:
-        raise DecisionNotFound("No such decision in this workspace.")
-    return decision
+    return found(
+        agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
+        DecisionNotFound("No such decision in this workspace."),
+    )
 
 
 def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> agents_graph.Action:
@@ -270,27 +287,16 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
         raise InvalidSupport("An action needs “decision_ids”: a non-empty list of decision ids.")
     ids = list(dict.fromkeys(decision_ids))[:MAX_SUPPORTS]
     action_id = str(uuid.uuid4())
-    with transaction.atomic():
-        created = agents_graph.action_create(
-            workspace=workspace,
-            action_id=action_id,
-            title=title,
-            decision_ids=ids,
-            created_by=actor_name(actor),
-            now=now_iso(),
-        )
-        if not created:
-            raise _why_no_action(workspace, ids)
-        record_event(
-            actor=actor,
-            workspace=workspace,
-            verb="action.created",
-            target=title,
-            payload={"action_id": action_id, "decision_ids": ids},
-        )
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
-    assert action is not None
-    return action
+    return _write_audited(
+        write=lambda: agents_graph.action_create(
+            workspace=workspace, action_id=action_id, title=title, decision_ids=ids,
+            created_by=actor_name(actor), now=now_iso(),
+        ),
+        refused=lambda: _why_no_action(workspace, ids),
+        actor=actor, workspace=workspace, verb="action.created", target=title,
+        payload={"action_id": action_id, "decision_ids": ids},
+        read=lambda: agents_graph.action_get(workspace=workspace, action_id=action_id),
+    )  # fmt: skip
 
 
 def _why_no_action(workspace: Workspace, ids: list[str]) -> UserError:
@@ -327,30 +333,21 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
     if not isinstance(status, str) or status not in ACTION_MOVES:
         raise UserError("An action can be marked “done” or “cancelled”, or reopened with “pending”.")
     move = ActionStatus(status)
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
-    if action is None:
-        raise ActionNotFound("No such action in this workspace.")
-    with transaction.atomic():
-        moved = agents_graph.action_set_status(
-            workspace=workspace,
-            action_id=action_id,
-            status=move.value,
-            from_statuses=[s.value for s in ACTION_MOVES[move]],
-            require_holding=move is ActionStatus.PENDING,
+    action = found(
+        agents_graph.action_get(workspace=workspace, action_id=action_id),
+        ActionNotFound("No such action in this workspace."),
+    )
+    return _write_audited(
+        write=lambda: agents_graph.action_set_status(
+            workspace=workspace, action_id=action_id, status=move.value,
+            from_statuses=[s.value for s in ACTION_MOVES[move]], require_holding=move is ActionStatus.PENDING,
             now=now_iso(),
-        )
-        if not moved:
-            raise Conflict(_why_not_moved(workspace, action_id, move))
-        record_event(
-            actor=actor,
-            workspace=workspace,
-            verb=ACTION_VERBS[move],
-            target=action.title,
-            payload={"action_id": action_id},
-        )
-    updated = agents_graph.action_get(workspace=workspace, action_id=action_id)
-    assert updated is not None
-    return updated
+        ),
+        refused=lambda: Conflict(_why_not_moved(workspace, action_id, move)),
+        actor=actor, workspace=workspace, verb=ACTION_VERBS[move], target=action.title,
+        payload={"action_id": action_id},
+        read=lambda: agents_graph.action_get(workspace=workspace, action_id=action_id),
+    )  # fmt: skip
 
 
 def _why_not_moved(workspace: Workspace, action_id: str, move: ActionStatus) -> str:

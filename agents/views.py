@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 from uuid import UUID
 
 from django import forms
@@ -14,7 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm, llm
-from afterhack.errors import UserError
+from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
@@ -83,9 +85,9 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     """The run page; while the run is going, its body is polled as a fragment."""
     membership = get_membership(request.user, ws_id)
-    view = selectors.run_view(workspace=membership.workspace, run_id=run_id)
-    if view is None:
-        raise Http404("No such run in this workspace.")
+    view = found(
+        selectors.run_view(workspace=membership.workspace, run_id=run_id), Http404("No such run in this workspace.")
+    )
     context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
@@ -97,16 +99,33 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
 @require_GET
 @login_required
 def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    return _status_list(
+        request, ws_id, template="agents/decision_list.html", table="decision-table", statuses=DECISION_STATUSES,
+        items="decisions", read=selectors.newest_decisions, form=DecisionForm(),
+    )  # fmt: skip
+
+
+def _status_list(
+    request: HtmxRequest,
+    ws_id: UUID,
+    *,
+    template: str,
+    table: str,
+    statuses: list[tuple[str, str]],
+    items: str,
+    read: Callable[..., Any],
+    **extra: Any,
+) -> HttpResponse:
+    """A list page filtered by ?status= (one of `statuses`; anything else shows all), newest first;
+    over HTMX only its table (the `table` partial), so the filter swaps the rows in place."""
     membership = get_membership(request.user, ws_id)
     status = request.GET.get("status", "")
-    status = status if status in dict(DECISION_STATUSES) else ""
+    status = status if status in dict(statuses) else ""
     context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": DECISION_STATUSES,
-        "decisions": selectors.newest_decisions(workspace=membership.workspace, status=status),
-        "form": DecisionForm(),
+        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": statuses,
+        items: read(workspace=membership.workspace, status=status), **extra,
     }  # fmt: skip
-    template = "agents/decision_list.html#decision-table" if request.htmx else "agents/decision_list.html"
-    return render(request, template, context)
+    return render(request, f"{template}#{table}" if request.htmx else template, context)
 
 
 @require_POST
@@ -134,9 +153,10 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @login_required
 def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    view = selectors.decision_view(workspace=membership.workspace, decision_id=decision_id)
-    if view is None:
-        raise Http404("No such decision in this workspace.")
+    view = found(
+        selectors.decision_view(workspace=membership.workspace, decision_id=decision_id),
+        Http404("No such decision in this workspace."),
+    )
     context = {
         "workspace": membership.workspace,
         "membership": membership,
@@ -171,15 +191,10 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    membership = get_membership(request.user, ws_id)
-    status = request.GET.get("status", "")
-    status = status if status in dict(ACTION_STATUSES) else ""
-    context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": ACTION_STATUSES,
-        "actions": selectors.newest_actions(workspace=membership.workspace, status=status),
-    }  # fmt: skip
-    template = "agents/action_list.html#action-table" if request.htmx else "agents/action_list.html"
-    return render(request, template, context)
+    return _status_list(
+        request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
+        items="actions", read=selectors.newest_actions,
+    )  # fmt: skip
 
 
 # The moves that ask first, with the question and what it means. A reopen does not ask: it is the undo.
@@ -207,9 +222,9 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     status = request.POST.get("status", "")
     back = page_to_return_to(request, default=reverse("agents:actions", kwargs={"ws_id": workspace.id}))
-    action = selectors.action_get(workspace=workspace, action_id=action_id)
-    if action is None:
-        raise Http404("No such action in this workspace.")
+    action = found(
+        selectors.action_get(workspace=workspace, action_id=action_id), Http404("No such action in this workspace.")
+    )
     # Only a move that can happen is asked about; any other is refused at once, in words.
     movable = status in services.ACTION_MOVES and action.status in services.ACTION_MOVES[ActionStatus(status)]
     if movable and status in ACTION_QUESTIONS and not confirm.is_confirmed(request):

@@ -11,6 +11,7 @@ from pydantic import ConfigDict, StrictInt
 from pydantic.config import JsonDict
 
 from afterhack.clock import STALLED_ERROR
+from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
@@ -316,9 +317,10 @@ def source_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any
 def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
     """The source's current version with its claims' spans and the latest extraction's progress."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    page = selectors.source_page(workspace=workspace, source_id=source_id)
-    if page is None:
-        raise services.SourceNotFound("No such source in this workspace.")
+    page = found(
+        selectors.source_page(workspace=workspace, source_id=source_id),
+        services.SourceNotFound("No such source in this workspace."),
+    )
     version = page.version
     return {
         "id": version.source_id, "title": version.title, "version": version.version, "sha256": version.sha256,
@@ -400,7 +402,8 @@ def claim_search(request: HttpRequest, ws_id: PathId, search: Query[SearchIn]) -
 def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId) -> Any:
     """One claim."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    claim = selectors.claim_get(workspace=workspace, claim_id=claim_id)
-    if claim is None:
-        raise services.ClaimNotFound("No such claim in this workspace.")
+    claim = found(
+        selectors.claim_get(workspace=workspace, claim_id=claim_id),
+        services.ClaimNotFound("No such claim in this workspace."),
+    )
     return claim_out(claim)

@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from afterhack.clock import now_iso
 from afterhack.ids import storable
-from afterhack.pagination import Paged, page_of, paged, position_after
+from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.text import MAX_SEARCH_CHARS
 from claims import graph as claims_graph
 from claims.graph import CitedPassage as CitedPassage
@@ -278,11 +278,9 @@ def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[
 
 def sources_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[claims_graph.SourceSummary]:
     """A page of the workspace's sources, newest first."""
-    return page_of(
-        scope=f"sources:{workspace.id}", cursor=cursor, limit=limit,
-        read=lambda after, n: claims_graph.source_list(workspace=workspace, limit=n, after=after),
-        count=lambda: claims_graph.source_count(workspace=workspace),
-        position=lambda source: [source.created_at, source.id],
+    return workspace_page(
+        "sources", workspace=workspace, cursor=cursor, limit=limit,
+        read=claims_graph.source_list, count=claims_graph.source_count,
     )  # fmt: skip
 
 
@@ -290,10 +288,9 @@ def rejected_page(
     *, workspace: Workspace, source_id: str, limit: int, cursor: str | None
 ) -> Paged[claims_graph.RejectedClaim]:
     """A page of the claims refused for the source's current version, oldest first."""
-    return page_of(
-        scope=f"rejected:{workspace.id}:{source_id}", cursor=cursor, limit=limit,
-        read=lambda after, n: claims_graph.rejected_list(workspace=workspace, source_id=source_id, after=after, limit=n),
-        count=lambda: claims_graph.rejected_count(workspace=workspace, source_id=source_id),
+    return workspace_page(
+        "rejected", workspace=workspace, source_id=source_id, cursor=cursor, limit=limit,
+        read=claims_graph.rejected_list, count=claims_graph.rejected_count,
         position=lambda rejected: [rejected.created_at, rejected.key],
     )  # fmt: skip
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import llm
-from afterhack.errors import UserError
+from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
@@ -116,9 +116,10 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 
 def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: Any) -> dict[str, Any]:
     membership = get_membership(request.user, ws_id)
-    page = selectors.source_page(workspace=membership.workspace, source_id=source_id)
-    if page is None:
-        raise Http404("No such source in this workspace.")
+    page = found(
+        selectors.source_page(workspace=membership.workspace, source_id=source_id),
+        Http404("No such source in this workspace."),
+    )
     return {
         "workspace": membership.workspace, "membership": membership, "page": page,
         "claim_form": extra.pop("claim_form", None) or ClaimForm(), "extractor_label": extractor_label(), **extra,
@@ -231,9 +232,10 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @login_required
 def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    provenance = selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id)
-    if provenance is None:
-        raise Http404("No such claim in this workspace.")
+    provenance = found(
+        selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id),
+        Http404("No such claim in this workspace."),
+    )
     history = workspace_selectors.claim_events(workspace=membership.workspace, claim_id=claim_id)
     fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
     context = {

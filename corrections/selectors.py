@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from afterhack.pagination import Paged, page_of
+from afterhack.pagination import Paged, workspace_page
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from claims.statuses import ClaimStatus
@@ -21,10 +21,9 @@ from workspaces.models import AuditEvent, Workspace
 
 def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[corrections_graph.Correction]:
     """A page of the workspace's corrections, newest first."""
-    return page_of(
-        scope=f"corrections:{workspace.id}", cursor=cursor, limit=limit,
-        read=lambda after, n: corrections_graph.correction_list(workspace=workspace, limit=n, after=after),
-        count=lambda: corrections_graph.correction_count(workspace=workspace),
+    return workspace_page(
+        "corrections", workspace=workspace, cursor=cursor, limit=limit,
+        read=corrections_graph.correction_list, count=corrections_graph.correction_count,
         position=lambda correction: [correction.applied_at, correction.id],
     )  # fmt: skip
 

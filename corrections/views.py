@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm
-from afterhack.errors import Conflict, UserError
+from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
 from afterhack.text import MAX_ID_CHARS, MAX_REASON_CHARS, MAX_SEARCH_CHARS, MAX_STATEMENT_CHARS, MAX_USERNAME_CHARS
@@ -225,9 +225,9 @@ def _cited_passage_refused(error: Exception) -> str:
 def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     """The correction page: a statement and a reason, then the preview of its impact, then Apply."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
-    if claim is None:
-        raise Http404("No such claim in this workspace.")
+    claim = found(
+        claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), Http404("No such claim in this workspace.")
+    )
     if request.method != "POST":
         # The passage picker starts at the claim's own source; choosing another one reloads only the picker.
         chosen = request.GET.get("evidence_source_id", claim.source_id or "")
@@ -311,9 +311,9 @@ def _render_preview(
 @login_required
 def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
-    if claim is None:
-        raise Http404("No such claim in this workspace.")
+    claim = found(
+        claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), Http404("No such claim in this workspace.")
+    )
     form = ApplyForm(request.POST)
     if not form.is_valid():
         error = _hidden_field_errors(form)
@@ -507,9 +507,10 @@ def review_decision(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
 def _review_page(
     request: HtmxRequest, membership: Membership, decision_id: str, state: PickerState, status: int = 200
 ) -> HttpResponse:
-    decision = agents_selectors.decision_get(workspace=membership.workspace, decision_id=decision_id)
-    if decision is None:
-        raise Http404("No such decision in this workspace.")
+    decision = found(
+        agents_selectors.decision_get(workspace=membership.workspace, decision_id=decision_id),
+        Http404("No such decision in this workspace."),
+    )
     here = reverse("corrections:review_decision", args=[membership.workspace.id, decision.id])
     context = {
         "workspace": membership.workspace, "membership": membership,
@@ -704,19 +705,20 @@ def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpRespons
 
 
 def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> HttpResponse:
-    correction = selectors.correction_get(workspace=workspace, correction_id=correction_id)
-    if correction is None:
-        raise Http404("No such correction in this workspace.")
+    correction = found(
+        selectors.correction_get(workspace=workspace, correction_id=correction_id),
+        Http404("No such correction in this workspace."),
+    )
     old = claims_selectors.claim_get(workspace=workspace, claim_id=correction.claim_id)
     new = claims_selectors.claim_get(workspace=workspace, claim_id=correction.replacement_claim_id)
     affected = {key: ids for key, ids in correction.affected.items() if key.startswith("decisions")}
-    found = {
+    by_id = {
         d.id: d
         for d in agents_selectors.decisions_get(
             workspace=workspace, decision_ids=[i for ids in affected.values() for i in ids]
         )
     }
-    decisions = {key: [found[i] for i in ids if i in found] for key, ids in affected.items()}
+    decisions = {key: [by_id[i] for i in ids if i in by_id] for key, ids in affected.items()}
     actions = agents_selectors.actions_get(workspace=workspace, action_ids=correction.affected.get("actions_held", []))
     unsupported = claims_selectors.claims_by_ids(
         workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
@@ -752,9 +754,7 @@ def audit(request: HtmxRequest) -> HttpResponse:
 @require_GET
 @staff_member_required
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
-    workspace = workspace_selectors.workspace_get(workspace_id=ws_id)
-    if workspace is None:
-        raise Http404("No such workspace.")
+    workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
     return _detail(request, workspace, correction_id, {"auditing": True})
 
 
@@ -789,9 +789,10 @@ class VersionForm(forms.Form):
 def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     """Add a new version of a source (its claims re-validated) or retract it (its claims retracted)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    version = claims_selectors.source_get(workspace=workspace, source_id=source_id)
-    if version is None:
-        raise Http404("No such source in this workspace.")
+    version = found(
+        claims_selectors.source_get(workspace=workspace, source_id=source_id),
+        Http404("No such source in this workspace."),
+    )
     form = VersionForm(request.POST or None, initial={"text": version.text})
     if request.method == "POST":
         try:
