@@ -170,6 +170,12 @@ def ro_query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = N
     return _run(workspace, cypher, params, read_only=True)
 
 
+def ro_records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Runs one read-only query that returns one map a row (`RETURN x {...} AS x`); returns the maps, read by
+    name so that reordering what a query returns cannot scramble fields."""
+    return [row[0] for row in ro_query(workspace, cypher, params)]
+
+
 def graph_delete(workspace: HasGraph) -> None:
     """Deletes the workspace's graph and everything in it (nothing if it does not exist)."""
     delete_graph_named(workspace.graph_name)

@@ -144,8 +144,9 @@ class Claim:
     cited_passage: CitedPassage | None = None
 
     @classmethod
-    def from_row(cls, row: list[Any]) -> Claim:
-        props, fragments, supersedes, superseded_by, premises = row
+    def from_map(cls, row: dict[str, Any]) -> Claim:
+        """A claim from a CLAIM_MAP row: its properties, fragments, neighbours by supersession and premises."""
+        props, fragments, premises = row["claim"], row["fragments"], row["premises"]
         cited = [Fragment.from_map(f) for f in fragments if f.get("role") == CITED_PASSAGE_ROLE]
         justifications: dict[int, list[str]] = {}
         for index, premise_id in premises:
@@ -166,8 +167,8 @@ class Claim:
             created_at=props.get("created_at") or "",
             created_by=props.get("created_by"),
             fragments=[Fragment.from_map(f) for f in fragments if f.get("role") != CITED_PASSAGE_ROLE],
-            supersedes=supersedes,
-            superseded_by=superseded_by,
+            supersedes=row["supersedes"],
+            superseded_by=row["superseded_by"],
             derived_from=[sorted(ids) for _, ids in sorted(justifications.items())],
             status_changed_at=props.get("status_changed_at"),
             retraction=props.get("retraction"),
@@ -486,7 +487,15 @@ def claim_statuses(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, st
     return {row[0]: row[1] for row in graph.ro_query(workspace, CLAIM_STATUSES, {"claim_ids": claim_ids})}
 
 
-CLAIM_GET = """
+# A claim as Claim.from_map reads it by name; `premises` is aggregated in a WITH before (an aggregate
+# inside a map literal mis-groups in FalkorDB).
+CLAIM_MAP = (
+    "{claim: c {.*}, fragments: fragments, supersedes: old.id, superseded_by: replacement.id, premises: premises} "
+    "AS claim"
+)
+
+CLAIM_GET = (
+    """
 MATCH (c:Claim {id: $claim_id})
 OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
 WITH c, f, r ORDER BY f.start
@@ -494,19 +503,22 @@ WITH c, collect(f {.id, .start, .end, .text, .origin_type, role: r.role}) AS fra
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
-RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id])
-"""
+WITH c, fragments, old, replacement, collect([d.justification, p.id]) AS premises
+RETURN """
+    + CLAIM_MAP
+)
 
 
 def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
     """The claim with its evidence fragments, what it supersedes or is superseded by, and its premises."""
     if parse_id(claim_id) is None:
         return None
-    rows = graph.ro_query(workspace, CLAIM_GET, {"claim_id": claim_id})
-    return Claim.from_row(rows[0]) if rows else None
+    rows = graph.ro_records(workspace, CLAIM_GET, {"claim_id": claim_id})
+    return Claim.from_map(rows[0]) if rows else None
 
 
-CLAIMS_GET = """
+CLAIMS_GET = (
+    """
 UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
 OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
@@ -515,9 +527,13 @@ WITH position, c, collect(f {.id, .start, .end, .text, .origin_type, role: r.rol
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
-RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id]), position
+WITH position, c, fragments, old, replacement, collect([d.justification, p.id]) AS premises
+RETURN """
+    + CLAIM_MAP
+    + """
 ORDER BY position
 """
+)
 
 
 def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
@@ -525,8 +541,7 @@ def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
     claim_ids = [i for i in claim_ids if parse_id(i)]
     if not claim_ids:
         return []
-    rows = graph.ro_query(workspace, CLAIMS_GET, {"claim_ids": claim_ids})
-    return [Claim.from_row(row[:5]) for row in rows]
+    return [Claim.from_map(row) for row in graph.ro_records(workspace, CLAIMS_GET, {"claim_ids": claim_ids})]
 
 
 # Derived claims rest on their premises through DERIVED_FROM (pointing back); decisions rest on
