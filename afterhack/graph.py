@@ -170,9 +170,18 @@ def ro_query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = N
     return _run(workspace, cypher, params, read_only=True)
 
 
+# Queries whose rows are read field by field return ONE map a row (`RETURN x {...} AS x`), read by name, so that
+# reordering what a query returns cannot scramble fields. Aggregates go in a WITH before the map: an aggregate
+# inside a map literal mis-groups in FalkorDB.
+
+
+def records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Runs one (atomic) write query that returns one map a row; returns the maps."""
+    return [row[0] for row in query(workspace, cypher, params)]
+
+
 def ro_records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Runs one read-only query that returns one map a row (`RETURN x {...} AS x`); returns the maps, read by
-    name so that reordering what a query returns cannot scramble fields."""
+    """Runs one read-only query that returns one map a row; returns the maps."""
     return [row[0] for row in ro_query(workspace, cypher, params)]
 
 

@@ -237,6 +237,13 @@ SUPPORT_FIELDS = (
     "justification: j.justification"
 )
 
+# The supports of each decision `d` (in a list page) and the actions resting on it, gathered before DECISION_FIELDS.
+DECISION_SUPPORTS = (
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
+)
+DECISION_ACTIONS = "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WITH d, supports, collect(a.id) AS action_ids "
+
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
     "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
@@ -245,10 +252,7 @@ DECISION_GET = (
     "WHERE coalesce(e.role, 'evidence') <> 'cited_passage' "
     "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + ", evidence_quote: s.evidence_quote, "
-    "source_id: src.id, source_title: src.title} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "WITH d, supports, collect(a.id) AS action_ids "
-    "RETURN " + DECISION_FIELDS
+    "source_id: src.id, source_title: src.title} END) AS supports " + DECISION_ACTIONS + "RETURN " + DECISION_FIELDS
 )
 
 
@@ -270,19 +274,26 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
     return _decision(rows[0]) if rows else None
 
 
-DECISION_AFTER, DECISION_ORDER = keyset("d")
-DECISION_WHERE = "MATCH (d:Decision) WHERE ($status = '' OR d.status = $status) "
+def status_page(node: str, label: str, *, read: str, fields: str, alias: str) -> tuple[str, str]:
+    """The page query and the count query of a list of `label` nodes (bound to `node`), newest first after
+    the keyset position, optionally only those of $status: `read` gathers what each needs, `fields` returns it
+    as one map `alias`."""
+    after, order = keyset(node)
+    where = f"MATCH ({node}:{label}) WHERE ($status = '' OR {node}.status = $status) "
+    page = (
+        f"{where}AND {after} WITH {node} ORDER BY {order} SKIP $offset LIMIT $limit "
+        f"{read}RETURN {fields} ORDER BY {keyset(alias)[1]}"
+    )
+    return page, f"{where}RETURN count({node})"
 
-DECISION_LIST = (
-    DECISION_WHERE + "AND " + DECISION_AFTER + " "
-    "WITH d ORDER BY " + DECISION_ORDER + " SKIP $offset LIMIT $limit "
-    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "WITH d, supports, collect(a.id) AS action_ids "
-    "RETURN " + DECISION_FIELDS + " ORDER BY decision.created_at DESC, decision.id DESC"
+
+DECISION_LIST, DECISION_COUNT = status_page(
+    "d",
+    "Decision",
+    read=DECISION_SUPPORTS + DECISION_ACTIONS,
+    fields=DECISION_FIELDS,
+    alias="decision",
 )
-DECISION_COUNT = DECISION_WHERE + "RETURN count(d)"
 
 
 def decision_list(
@@ -308,7 +319,8 @@ def decisions_get(*, workspace: HasGraph, decision_ids: list[str]) -> list[Decis
     if not ids:
         return []
     found = {
-        d.id: d for d in map(_decision, graph.ro_query(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
+        d.id: d
+        for d in map(_decision, graph.ro_records(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
     }
     return [found[i] for i in ids if i in found]
 
@@ -426,8 +438,8 @@ def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[Unhe
     """The decisions this action depends on that do not hold, by title (empty if all hold)."""
     if parse_id(action_id) is None:
         return []
-    rows = graph.ro_query(workspace, ACTION_UNHELD_DECISIONS, {"action_id": action_id})
-    return [UnheldDecision(**row[0]) for row in rows]
+    rows = graph.ro_records(workspace, ACTION_UNHELD_DECISIONS, {"action_id": action_id})
+    return [UnheldDecision(**row) for row in rows]
 
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
@@ -440,20 +452,7 @@ ACTION_DECISIONS = (
 
 ACTION_GET = "MATCH (a:Action {id: $action_id}) " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
 
-ACTION_AFTER, ACTION_ORDER = keyset("a")
-ACTION_WHERE = "MATCH (a:Action) WHERE ($status = '' OR a.status = $status) "
-
-ACTION_LIST = (
-    ACTION_WHERE + "AND " + ACTION_AFTER + " "
-    "WITH a ORDER BY "
-    + ACTION_ORDER
-    + " SKIP $offset LIMIT $limit "
-    + ACTION_DECISIONS
-    + "RETURN "
-    + ACTION_FIELDS
-    + " ORDER BY action.created_at DESC, action.id DESC"
-)
-ACTION_COUNT = ACTION_WHERE + "RETURN count(a)"
+ACTION_LIST, ACTION_COUNT = status_page("a", "Action", read=ACTION_DECISIONS, fields=ACTION_FIELDS, alias="action")
 
 
 def _action(row: dict[str, Any]) -> Action:
@@ -600,7 +599,7 @@ WITH d
 """
     + BUMP_REVISION
     + """
-RETURN d.id, d.status
+RETURN d {.id, .status} AS decision
 """
 )
 
@@ -630,8 +629,8 @@ def run_finish(
         "title": title, "fallback_title": fallback_title, "rationale": rationale, "review_reason": review_reason,
         "support_ids": support_ids, "actions": actions, "now": now,
     }  # fmt: skip
-    rows = graph.query(workspace, RUN_FINISH, params)
-    return (rows[0][0], rows[0][1]) if rows else None
+    rows = graph.records(workspace, RUN_FINISH, params)
+    return (rows[0]["id"], rows[0]["status"]) if rows else None
 
 
 # A run with its trajectory (JSON text), the decision and the actions it produced as one map.
@@ -695,12 +694,11 @@ REVIEW_LIST = (
     "MATCH (d:Decision) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL "
     "WITH d, " + DECISION_KIND + " AS kind WHERE (kind = 'unanswered') = $unanswered "
     "WITH d ORDER BY coalesce(d.status_changed_at, d.created_at) DESC, d.id DESC LIMIT $limit "
-    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "WITH d, supports, collect(a.id) AS action_ids "
-    "RETURN " + DECISION_FIELDS + " "
-    "ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
+    + DECISION_SUPPORTS
+    + DECISION_ACTIONS
+    + "RETURN "
+    + DECISION_FIELDS
+    + " ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
 )
 
 
@@ -746,4 +744,4 @@ def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]
     ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
     if not ids:
         return []
-    return [ClaimCard(**row[0]) for row in graph.ro_query(workspace, CLAIM_CARDS, {"claim_ids": ids})]
+    return [ClaimCard(**row) for row in graph.ro_records(workspace, CLAIM_CARDS, {"claim_ids": ids})]
