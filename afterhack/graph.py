@@ -20,6 +20,7 @@ from redis.retry import Retry
 # The gateway's errors live with the others, so pages and the API can answer them without importing the gateway.
 from afterhack.errors import GraphError as GraphError
 from afterhack.errors import GraphUnavailable as GraphUnavailable
+from afterhack.ids import parse_id
 
 logger = logging.getLogger("afterhack.graph")
 
@@ -183,6 +184,14 @@ def records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = No
 def ro_records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Runs one read-only query that returns one map a row; returns the maps."""
     return [row[0] for row in ro_query(workspace, cypher, params)]
+
+
+def ro_records_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dict[str, Any]]:
+    """`ro_records` of a read about nodes given by id (the only parameters); none, without asking the graph,
+    when one of them is not an id (nothing could match it)."""
+    if any(parse_id(i) is None for i in node_ids.values()):
+        return []
+    return ro_records(workspace, cypher, node_ids)
 
 
 def graph_delete(workspace: HasGraph) -> None:

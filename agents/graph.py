@@ -436,10 +436,9 @@ ORDER BY decision.title, decision.id
 
 def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[UnheldDecision]:
     """The decisions this action depends on that do not hold, by title (empty if all hold)."""
-    if parse_id(action_id) is None:
-        return []
-    rows = graph.ro_records(workspace, ACTION_UNHELD_DECISIONS, {"action_id": action_id})
-    return [UnheldDecision(**row) for row in rows]
+    return [
+        UnheldDecision(**row) for row in graph.ro_records_of(workspace, ACTION_UNHELD_DECISIONS, action_id=action_id)
+    ]
 
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.

@@ -340,10 +340,7 @@ ORDER BY f.start
 
 def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]:
     """The version's fragments in text order."""
-    if parse_id(version_id) is None:
-        return []
-    rows = graph.ro_records(workspace, VERSION_FRAGMENTS, {"version_id": version_id})
-    return [Fragment.from_map(row) for row in rows]
+    return [Fragment.from_map(row) for row in graph.ro_records_of(workspace, VERSION_FRAGMENTS, version_id=version_id)]
 
 
 VERSION_CLAIM_SPANS = """
@@ -355,10 +352,7 @@ RETURN c {.id, .start, .end, .status, .statement, .extractor} AS span
 
 def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version, by position."""
-    if parse_id(version_id) is None:
-        return []
-    rows = graph.ro_records(workspace, VERSION_CLAIM_SPANS, {"version_id": version_id})
-    return [ClaimSpan(**row) for row in rows]
+    return [ClaimSpan(**row) for row in graph.ro_records_of(workspace, VERSION_CLAIM_SPANS, version_id=version_id)]
 
 
 # -- claims -----------------------------------------------------------------------------
@@ -562,10 +556,7 @@ LIMIT 200
 
 def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
     """Derived claims and decisions that rest on this claim, directly or through others."""
-    if parse_id(claim_id) is None:
-        return []
-    rows = graph.ro_records(workspace, CLAIM_DEPENDENTS, {"claim_id": claim_id})
-    return [Dependent(**row) for row in rows]
+    return [Dependent(**row) for row in graph.ro_records_of(workspace, CLAIM_DEPENDENTS, claim_id=claim_id)]
 
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
@@ -769,6 +760,4 @@ class Retracted:
 
 def retracted_claims(*, workspace: HasGraph, source_id: str) -> list[Retracted]:
     """The source's claims that were retracted: their quote vanished from a new version, or the source was retracted."""
-    if parse_id(source_id) is None:
-        return []
-    return [Retracted(**row) for row in graph.ro_records(workspace, VANISHED, {"source_id": source_id})]
+    return [Retracted(**row) for row in graph.ro_records_of(workspace, VANISHED, source_id=source_id)]
