@@ -20,6 +20,7 @@ from redis.retry import Retry
 # The gateway's errors live with the others, so pages and the API can answer them without importing the gateway.
 from afterhack.errors import GraphError as GraphError
 from afterhack.errors import GraphUnavailable as GraphUnavailable
+from afterhack.ids import parse_id
 
 logger = logging.getLogger("afterhack.graph")
 
@@ -168,6 +169,29 @@ def query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None
 def ro_query(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[Row]:
     """Runs one read-only query, stopped after GRAPH_READ_TIMEOUT_MS; returns its rows."""
     return _run(workspace, cypher, params, read_only=True)
+
+
+# Queries whose rows are read field by field return ONE map a row (`RETURN x {...} AS x`), read by name, so that
+# reordering what a query returns cannot scramble fields. Aggregates go in a WITH before the map: an aggregate
+# inside a map literal mis-groups in FalkorDB.
+
+
+def records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Runs one (atomic) write query that returns one map a row; returns the maps."""
+    return [row[0] for row in query(workspace, cypher, params)]
+
+
+def ro_records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Runs one read-only query that returns one map a row; returns the maps."""
+    return [row[0] for row in ro_query(workspace, cypher, params)]
+
+
+def ro_records_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dict[str, Any]]:
+    """`ro_records` of a read about nodes given by id (the only parameters); none, without asking the graph,
+    when one of them is not an id (nothing could match it)."""
+    if any(parse_id(i) is None for i in node_ids.values()):
+        return []
+    return ro_records(workspace, cypher, node_ids)
 
 
 def graph_delete(workspace: HasGraph) -> None:

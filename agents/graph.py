@@ -199,14 +199,14 @@ OPTIONAL MATCH (c:Claim {id: sid})
 OPTIONAL MATCH (x:Decision {id: sid})
 WITH sid, coalesce(c, x) AS s
 WHERE s IS NOT NULL
-RETURN sid, labels(s)[0], s.status
+RETURN {id: sid, label: labels(s)[0], status: s.status} AS state
 """
 
 
 def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, str]]:
     """For each id that is a claim or a decision: (label, status)."""
     ids = [i for i in ids if parse_id(i)]
-    return {row[0]: (row[1], row[2]) for row in graph.ro_query(workspace, NODE_STATES, {"ids": ids})}
+    return {s["id"]: (s["label"], s["status"]) for s in graph.ro_records(workspace, NODE_STATES, {"ids": ids})}
 
 
 # Decisions written before kinds and questions were stored get them here, on read: a person's decision
@@ -222,10 +222,13 @@ DECISION_QUESTION = (
 )
 KIND_PARAMS = {"no_answer_title": NO_ANSWER_TITLE}
 
+# A decision with its `supports` and `action_ids` as one map, as Decision reads it by name; both are
+# aggregated in a WITH before (an aggregate inside a map literal mis-groups in FalkorDB).
 DECISION_FIELDS = (
     "d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by, "
     ".status_changed_at, .dismissed_at, .dismissed_by, .flagged_by, .supersedes, .superseded_by, .superseded_at, "
-    ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION + "}"
+    ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION + ", "
+    "supports: supports, action_ids: action_ids} AS decision"
 )
 
 # One antecedent `s` of a decision through its SUPPORTS edge `j`, as a Support reads it.
@@ -233,6 +236,13 @@ SUPPORT_FIELDS = (
     "id: s.id, label: labels(s)[0], text: coalesce(s.statement, s.title), status: s.status, "
     "justification: j.justification"
 )
+
+# The supports of each decision `d` (in a list page) and the actions resting on it, gathered before DECISION_FIELDS.
+DECISION_SUPPORTS = (
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
+)
+DECISION_ACTIONS = "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WITH d, supports, collect(a.id) AS action_ids "
 
 DECISION_GET = (
     "MATCH (d:Decision {id: $decision_id}) "
@@ -242,18 +252,17 @@ DECISION_GET = (
     "WHERE coalesce(e.role, 'evidence') <> 'cited_passage' "
     "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
     "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + ", evidence_quote: s.evidence_quote, "
-    "source_id: src.id, source_title: src.title} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN " + DECISION_FIELDS + ", supports, collect(a.id)"
+    "source_id: src.id, source_title: src.title} END) AS supports " + DECISION_ACTIONS + "RETURN " + DECISION_FIELDS
 )
 
 
-def _decision(row: list[Any]) -> Decision:
-    props, supports, action_ids = row
+def _decision(row: dict[str, Any]) -> Decision:
     return Decision(
-        **props,
-        supports=[Support(**s) for s in supports if s is not None],
-        action_ids=sorted(a for a in action_ids if a),
+        **{
+            **row,
+            "supports": [Support(**s) for s in row["supports"] if s is not None],
+            "action_ids": sorted(a for a in row["action_ids"] if a),
+        }
     )
 
 
@@ -261,24 +270,30 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
     """The decision with its supports (and their evidence) and the actions that depend on it."""
     if parse_id(decision_id) is None:
         return None
-    rows = graph.ro_query(workspace, DECISION_GET, {"decision_id": decision_id, **KIND_PARAMS})
+    rows = graph.ro_records(workspace, DECISION_GET, {"decision_id": decision_id, **KIND_PARAMS})
     return _decision(rows[0]) if rows else None
 
 
-DECISION_AFTER, DECISION_ORDER = keyset("d")
-DECISION_WHERE = "MATCH (d:Decision) WHERE ($status = '' OR d.status = $status) "
+def status_page(node: str, label: str, *, read: str, fields: str, alias: str) -> tuple[str, str]:
+    """The page query and the count query of a list of `label` nodes (bound to `node`), newest first after
+    the keyset position, optionally only those of $status: `read` gathers what each needs, `fields` returns it
+    as one map `alias`."""
+    after, order = keyset(node)
+    where = f"MATCH ({node}:{label}) WHERE ($status = '' OR {node}.status = $status) "
+    page = (
+        f"{where}AND {after} WITH {node} ORDER BY {order} SKIP $offset LIMIT $limit "
+        f"{read}RETURN {fields} ORDER BY {keyset(alias)[1]}"
+    )
+    return page, f"{where}RETURN count({node})"
 
-DECISION_LIST = (
-    DECISION_WHERE + "AND " + DECISION_AFTER + " "
-    "WITH d ORDER BY " + DECISION_ORDER + " SKIP $offset LIMIT $limit "
-    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN "
-    + DECISION_FIELDS
-    + " AS decision, supports, collect(a.id) ORDER BY decision.created_at DESC, decision.id DESC"
+
+DECISION_LIST, DECISION_COUNT = status_page(
+    "d",
+    "Decision",
+    read=DECISION_SUPPORTS + DECISION_ACTIONS,
+    fields=DECISION_FIELDS,
+    alias="decision",
 )
-DECISION_COUNT = DECISION_WHERE + "RETURN count(d)"
 
 
 def decision_list(
@@ -286,7 +301,7 @@ def decision_list(
 ) -> list[Decision]:
     """Decisions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
     params = {"status": status, "offset": offset, "limit": limit, **after_params(after), **KIND_PARAMS}
-    return [_decision(row) for row in graph.ro_query(workspace, DECISION_LIST, params)]
+    return [_decision(row) for row in graph.ro_records(workspace, DECISION_LIST, params)]
 
 
 def decision_count(*, workspace: HasGraph, status: str = "") -> int:
@@ -304,7 +319,8 @@ def decisions_get(*, workspace: HasGraph, decision_ids: list[str]) -> list[Decis
     if not ids:
         return []
     found = {
-        d.id: d for d in map(_decision, graph.ro_query(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
+        d.id: d
+        for d in map(_decision, graph.ro_records(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
     }
     return [found[i] for i in ids if i in found]
 
@@ -420,42 +436,33 @@ ORDER BY decision.title, decision.id
 
 def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[UnheldDecision]:
     """The decisions this action depends on that do not hold, by title (empty if all hold)."""
-    if parse_id(action_id) is None:
-        return []
-    rows = graph.ro_query(workspace, ACTION_UNHELD_DECISIONS, {"action_id": action_id})
-    return [UnheldDecision(**row[0]) for row in rows]
+    return [
+        UnheldDecision(**row) for row in graph.ro_records_of(workspace, ACTION_UNHELD_DECISIONS, action_id=action_id)
+    ]
 
 
-ACTION_FIELDS = "a {.id, .title, .status, .origin, .created_at}"
-
-ACTION_GET = (
-    "MATCH (a:Action {id: $action_id}) OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
-    "RETURN " + ACTION_FIELDS + ", collect(d.id), collect(d.title)"
+# An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
+ACTION_FIELDS = (
+    "a {.id, .title, .status, .origin, .created_at, decision_ids: decision_ids, decision_titles: titles} AS action"
+)
+ACTION_DECISIONS = (
+    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) WITH a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
 )
 
-ACTION_AFTER, ACTION_ORDER = keyset("a")
-ACTION_WHERE = "MATCH (a:Action) WHERE ($status = '' OR a.status = $status) "
+ACTION_GET = "MATCH (a:Action {id: $action_id}) " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
 
-ACTION_LIST = (
-    ACTION_WHERE + "AND " + ACTION_AFTER + " "
-    "WITH a ORDER BY " + ACTION_ORDER + " SKIP $offset LIMIT $limit "
-    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
-    "RETURN " + ACTION_FIELDS + " AS action, collect(d.id), collect(d.title) "
-    "ORDER BY action.created_at DESC, action.id DESC"
-)
-ACTION_COUNT = ACTION_WHERE + "RETURN count(a)"
+ACTION_LIST, ACTION_COUNT = status_page("a", "Action", read=ACTION_DECISIONS, fields=ACTION_FIELDS, alias="action")
 
 
-def _action(row: list[Any]) -> Action:
-    props, decision_ids, titles = row
-    return Action(**props, decision_ids=list(decision_ids), decision_titles=list(titles))
+def _action(row: dict[str, Any]) -> Action:
+    return Action(**row)
 
 
 def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
     """The action with the decisions it depends on, or None."""
     if parse_id(action_id) is None:
         return None
-    rows = graph.ro_query(workspace, ACTION_GET, {"action_id": action_id})
+    rows = graph.ro_records(workspace, ACTION_GET, {"action_id": action_id})
     return _action(rows[0]) if rows else None
 
 
@@ -463,14 +470,14 @@ ACTIONS_GET = (
     "UNWIND range(0, size($action_ids) - 1) AS position MATCH (a:Action {id: $action_ids[position]}) "
     "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
     "WITH position, a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
-    "RETURN " + ACTION_FIELDS + ", decision_ids, titles ORDER BY position"
+    "RETURN " + ACTION_FIELDS + " ORDER BY position"
 )
 
 
 def actions_get(*, workspace: HasGraph, action_ids: list[str]) -> list[Action]:
     """The actions with these ids that exist, in the order given, in one query."""
     ids = [canonical for i in action_ids if (canonical := parse_id(i))]
-    return [_action(row) for row in graph.ro_query(workspace, ACTIONS_GET, {"action_ids": ids})] if ids else []
+    return [_action(row) for row in graph.ro_records(workspace, ACTIONS_GET, {"action_ids": ids})] if ids else []
 
 
 def action_list(
@@ -478,7 +485,7 @@ def action_list(
 ) -> list[Action]:
     """Actions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
     params = {"status": status, "offset": offset, "limit": limit, **after_params(after)}
-    return [_action(row) for row in graph.ro_query(workspace, ACTION_LIST, params)]
+    return [_action(row) for row in graph.ro_records(workspace, ACTION_LIST, params)]
 
 
 def action_count(*, workspace: HasGraph, status: str = "") -> int:
@@ -591,7 +598,7 @@ WITH d
 """
     + BUMP_REVISION
     + """
-RETURN d.id, d.status
+RETURN d {.id, .status} AS decision
 """
 )
 
@@ -621,17 +628,22 @@ def run_finish(
         "title": title, "fallback_title": fallback_title, "rationale": rationale, "review_reason": review_reason,
         "support_ids": support_ids, "actions": actions, "now": now,
     }  # fmt: skip
-    rows = graph.query(workspace, RUN_FINISH, params)
-    return (rows[0][0], rows[0][1]) if rows else None
+    rows = graph.records(workspace, RUN_FINISH, params)
+    return (rows[0]["id"], rows[0]["status"]) if rows else None
 
 
-RUN_FIELDS = "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by}"
+# A run with its trajectory (JSON text), the decision and the actions it produced as one map.
+RUN_FIELDS = (
+    "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by, "
+    "trajectory: trajectory, decision_id: decision_id, action_ids: action_ids} AS run"
+)
 
 RUN_GET = (
     "MATCH (r:AgentRun {id: $run_id}) "
     "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
     "OPTIONAL MATCH (r)-[:PRODUCED]->(a:Action) "
-    "RETURN " + RUN_FIELDS + ", r.trajectory, d.id, collect(a.id)"
+    "WITH r, r.trajectory AS trajectory, d.id AS decision_id, collect(a.id) AS action_ids "
+    "RETURN " + RUN_FIELDS
 )
 
 RUN_AFTER, RUN_ORDER = keyset("r")
@@ -639,18 +651,19 @@ RUN_AFTER, RUN_ORDER = keyset("r")
 RUN_LIST = (
     "MATCH (r:AgentRun) WHERE " + RUN_AFTER + " WITH r ORDER BY " + RUN_ORDER + " LIMIT $limit "
     "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
-    "RETURN " + RUN_FIELDS + " AS run, '{}', d.id, [] ORDER BY run.created_at DESC, run.id DESC"
+    "WITH r, '{}' AS trajectory, d.id AS decision_id, [] AS action_ids "
+    "RETURN " + RUN_FIELDS + " ORDER BY run.created_at DESC, run.id DESC"
 )
 RUN_COUNT = "MATCH (r:AgentRun) RETURN count(r)"
 
 
-def _run(row: list[Any]) -> Run:
-    props, trajectory, decision_id, action_ids = row
+def _run(row: dict[str, Any]) -> Run:
     return Run(
-        **props,
-        trajectory=json.loads(trajectory or "{}"),
-        decision_id=decision_id,
-        action_ids=sorted(a for a in action_ids if a),
+        **{
+            **row,
+            "trajectory": json.loads(row["trajectory"] or "{}"),
+            "action_ids": sorted(a for a in row["action_ids"] if a),
+        }
     )
 
 
@@ -658,13 +671,13 @@ def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
     """The run with its trajectory and what it produced, or None."""
     if parse_id(run_id) is None:
         return None
-    rows = graph.ro_query(workspace, RUN_GET, {"run_id": run_id})
+    rows = graph.ro_records(workspace, RUN_GET, {"run_id": run_id})
     return _run(rows[0]) if rows else None
 
 
 def run_list(*, workspace: HasGraph, limit: int = 50, after: tuple[str, str] | None = None) -> list[Run]:
     """The newest runs (after the (created_at, id) position `after`), without their trajectories."""
-    return [_run(row) for row in graph.ro_query(workspace, RUN_LIST, {"limit": limit, **after_params(after)})]
+    return [_run(row) for row in graph.ro_records(workspace, RUN_LIST, {"limit": limit, **after_params(after)})]
 
 
 def run_count(*, workspace: HasGraph) -> int:
@@ -680,18 +693,18 @@ REVIEW_LIST = (
     "MATCH (d:Decision) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL "
     "WITH d, " + DECISION_KIND + " AS kind WHERE (kind = 'unanswered') = $unanswered "
     "WITH d ORDER BY coalesce(d.status_changed_at, d.created_at) DESC, d.id DESC LIMIT $limit "
-    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
-    "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + "} END) AS supports "
-    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
-    "RETURN " + DECISION_FIELDS + " AS decision, supports, collect(a.id) "
-    "ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
+    + DECISION_SUPPORTS
+    + DECISION_ACTIONS
+    + "RETURN "
+    + DECISION_FIELDS
+    + " ORDER BY coalesce(decision.status_changed_at, decision.created_at) DESC, decision.id DESC"
 )
 
 
 def review_list(*, workspace: HasGraph, unanswered: bool, limit: int) -> list[Decision]:
     """At most `limit` decisions needing review and not dismissed: the unanswered questions, or the others."""
     params = {"unanswered": unanswered, "limit": limit, **KIND_PARAMS}
-    return [_decision(row) for row in graph.ro_query(workspace, REVIEW_LIST, params)]
+    return [_decision(row) for row in graph.ro_records(workspace, REVIEW_LIST, params)]
 
 
 # -- claims as the review page's picker shows them --------------------------------------------------
@@ -730,4 +743,4 @@ def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]
     ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
     if not ids:
         return []
-    return [ClaimCard(**row[0]) for row in graph.ro_query(workspace, CLAIM_CARDS, {"claim_ids": ids})]
+    return [ClaimCard(**row) for row in graph.ro_records(workspace, CLAIM_CARDS, {"claim_ids": ids})]

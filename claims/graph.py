@@ -144,8 +144,9 @@ class Claim:
     cited_passage: CitedPassage | None = None
 
     @classmethod
-    def from_row(cls, row: list[Any]) -> Claim:
-        props, fragments, supersedes, superseded_by, premises = row
+    def from_map(cls, row: dict[str, Any]) -> Claim:
+        """A claim from a CLAIM_MAP row: its properties, fragments, neighbours by supersession and premises."""
+        props, fragments, premises = row["claim"], row["fragments"], row["premises"]
         cited = [Fragment.from_map(f) for f in fragments if f.get("role") == CITED_PASSAGE_ROLE]
         justifications: dict[int, list[str]] = {}
         for index, premise_id in premises:
@@ -166,8 +167,8 @@ class Claim:
             created_at=props.get("created_at") or "",
             created_by=props.get("created_by"),
             fragments=[Fragment.from_map(f) for f in fragments if f.get("role") != CITED_PASSAGE_ROLE],
-            supersedes=supersedes,
-            superseded_by=superseded_by,
+            supersedes=row["supersedes"],
+            superseded_by=row["superseded_by"],
             derived_from=[sorted(ids) for _, ids in sorted(justifications.items())],
             status_changed_at=props.get("status_changed_at"),
             retraction=props.get("retraction"),
@@ -286,7 +287,7 @@ def source_list(
     """Sources, newest first (after the (created_at, id) position `after`), with their current
     version's size and claim count."""
     params = {"offset": offset, "limit": limit, **after_params(after)}
-    return [SourceSummary(**row[0]) for row in graph.ro_query(workspace, SOURCE_LIST, params)]
+    return [SourceSummary(**row) for row in graph.ro_records(workspace, SOURCE_LIST, params)]
 
 
 def source_count(*, workspace: HasGraph) -> int:
@@ -310,8 +311,8 @@ def source_get(*, workspace: HasGraph, source_id: str) -> SourceVersion | None:
     """The source with its current version's text, or None."""
     if parse_id(source_id) is None:
         return None
-    rows = graph.ro_query(workspace, SOURCE_GET, {"source_id": source_id})
-    return SourceVersion(**rows[0][0]) if rows else None
+    rows = graph.ro_records(workspace, SOURCE_GET, {"source_id": source_id})
+    return SourceVersion(**rows[0]) if rows else None
 
 
 VERSION_GET = (
@@ -326,8 +327,8 @@ def version_get(*, workspace: HasGraph, version_id: str) -> SourceVersion | None
     """One version of a source with its text, or None."""
     if parse_id(version_id) is None:
         return None
-    rows = graph.ro_query(workspace, VERSION_GET, {"version_id": version_id})
-    return SourceVersion(**rows[0][0]) if rows else None
+    rows = graph.ro_records(workspace, VERSION_GET, {"version_id": version_id})
+    return SourceVersion(**rows[0]) if rows else None
 
 
 VERSION_FRAGMENTS = """
@@ -339,10 +340,7 @@ ORDER BY f.start
 
 def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]:
     """The version's fragments in text order."""
-    if parse_id(version_id) is None:
-        return []
-    rows = graph.ro_query(workspace, VERSION_FRAGMENTS, {"version_id": version_id})
-    return [Fragment.from_map(row[0]) for row in rows]
+    return [Fragment.from_map(row) for row in graph.ro_records_of(workspace, VERSION_FRAGMENTS, version_id=version_id)]
 
 
 VERSION_CLAIM_SPANS = """
@@ -354,10 +352,7 @@ RETURN c {.id, .start, .end, .status, .statement, .extractor} AS span
 
 def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version, by position."""
-    if parse_id(version_id) is None:
-        return []
-    rows = graph.ro_query(workspace, VERSION_CLAIM_SPANS, {"version_id": version_id})
-    return [ClaimSpan(**row[0]) for row in rows]
+    return [ClaimSpan(**row) for row in graph.ro_records_of(workspace, VERSION_CLAIM_SPANS, version_id=version_id)]
 
 
 # -- claims -----------------------------------------------------------------------------
@@ -398,12 +393,12 @@ CALL {
 }
 WITH v
 OPTIONAL MATCH (c:Claim) WHERE c.key IN $keys
-WITH collect([c.key, c.id, c.created_in = $write_id]) AS stored
+WITH collect({key: c.key, id: c.id, created: c.created_in = $write_id}) AS stored
 OPTIONAL MATCH (e:Extraction {id: $extraction_id})
 FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
   SET x.status = 'done', x.done = x.total, x.updated_at = $now, x.error = null,
-      x.claims_added = size([row IN stored WHERE row[2]]), x.rejected = size($rejected))
-RETURN stored
+      x.claims_added = size([row IN stored WHERE row.created]), x.rejected = size($rejected))
+RETURN {stored: stored} AS recorded
 """
 )
 
@@ -429,10 +424,10 @@ def claims_record(
         "now": now, "write_id": write_id, "extraction_id": extraction_id or "",
         "keys": [row["key"] for row in claims],
     }  # fmt: skip
-    rows = graph.query(workspace, CLAIMS_RECORD, params)
+    rows = graph.records(workspace, CLAIMS_RECORD, params)
     if not rows:
         return None
-    stored = {key: (claim_id, bool(created)) for key, claim_id, created in rows[0][0] if key is not None}
+    stored = {c["key"]: (c["id"], bool(c["created"])) for c in rows[0]["stored"] if c["key"] is not None}
     return [stored[row["key"]] for row in claims]
 
 
@@ -476,17 +471,25 @@ def derived_claim_create(
 CLAIM_STATUSES = """
 UNWIND $claim_ids AS claim_id
 MATCH (c:Claim {id: claim_id})
-RETURN c.id, c.status
+RETURN c {.id, .status} AS claim
 """
 
 
 def claim_statuses(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, str]:
     """The status of each of these claims that exists."""
     claim_ids = [i for i in claim_ids if parse_id(i)]
-    return {row[0]: row[1] for row in graph.ro_query(workspace, CLAIM_STATUSES, {"claim_ids": claim_ids})}
+    return {c["id"]: c["status"] for c in graph.ro_records(workspace, CLAIM_STATUSES, {"claim_ids": claim_ids})}
 
 
-CLAIM_GET = """
+# A claim as Claim.from_map reads it by name; `premises` is aggregated in a WITH before (an aggregate
+# inside a map literal mis-groups in FalkorDB).
+CLAIM_MAP = (
+    "{claim: c {.*}, fragments: fragments, supersedes: old.id, superseded_by: replacement.id, premises: premises} "
+    "AS claim"
+)
+
+CLAIM_GET = (
+    """
 MATCH (c:Claim {id: $claim_id})
 OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
 WITH c, f, r ORDER BY f.start
@@ -494,19 +497,22 @@ WITH c, collect(f {.id, .start, .end, .text, .origin_type, role: r.role}) AS fra
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
-RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id])
-"""
+WITH c, fragments, old, replacement, collect([d.justification, p.id]) AS premises
+RETURN """
+    + CLAIM_MAP
+)
 
 
 def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
     """The claim with its evidence fragments, what it supersedes or is superseded by, and its premises."""
     if parse_id(claim_id) is None:
         return None
-    rows = graph.ro_query(workspace, CLAIM_GET, {"claim_id": claim_id})
-    return Claim.from_row(rows[0]) if rows else None
+    rows = graph.ro_records(workspace, CLAIM_GET, {"claim_id": claim_id})
+    return Claim.from_map(rows[0]) if rows else None
 
 
-CLAIMS_GET = """
+CLAIMS_GET = (
+    """
 UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
 OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
@@ -515,9 +521,13 @@ WITH position, c, collect(f {.id, .start, .end, .text, .origin_type, role: r.rol
 OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
-RETURN c {.*}, fragments, old.id, replacement.id, collect([d.justification, p.id]), position
+WITH position, c, fragments, old, replacement, collect([d.justification, p.id]) AS premises
+RETURN """
+    + CLAIM_MAP
+    + """
 ORDER BY position
 """
+)
 
 
 def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
@@ -525,8 +535,7 @@ def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
     claim_ids = [i for i in claim_ids if parse_id(i)]
     if not claim_ids:
         return []
-    rows = graph.ro_query(workspace, CLAIMS_GET, {"claim_ids": claim_ids})
-    return [Claim.from_row(row[:5]) for row in rows]
+    return [Claim.from_map(row) for row in graph.ro_records(workspace, CLAIMS_GET, {"claim_ids": claim_ids})]
 
 
 # Derived claims rest on their premises through DERIVED_FROM (pointing back); decisions rest on
@@ -547,10 +556,7 @@ LIMIT 200
 
 def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
     """Derived claims and decisions that rest on this claim, directly or through others."""
-    if parse_id(claim_id) is None:
-        return []
-    rows = graph.ro_query(workspace, CLAIM_DEPENDENTS, {"claim_id": claim_id})
-    return [Dependent(**row[0]) for row in rows]
+    return [Dependent(**row) for row in graph.ro_records_of(workspace, CLAIM_DEPENDENTS, claim_id=claim_id)]
 
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
@@ -588,7 +594,7 @@ RETURN """
 
 CLAIM_FULLTEXT_SCORES = """
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
-RETURN node.id, score
+RETURN {id: node.id, score: score} AS hit
 LIMIT $limit
 """
 
@@ -604,25 +610,25 @@ class SearchHit:
 
 def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int, before: str = "") -> list[SearchHit]:
     """Claims whose statement contains the phrase (lower-cased by the caller), made at `before` or earlier."""
-    rows = graph.ro_query(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit, "before": before})
-    return [SearchHit(**row[0]) for row in rows]
+    rows = graph.ro_records(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit, "before": before})
+    return [SearchHit(**row) for row in rows]
 
 
 def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int, before: str = "") -> list[SearchHit]:
     """Claims containing any of the (lower-cased) words, those with more of them first, made at `before` or earlier."""
-    rows = graph.ro_query(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit, "before": before})
-    return [SearchHit(**row[0]) for row in rows]
+    rows = graph.ro_records(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit, "before": before})
+    return [SearchHit(**row) for row in rows]
 
 
 def claim_newest(*, workspace: HasGraph, limit: int) -> list[SearchHit]:
     """The newest claims of the workspace."""
-    return [SearchHit(**row[0]) for row in graph.ro_query(workspace, CLAIM_NEWEST, {"limit": limit})]
+    return [SearchHit(**row) for row in graph.ro_records(workspace, CLAIM_NEWEST, {"limit": limit})]
 
 
 def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dict[str, float]:
     """Fulltext relevance of claims for a RediSearch query made only of word characters and '|'."""
-    rows = graph.ro_query(workspace, CLAIM_FULLTEXT_SCORES, {"query": query, "limit": limit})
-    return {row[0]: float(row[1]) for row in rows}
+    rows = graph.ro_records(workspace, CLAIM_FULLTEXT_SCORES, {"query": query, "limit": limit})
+    return {hit["id"]: float(hit["score"]) for hit in rows}
 
 
 REJECTED_OF = (
@@ -645,7 +651,7 @@ def rejected_list(
     if parse_id(source_id) is None:
         return []
     params = {"source_id": source_id, "limit": limit, **after_params(after)}
-    return [RejectedClaim(**row[0]) for row in graph.ro_query(workspace, REJECTED_LIST, params)]
+    return [RejectedClaim(**row) for row in graph.ro_records(workspace, REJECTED_LIST, params)]
 
 
 def rejected_count(*, workspace: HasGraph, source_id: str) -> int:
@@ -721,16 +727,16 @@ def extraction_get(*, workspace: HasGraph, extraction_id: str) -> Extraction | N
     """One extraction run, or None."""
     if parse_id(extraction_id) is None:
         return None
-    rows = graph.ro_query(workspace, EXTRACTION_GET, {"extraction_id": extraction_id})
-    return Extraction(**rows[0][0]) if rows else None
+    rows = graph.ro_records(workspace, EXTRACTION_GET, {"extraction_id": extraction_id})
+    return Extraction(**rows[0]) if rows else None
 
 
 def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | None:
     """The newest extraction run of the source's current version, or None."""
     if parse_id(source_id) is None:
         return None
-    rows = graph.ro_query(workspace, EXTRACTION_LATEST, {"source_id": source_id})
-    return Extraction(**rows[0][0]) if rows else None
+    rows = graph.ro_records(workspace, EXTRACTION_LATEST, {"source_id": source_id})
+    return Extraction(**rows[0]) if rows else None
 
 
 VANISHED = """
@@ -754,6 +760,4 @@ class Retracted:
 
 def retracted_claims(*, workspace: HasGraph, source_id: str) -> list[Retracted]:
     """The source's claims that were retracted: their quote vanished from a new version, or the source was retracted."""
-    if parse_id(source_id) is None:
-        return []
-    return [Retracted(**row[0]) for row in graph.ro_query(workspace, VANISHED, {"source_id": source_id})]
+    return [Retracted(**row) for row in graph.ro_records_of(workspace, VANISHED, source_id=source_id)]

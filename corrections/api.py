@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
@@ -17,6 +17,7 @@ from agents.api import router as agents_router
 from claims.api import EvidenceErrorOut, SourceText
 from claims.text import MAX_SOURCE_CHARS
 from corrections import review, selectors, services
+from corrections.statuses import ApplyStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["corrections"])
@@ -118,7 +119,7 @@ class PreviewOut(Schema):
 
 class AppliedOut(Schema):
     correction_id: IdOut
-    status: Literal["applied", "already_applied"]
+    status: ApplyStatus
     replacement_claim_id: IdOut
     affected: AffectedOut = Field(description="Exactly what the preview with the same revision promised.")
 
@@ -207,7 +208,7 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
         "correction_id": outcome.correction_id, "status": outcome.status,
         "replacement_claim_id": outcome.replacement_claim_id, "affected": outcome.affected,
     }  # fmt: skip
-    return Status(201 if outcome.status == "applied" else 200, body)
+    return Status(201 if outcome.status == ApplyStatus.APPLIED else 200, body)
 
 
 @router.get("/{ws_id}/corrections", response={200: Page[CorrectionOut], **errors(401, 404, 422, 503)})

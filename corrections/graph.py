@@ -37,7 +37,8 @@ WITH collect(DISTINCT root) + collect(DISTINCT derived) AS claims
 UNWIND claims AS c
 OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
 WITH claims, collect(DISTINCT d) AS decisions
-RETURN [c IN claims WHERE c IS NOT NULL | c.id], [d IN decisions WHERE d IS NOT NULL | d.id]
+RETURN {claim_ids: [c IN claims WHERE c IS NOT NULL | c.id], decision_ids: [d IN decisions WHERE d IS NOT NULL | d.id]}
+       AS downstream
 """
 
 # Each member's justifications, with every antecedent's kind and status.
@@ -113,8 +114,8 @@ def subgraph(*, workspace: HasGraph, roots: list[str], revision: int | None = No
 
 
 def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
-    rows = graph.ro_query(workspace, DOWNSTREAM, {"roots": roots})
-    claim_ids, decision_ids = (rows[0][0], rows[0][1]) if rows else ([], [])
+    rows = graph.ro_records(workspace, DOWNSTREAM, {"roots": roots})
+    claim_ids, decision_ids = (rows[0]["claim_ids"], rows[0]["decision_ids"]) if rows else ([], [])
     justifications: dict[str, dict[int, set[str]]] = {}
     members: dict[str, tuple[str, str, str | None]] = {}
     outside: dict[str, Node] = {}
@@ -314,8 +315,8 @@ def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | N
     """One correction with what it corrected, or None."""
     if parse_id(correction_id) is None:
         return None
-    rows = graph.ro_query(workspace, CORRECTION_GET, {"correction_id": correction_id})
-    return Correction.from_map(rows[0][0]) if rows else None
+    rows = graph.ro_records(workspace, CORRECTION_GET, {"correction_id": correction_id})
+    return Correction.from_map(rows[0]) if rows else None
 
 
 def correction_list(
@@ -332,8 +333,8 @@ def correction_list(
     claim (old or replacement) and time."""
     params = {"actor": actor, "claim_id": claim_id, "since": since, "until": until, "limit": limit}
     return [
-        Correction.from_map(row[0])
-        for row in graph.ro_query(workspace, CORRECTION_LIST, {**params, **after_params(after)})
+        Correction.from_map(row)
+        for row in graph.ro_records(workspace, CORRECTION_LIST, {**params, **after_params(after)})
     ]
 
 
@@ -352,8 +353,8 @@ def corrections_get(*, workspace: HasGraph, correction_ids: list[str]) -> list[C
     ids = list(dict.fromkeys(canonical for i in correction_ids if (canonical := parse_id(i))))
     if not ids:
         return []
-    rows = graph.ro_query(workspace, CORRECTIONS_GET, {"correction_ids": ids})
-    found = {c.id: c for c in (Correction.from_map(row[0]) for row in rows)}
+    rows = graph.ro_records(workspace, CORRECTIONS_GET, {"correction_ids": ids})
+    found = {c.id: c for c in (Correction.from_map(row) for row in rows)}
     return [found[i] for i in ids if i in found]
 
 
@@ -377,9 +378,9 @@ def correction_fence(*, workspace: HasGraph, correction_id: str, now: str) -> bo
 CORRECTION_EXISTS = """
 MATCH (x:Correction {id: $correction_id})
 OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id})
-RETURN x.replacement_claim_id, x.affected,
-       new {source_id: new.cited_source_id, version_id: new.cited_version_id, version: new.cited_version,
-            quote: new.cited_quote, start: new.cited_start, end: new.cited_end}
+RETURN {replacement_claim_id: x.replacement_claim_id, affected: x.affected,
+        cited: new {source_id: new.cited_source_id, version_id: new.cited_version_id, version: new.cited_version,
+                    quote: new.cited_quote, start: new.cited_start, end: new.cited_end}} AS written
 """
 
 
@@ -395,11 +396,15 @@ class Written:
 
 def correction_written(*, workspace: HasGraph, correction_id: str) -> Written | None:
     """The correction as the graph holds it, or None if it was never written (used by recovery and replays)."""
-    rows = graph.ro_query(workspace, CORRECTION_EXISTS, {"correction_id": correction_id})
+    rows = graph.ro_records(workspace, CORRECTION_EXISTS, {"correction_id": correction_id})
     if not rows:
         return None
-    replacement_id, affected, cited = rows[0]
-    return Written(replacement_id, json.loads(affected or "{}"), cited if cited and cited["version_id"] else None)
+    cited = rows[0]["cited"]
+    return Written(
+        replacement_claim_id=rows[0]["replacement_claim_id"],
+        affected=json.loads(rows[0]["affected"] or "{}"),
+        cited=cited if cited and cited["version_id"] else None,
+    )
 
 
 CHAIN = """
@@ -413,7 +418,9 @@ OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d)
 WITH c, source, d, collect(DISTINCT a {.id, .title, .status}) AS actions
 WITH c, source, collect(CASE WHEN d IS NULL THEN NULL ELSE [d {.id, .title, .status, .review_reason}, actions] END) AS decisions
 OPTIONAL MATCH (x:Correction) WHERE x.claim_id = c.id OR x.replacement_claim_id = c.id
-RETURN source, decisions, collect(x {.id, .statement, .reason, .actor, .applied_at, .claim_id, .replacement_claim_id})
+WITH source, decisions,
+     collect(x {.id, .statement, .reason, .actor, .applied_at, .claim_id, .replacement_claim_id}) AS corrections
+RETURN {source: source, decisions: decisions, corrections: corrections} AS chain
 """
 
 
@@ -423,11 +430,11 @@ def claim_chain(
     """For the product view: the claim's source, the decisions resting on it with their actions, its corrections."""
     if parse_id(claim_id) is None:
         return None
-    rows = graph.ro_query(workspace, CHAIN, {"claim_id": claim_id})
+    rows = graph.ro_records(workspace, CHAIN, {"claim_id": claim_id})
     if not rows:
         return None
-    source, decisions, corrections = rows[0]
-    return source, [d for d in decisions if d], [x for x in corrections if x]
+    chain = rows[0]
+    return chain["source"], [d for d in chain["decisions"] if d], [x for x in chain["corrections"] if x]
 
 
 # -- evidence that goes away -----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.holds import status_holds
+from agents.statuses import ActionStatus
 
 EVIDENCE = "evidence"  # an evidence-backed claim: holds while current
 DERIVED = "derived"  # a claim inferred from others
@@ -140,7 +141,7 @@ def impact(
     still = sorted(n.id for n in decisions if n.id in after)
     unsupported = sorted(n.id for n in nodes.values() if n.kind == DERIVED and n.id in lost)
     flagged = set(needing_review)
-    held = sorted(a.id for a in actions if a.status == "pending" and a.decision_ids & flagged)
+    held = sorted(a.id for a in actions if a.status == ActionStatus.PENDING and a.decision_ids & flagged)
     counts = _counter(nodes, set(roots), after, excluded)
     by = {}
     for decision_id in still:

@@ -17,7 +17,7 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from agents import services as agents_services
 from agents.selectors import Decision
-from agents.statuses import DecisionStatus, RevisedActions
+from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
 from corrections import review_graph
 from workspaces.models import Workspace
@@ -111,7 +111,7 @@ def decision_revise(
         record_event(actor=actor, workspace=workspace, verb="decision.revised", target=title, payload={
             "decision_id": old.id, "new_decision_id": new_id, "justifications": groups, "actions": mode,
             "moved": touched if mode == RevisedActions.MOVE else [],
-            "pending": [i for i in touched if statuses[i] == "pending"] if mode == RevisedActions.MOVE else [],
+            "pending": [i for i in touched if statuses[i] == ActionStatus.PENDING] if mode == RevisedActions.MOVE else [],
             "cancelled": touched if mode == RevisedActions.CANCEL else [],
         })  # fmt: skip
     return agents_services.decision_get(workspace=workspace, decision_id=new_id)

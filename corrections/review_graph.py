@@ -81,7 +81,7 @@ WITH d, collect(a.id) AS cancelled
 """
     + BUMP_REVISION
     + """
-RETURN d.id, cancelled
+RETURN {id: d.id, cancelled: cancelled} AS dismissed
 """
 )
 
@@ -91,8 +91,8 @@ def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: 
     (nothing written) if it was not waiting for review."""
     if parse_id(decision_id) is None:
         return None
-    rows = graph.query(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
-    return sorted(rows[0][1]) if rows else None
+    rows = graph.records(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
+    return sorted(rows[0]["cancelled"]) if rows else None
 
 
 # A revision replaces a flagged decision by a new, supported one, in one query. The old decision must
@@ -136,12 +136,12 @@ CALL {
   FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
   SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
       a.updated_at = $now
-  RETURN collect([a.id, a.status]) AS touched
+  RETURN collect(a {.id, .status}) AS touched
 }
 """
     + BUMP_REVISION
     + """
-RETURN new.id, touched
+RETURN {id: new.id, touched: touched} AS revised
 """
 )
 
@@ -166,8 +166,8 @@ def decision_revise(
         "decision_id": decision_id, "new_id": new_id, "title": title, "rationale": rationale,
         **support_params(justifications), "actions": actions, "actor": actor, "now": now,
     }  # fmt: skip
-    rows = graph.query(workspace, DECISION_REVISE, params)
-    return {action_id: status for action_id, status in rows[0][1]} if rows else None
+    rows = graph.records(workspace, DECISION_REVISE, params)
+    return {action["id"]: action["status"] for action in rows[0]["touched"]} if rows else None
 
 
 RESTING_ON = "MATCH (:Decision {id: $decision_id})-[:SUPPORTS*1..]->(down:Decision) RETURN DISTINCT down.id"

@@ -30,16 +30,18 @@ from django.utils import timezone
 
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
+from afterhack.holds import status_holds
 from afterhack.ids import is_storable, parse_id
 from afterhack.text import MAX_REASON_CHARS
 from claims import graph as claims_graph
 from claims.selectors import content_words
 from claims.services import ClaimNotFound, Passage, active_version, clean_statement, passage_find
-from claims.statuses import ClaimStatus
+from claims.statuses import ClaimStatus, SourceStatus
 from claims.text import normalize
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
+from corrections.statuses import ApplyStatus
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -86,7 +88,7 @@ class Preview:
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # "applied" or "already_applied"
+    status: ApplyStatus
     correction_id: str
     replacement_claim_id: str
     affected: dict[str, list[str]]
@@ -323,7 +325,7 @@ def _cited(passage: Passage | None) -> claims_graph.CitedPassage | None:
 def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     """Whether the passage's version is still the current version of an active source."""
     now = claims_graph.source_get(workspace=workspace, source_id=passage.version.source_id)
-    return now is not None and now.id == passage.version.id and now.status == "active"
+    return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 
 def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | None) -> Outcome:
@@ -362,7 +364,7 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
         if written:
             _crash_point("after_graph")
             _finish(intent, affected, cited.record() if cited else None, recovered=False)
-            return Outcome("applied", str(intent.correction_id), str(intent.replacement_claim_id), affected)
+            return Outcome(ApplyStatus.APPLIED, str(intent.correction_id), str(intent.replacement_claim_id), affected)
         if passage is not None and not _still_citable(workspace, passage):
             _refuse(intent, "the cited source changed")
             raise CitedSourceChanged(passage.version.title)
@@ -400,7 +402,9 @@ def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
         raise Conflict(
             "This correction is recorded as applied, but the graph does not show it; an administrator should run recover_corrections."
         )
-    return Outcome("already_applied", str(intent.correction_id), written.replacement_claim_id, written.affected)
+    return Outcome(
+        ApplyStatus.ALREADY_APPLIED, str(intent.correction_id), written.replacement_claim_id, written.affected
+    )
 
 
 # -- recovery --------------------------------------------------------------------------------------
@@ -497,7 +501,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
         roots = [
             s.id
             for s in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
-            if s.status == "current"
+            if status_holds(decision=False, status=s.status)
         ]
         revision, affected = _impact_of(workspace, roots, revision)
         written = corrections_graph.source_retract(
@@ -544,7 +548,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
             claim_ids=[
                 s.id
                 for s in claims_graph.version_claim_spans(workspace=workspace, version_id=old.id)
-                if s.status == "current"
+                if status_holds(decision=False, status=s.status)
             ],
         )
         moved, vanished = [], []

@@ -32,8 +32,10 @@ from agents.statuses import DecisionKind, RevisedActions
 from claims import selectors as claims_selectors
 from claims import services as claims_services
 from claims.services import EvidenceNotFound
+from claims.statuses import SourceStatus
 from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import review, selectors, services
+from corrections.statuses import ApplyStatus
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
@@ -189,11 +191,11 @@ class PassagePicker:
 
 def passage_picker(workspace: Workspace, claim: claims_selectors.Claim, form: forms.Form) -> PassagePicker:
     # The claim's own source first, then the others, newest first.
-    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == "active"]
+    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == SourceStatus.ACTIVE]
     sources = sorted(active, key=lambda s: s.id != claim.source_id)
     source_id = str(form["evidence_source_id"].value() or "")
     version = claims_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
-    if version is not None and version.status != "active":
+    if version is not None and version.status != SourceStatus.ACTIVE:
         version = None
     own = version is not None and claim.version_id == version.id and claim.start is not None and claim.end is not None
     text = (
@@ -340,7 +342,8 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
             request, workspace, claim, CorrectionForm(form.cleaned_data), status=status, error=str(error)
         )
     messages.success(
-        request, "Correction applied." if outcome.status == "applied" else "This correction had already been applied."
+        request,
+        "Correction applied." if outcome.status == ApplyStatus.APPLIED else "This correction had already been applied.",
     )
     target = reverse("corrections:detail", kwargs={"ws_id": workspace.id, "correction_id": outcome.correction_id})
     if request.htmx:

@@ -34,7 +34,7 @@ RETURN w.revision
 
 INDEX_LIST = """
 CALL db.indexes() YIELD label, types
-RETURN label, types
+RETURN {label: label, types: types} AS index
 """
 
 COUNTED_LABELS = ("Source", "Claim", "Decision", "Action", "Correction")
@@ -42,7 +42,8 @@ COUNTED_LABELS = ("Source", "Claim", "Decision", "Action", "Correction")
 NODE_COUNTS = """
 MATCH (n)
 WHERE n:Source OR n:Claim OR n:Decision OR n:Action OR n:Correction
-RETURN labels(n)[0] AS label, count(n) AS total
+WITH labels(n)[0] AS label, count(n) AS total
+RETURN {label: label, total: total} AS count
 """
 
 FULLTEXT_CLAIM_STATEMENT = "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')"
@@ -77,9 +78,9 @@ def graph_drop(*, workspace: HasGraph) -> None:
 def index_kinds(*, workspace: HasGraph) -> set[tuple[str, str, str]]:
     """The (label, property, kind) triples indexed in the workspace's graph, kind RANGE or FULLTEXT."""
     return {
-        (label, prop, kind)
-        for label, types in graph.ro_query(workspace, INDEX_LIST)
-        for prop, kinds in types.items()
+        (index["label"], prop, kind)
+        for index in graph.ro_records(workspace, INDEX_LIST)
+        for prop, kinds in index["types"].items()
         for kind in kinds
     }
 
@@ -87,8 +88,8 @@ def index_kinds(*, workspace: HasGraph) -> set[tuple[str, str, str]]:
 def node_counts(*, workspace: HasGraph) -> dict[str, int]:
     """How many Sources, Claims, Decisions, Actions and Corrections the graph holds."""
     counts = dict.fromkeys(COUNTED_LABELS, 0)
-    for label, total in graph.ro_query(workspace, NODE_COUNTS):
-        counts[label] = int(total)
+    for row in graph.ro_records(workspace, NODE_COUNTS):
+        counts[row["label"]] = int(row["total"])
     return counts
 
 
