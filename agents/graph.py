@@ -278,13 +278,15 @@ def status_page(node: str, label: str, *, read: str, fields: str, alias: str) ->
     """The page query and the count query of a list of `label` nodes (bound to `node`), newest first after
     the keyset position, optionally only those of $status: `read` gathers what each needs, `fields` returns it
     as one map `alias`."""
+    # The variable and the label are this module's constants (Cypher takes no label as a parameter);
+    # every value comes in as a $param.
     after, order = keyset(node)
-    where = f"MATCH ({node}:{label}) WHERE ($status = '' OR {node}.status = $status) "
+    where = "MATCH (" + node + ":" + label + ") WHERE ($status = '' OR " + node + ".status = $status) "
     page = (
-        f"{where}AND {after} WITH {node} ORDER BY {order} SKIP $offset LIMIT $limit "
-        f"{read}RETURN {fields} ORDER BY {keyset(alias)[1]}"
-    )
-    return page, f"{where}RETURN count({node})"
+        where + "AND " + after + " WITH " + node + " ORDER BY " + order + " SKIP $offset LIMIT $limit "
+        + read + "RETURN " + fields + " ORDER BY " + keyset(alias)[1]
+    )  # fmt: skip
+    return page, where + "RETURN count(" + node + ")"
 
 
 DECISION_LIST, DECISION_COUNT = status_page(

@@ -30,11 +30,13 @@ class HoldsTests:
         for label in LABELS:
             graph.query(
                 trio.workspace,
-                f"UNWIND $pairs AS p WITH p WHERE p.id STARTS WITH '{label}-' CREATE (:{label} {{id: p.id, status: p.status}})",
-                {"pairs": pairs},
+                "UNWIND $pairs AS p WITH p WHERE p.id STARTS WITH $prefix CREATE (:"
+                + label
+                + " {id: p.id, status: p.status})",
+                {"pairs": pairs, "prefix": f"{label}-"},
             )
         rows = graph.ro_query(
-            trio.workspace, f"MATCH (n) WHERE n:Claim OR n:Decision WITH n WHERE {holds('n')} RETURN n.id"
+            trio.workspace, "MATCH (n) WHERE n:Claim OR n:Decision WITH n WHERE " + holds("n") + " RETURN n.id"
         )
         in_cypher = {row[0] for row in rows}
         assert in_cypher == _engine_holding()
