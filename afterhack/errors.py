@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.http import Http404
+
 
 class UserError(ValueError):
     """Input that cannot be used as it is; the message says why, in words."""
@@ -15,6 +17,15 @@ class Conflict(UserError):
 
     code = "conflict"
     status = 409
+
+
+class NotFound(Http404):
+    """No such thing in this workspace (404); the sentence names the thing."""
+
+    thing = "thing"
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or f"No such {self.thing} in this workspace.")
 
 
 class GraphError(RuntimeError):

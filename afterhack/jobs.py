@@ -12,11 +12,9 @@ from afterhack.graph import GraphError
 logger = logging.getLogger("afterhack.jobs")
 
 
-def run_job(workspace_id: str, job_id: str, work: Callable[[Any], Any], give_up: Callable[[Any], None]) -> str | None:
-    """Runs `work(workspace)`; on any unexpected error calls `give_up(workspace)`; returns the job's final status."""
-    from workspaces.models import Workspace
-
-    workspace = Workspace.objects.filter(id=workspace_id).first()
+def run_job[W](workspace: W | None, job_id: str, work: Callable[[W], Any], give_up: Callable[[W], None]) -> str | None:
+    """Runs `work(workspace)`; on any unexpected error calls `give_up(workspace)`; returns the job's final status.
+    A workspace deleted since the job was queued (None) leaves nothing to do."""
     if workspace is None:
         return None
     try:

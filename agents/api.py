@@ -288,7 +288,7 @@ def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId) -> Any:
     workspace = get_workspace_for_user(request.user, ws_id)
     outcome = found(
         selectors.run_outcome(workspace=workspace, run_id=run_id),
-        services.RunNotFound("No such run in this workspace."),
+        services.RunNotFound(),
     )
     return run_out(outcome)
 
@@ -321,7 +321,7 @@ def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) ->
     workspace = get_workspace_for_user(request.user, ws_id)
     decision = found(
         selectors.decision_get(workspace=workspace, decision_id=decision_id),
-        services.DecisionNotFound("No such decision in this workspace."),
+        services.DecisionNotFound(),
     )
     return decision_out(decision)
 
@@ -353,7 +353,7 @@ def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId) -> Any
     workspace = get_workspace_for_user(request.user, ws_id)
     action = found(
         selectors.action_get(workspace=workspace, action_id=action_id),
-        services.ActionNotFound("No such action in this workspace."),
+        services.ActionNotFound(),
     )
     return action_out(action)
 

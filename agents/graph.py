@@ -16,14 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
-from afterhack.clock import is_stale
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, decision_holds, holds, status_holds
 from afterhack.ids import parse_id
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.statuses import DecisionKind, DecisionStatus
-from claims.graph import after_params, keyset
-from claims.statuses import JobStatus
+from claims.graph import BackgroundJob, after_params, keyset
 
 # -- shapes ---------------------------------------------------------------------------------
 
@@ -103,7 +101,7 @@ class Action:
 
 
 @dataclass(frozen=True)
-class Run:
+class Run(BackgroundJob):
     id: str
     question: str
     status: str
@@ -117,14 +115,6 @@ class Run:
     trajectory: dict[str, Any]
     decision_id: str | None
     action_ids: list[str]
-
-    @property
-    def stalled(self) -> bool:
-        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
-
-    @property
-    def busy(self) -> bool:
-        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
     @property
     def searched_claim_ids(self) -> list[str]:

@@ -11,11 +11,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.http import Http404
 
 from afterhack import llm
 from afterhack.clock import now_iso
-from afterhack.errors import Conflict, UserError, found
+from afterhack.errors import Conflict, NotFound, UserError, found
 from afterhack.holds import status_holds
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
@@ -38,16 +37,16 @@ logger = logging.getLogger("agents")
 MAX_SUPPORTS = 50
 
 
-class RunNotFound(Http404):
-    pass
+class RunNotFound(NotFound):
+    thing = "run"
 
 
-class DecisionNotFound(Http404):
-    pass
+class DecisionNotFound(NotFound):
+    thing = "decision"
 
 
-class ActionNotFound(Http404):
-    pass
+class ActionNotFound(NotFound):
+    thing = "action"
 
 
 def clean_question(question: object) -> str:
@@ -272,7 +271,7 @@ SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
 def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
     return found(
         agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
-        DecisionNotFound("No such decision in this workspace."),
+        DecisionNotFound(),
     )
 
 
@@ -335,7 +334,7 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
     move = ActionStatus(status)
     action = found(
         agents_graph.action_get(workspace=workspace, action_id=action_id),
-        ActionNotFound("No such action in this workspace."),
+        ActionNotFound(),
     )
     return _write_audited(
         write=lambda: agents_graph.action_set_status(

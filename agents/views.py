@@ -9,7 +9,7 @@ from uuid import UUID
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -85,9 +85,7 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     """The run page; while the run is going, its body is polled as a fragment."""
     membership = get_membership(request.user, ws_id)
-    view = found(
-        selectors.run_view(workspace=membership.workspace, run_id=run_id), Http404("No such run in this workspace.")
-    )
+    view = found(selectors.run_view(workspace=membership.workspace, run_id=run_id), services.RunNotFound())
     context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
@@ -155,7 +153,7 @@ def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
     membership = get_membership(request.user, ws_id)
     view = found(
         selectors.decision_view(workspace=membership.workspace, decision_id=decision_id),
-        Http404("No such decision in this workspace."),
+        services.DecisionNotFound(),
     )
     context = {
         "workspace": membership.workspace,
@@ -222,9 +220,7 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     status = request.POST.get("status", "")
     back = page_to_return_to(request, default=reverse("agents:actions", kwargs={"ws_id": workspace.id}))
-    action = found(
-        selectors.action_get(workspace=workspace, action_id=action_id), Http404("No such action in this workspace.")
-    )
+    action = found(selectors.action_get(workspace=workspace, action_id=action_id), services.ActionNotFound())
     # Only a move that can happen is asked about; any other is refused at once, in words.
     movable = status in services.ACTION_MOVES and action.status in services.ACTION_MOVES[ActionStatus(status)]
     if movable and status in ACTION_QUESTIONS and not confirm.is_confirmed(request):

@@ -319,7 +319,7 @@ def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any
     workspace = get_workspace_for_user(request.user, ws_id)
     page = found(
         selectors.source_page(workspace=workspace, source_id=source_id),
-        services.SourceNotFound("No such source in this workspace."),
+        services.SourceNotFound(),
     )
     version = page.version
     return {
@@ -351,7 +351,7 @@ def source_rejected(request: HttpRequest, ws_id: PathId, source_id: PathId, page
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     if selectors.source_get(workspace=workspace, source_id=source_id) is None:
-        raise services.SourceNotFound("No such source in this workspace.")
+        raise services.SourceNotFound()
     rejected = selectors.rejected_page(workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor)
 
     def rejected_out(item: selectors.RejectedClaim) -> dict[str, Any]:
@@ -404,6 +404,6 @@ def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId) -> Any:
     workspace = get_workspace_for_user(request.user, ws_id)
     claim = found(
         selectors.claim_get(workspace=workspace, claim_id=claim_id),
-        services.ClaimNotFound("No such claim in this workspace."),
+        services.ClaimNotFound(),
     )
     return claim_out(claim)

@@ -179,8 +179,23 @@ class Claim:
         )  # fmt: skip
 
 
+class BackgroundJob:
+    """A queued or running job as a page sees it: stalled when it stopped reporting progress, busy otherwise."""
+
+    status: str
+    updated_at: str
+
+    @property
+    def stalled(self) -> bool:
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
+
+    @property
+    def busy(self) -> bool:
+        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
+
+
 @dataclass(frozen=True)
-class Extraction:
+class Extraction(BackgroundJob):
     id: str
     version_id: str
     status: str
@@ -192,14 +207,6 @@ class Extraction:
     rejected: int
     started_at: str
     updated_at: str
-
-    @property
-    def stalled(self) -> bool:
-        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and is_stale(self.updated_at)
-
-    @property
-    def busy(self) -> bool:
-        return self.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not self.stalled
 
 
 @dataclass(frozen=True)

@@ -300,6 +300,11 @@ def source_get(*, workspace: Workspace, source_id: str) -> claims_graph.SourceVe
     return claims_graph.source_get(workspace=workspace, source_id=source_id)
 
 
+def version_claim_spans(*, workspace: Workspace, version_id: str) -> list[ClaimSpan]:
+    """Every claim whose evidence is in this version (any status), by position."""
+    return claims_graph.version_claim_spans(workspace=workspace, version_id=version_id)
+
+
 def claim_get(*, workspace: Workspace, claim_id: str) -> claims_graph.Claim | None:
     """One claim with its fragments and justifications, or None."""
     return claims_graph.claim_get(workspace=workspace, claim_id=claim_id)

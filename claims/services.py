@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.http import Http404
 
 from afterhack import llm
 from afterhack.clock import now_iso, stale_before
-from afterhack.errors import Conflict, UserError
+from afterhack.errors import Conflict, NotFound, UserError, found
 from afterhack.ids import parse_id, storable
 from afterhack.text import MAX_STATEMENT_CHARS, clean_text
 from claims import graph as claims_graph
@@ -49,12 +48,12 @@ class InvalidSupport(UserError):
     code = "invalid_support"
 
 
-class SourceNotFound(Http404):
-    pass
+class SourceNotFound(NotFound):
+    thing = "source"
 
 
-class ClaimNotFound(Http404):
-    pass
+class ClaimNotFound(NotFound):
+    thing = "claim"
 
 
 def clean_statement(statement: object) -> str:
@@ -68,6 +67,14 @@ def clean_statement(statement: object) -> str:
 def fragments_of(fragments: list[claims_graph.Fragment], span: Span) -> list[claims_graph.Fragment]:
     """The fragments a span overlaps (a quote across a fragment boundary has two)."""
     return [f for f in fragments if f.start < span.end and span.start < f.end]
+
+
+def cut_fragments(text: str) -> list[claims_graph.Fragment]:
+    """The text cut into its fragments (paragraphs), each with a fresh id: the units a quote is found in."""
+    return [
+        claims_graph.Fragment(str(uuid.uuid4()), span.start, span.end, text[span.start : span.end], "document")
+        for span in fragment_spans(text)
+    ]
 
 
 def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
@@ -105,10 +112,7 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
     text = clean_source_text(text)
     source_id, version_id = str(uuid.uuid4()), str(uuid.uuid4())
     sha256 = hashlib.sha256(text.encode()).hexdigest()
-    fragments = [
-        {"id": str(uuid.uuid4()), "start": span.start, "end": span.end, "text": text[span.start : span.end]}
-        for span in fragment_spans(text)
-    ]
+    fragments = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in cut_fragments(text)]
     with transaction.atomic():
         record_event(
             actor=actor, workspace=workspace, verb="source.added", target=title,
@@ -127,9 +131,8 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
 
 def active_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:
     """The current version of an active source; 404 if there is none, 409 if it was retracted."""
-    version = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
-    if version is None:
-        raise SourceNotFound("No such source in this workspace.")
+    read = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
+    version = found(read, SourceNotFound())
     if version.status != SourceStatus.ACTIVE:
         raise Conflict("This source has been retracted: it can no longer be cited, extracted from or revised.")
     return version
@@ -200,7 +203,7 @@ def claim_add(
                 actor=actor, workspace=workspace, verb="claim.added", target=statement[:255],
                 payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end},
             )  # fmt: skip
-    return _claim(workspace, claim_id)
+    return claim_required(workspace, claim_id)
 
 
 def derived_claim_add(
@@ -221,7 +224,7 @@ def derived_claim_add(
             actor=actor, workspace=workspace, verb="claim.derived", target=statement[:255],
             payload={"claim_id": claim_id, "derived_from": premise_ids},
         )  # fmt: skip
-    return _claim(workspace, claim_id)
+    return claim_required(workspace, claim_id)
 
 
 def _clean_premises(derived_from: object) -> list[str]:
@@ -246,11 +249,9 @@ def _why_unsupported(workspace: Workspace, premise_ids: list[str]) -> str:
     return f"A derived claim can only rest on current claims; these are not: {', '.join(stale)}."
 
 
-def _claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
-    if claim is None:
-        raise ClaimNotFound("No such claim in this workspace.")
-    return claim
+def claim_required(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
+    """The claim, or ClaimNotFound (404) when there is no such claim in the workspace."""
+    return found(claims_graph.claim_get(workspace=workspace, claim_id=claim_id), ClaimNotFound())
 
 
 # -- extraction -----------------------------------------------------------------------------

@@ -6,13 +6,14 @@ from celery import shared_task
 
 from afterhack.jobs import run_job
 from claims import services
+from workspaces import selectors as workspace_selectors
 
 
 @shared_task
 def run_extraction(workspace_id: str, extraction_id: str) -> str | None:
     """Runs one queued extraction; returns its final status."""
     return run_job(
-        workspace_id, extraction_id,
+        workspace_selectors.workspace_get(workspace_id=workspace_id), extraction_id,
         work=lambda workspace: services.extraction_run(workspace=workspace, extraction_id=extraction_id),
         give_up=lambda workspace: services.extraction_fail_unexpectedly(workspace=workspace, extraction_id=extraction_id),
     )  # fmt: skip

@@ -9,7 +9,7 @@ from uuid import UUID
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -21,7 +21,6 @@ from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
-from corrections import selectors as corrections_selectors
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Workspace
@@ -118,7 +117,7 @@ def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: 
     membership = get_membership(request.user, ws_id)
     page = found(
         selectors.source_page(workspace=membership.workspace, source_id=source_id),
-        Http404("No such source in this workspace."),
+        services.SourceNotFound(),
     )
     return {
         "workspace": membership.workspace, "membership": membership, "page": page,
@@ -234,13 +233,15 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     membership = get_membership(request.user, ws_id)
     provenance = found(
         selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id),
-        Http404("No such claim in this workspace."),
+        services.ClaimNotFound(),
     )
     history = workspace_selectors.claim_events(workspace=membership.workspace, claim_id=claim_id)
-    fate = corrections_selectors.claim_fate(workspace=membership.workspace, claim=provenance.claim)
     context = {
-        "workspace": membership.workspace, "membership": membership, "provenance": provenance, "history": history, "fate": fate,
-    }  # fmt: skip
+        "workspace": membership.workspace,
+        "membership": membership,
+        "provenance": provenance,
+        "history": history,
+    }
     return render(request, "claims/claim_detail.html", context)
 
 

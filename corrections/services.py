@@ -33,11 +33,20 @@ from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
 from afterhack.ids import is_storable, parse_id
 from afterhack.text import MAX_REASON_CHARS
-from claims import graph as claims_graph
-from claims.selectors import content_words
-from claims.services import ClaimNotFound, Passage, active_version, clean_statement, passage_find
+from claims import selectors as claims_selectors
+from claims.selectors import CitedPassage, Claim, content_words
+from claims.services import (
+    ClaimNotFound,
+    Passage,
+    active_version,
+    claim_required,
+    clean_statement,
+    cut_fragments,
+    fragment_ids,
+    passage_find,
+)
 from claims.statuses import ClaimStatus, SourceStatus
-from claims.text import normalize
+from claims.text import Span, clean_source_text, normalize
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
@@ -74,7 +83,7 @@ class StalePreview(Conflict):
 
 @dataclass(frozen=True)
 class Preview:
-    claim: claims_graph.Claim
+    claim: Claim
     # What the client sends back (the API's `revision`): a fingerprint of everything this correction depends on.
     fingerprint: int
     impact: Impact
@@ -98,10 +107,8 @@ def _not_current(status: str) -> ClaimNotCurrent:
     return ClaimNotCurrent(f"This claim is already {status}; only a current claim can be corrected.")
 
 
-def _current_claim(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
-    if claim is None:
-        raise ClaimNotFound("No such claim in this workspace.")
+def _current_claim(workspace: Workspace, claim_id: str) -> Claim:
+    claim = claim_required(workspace, claim_id)
     if claim.status != ClaimStatus.CURRENT:
         raise _not_current(claim.status)
     return claim
@@ -130,7 +137,7 @@ def removed_words(old: str, new: str) -> set[str]:
 
 
 def restating(
-    workspace: Workspace, sub: corrections_graph.Subgraph, result: Impact, *, corrected: claims_graph.Claim, new: str
+    workspace: Workspace, sub: corrections_graph.Subgraph, result: Impact, *, corrected: Claim, new: str
 ) -> list[str]:
     """Current claims among the remaining supports of still-supported decisions that say what the correction removes.
 
@@ -152,7 +159,7 @@ def restating(
     )
     if not removed or not candidates:
         return []
-    claims = claims_graph.claims_get(workspace=workspace, claim_ids=candidates)
+    claims = claims_selectors.claims_by_ids(workspace=workspace, claim_ids=candidates)
     return sorted(c.id for c in claims if c.status == ClaimStatus.CURRENT and removed & set(content_words(c.statement)))
 
 
@@ -257,7 +264,7 @@ def apply(
     reason, revision, key = _clean_apply_input(reason, revision, idempotency_key)
     asked = clean_evidence(evidence)
     if parse_id(claim_id) is None:
-        raise ClaimNotFound("No such claim in this workspace.")
+        raise ClaimNotFound()
     with _key_lock(workspace, key):
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
@@ -313,18 +320,18 @@ class CitedSourceChanged(Conflict):
         )
 
 
-def _cited(passage: Passage | None) -> claims_graph.CitedPassage | None:
+def _cited(passage: Passage | None) -> CitedPassage | None:
     if passage is None:
         return None
     version, span = passage.version, passage.span
-    return claims_graph.CitedPassage(
+    return CitedPassage(
         version.source_id, version.id, version.version, passage.quote, span.start, span.end, passage.fragments
     )
 
 
 def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     """Whether the passage's version is still the current version of an active source."""
-    now = claims_graph.source_get(workspace=workspace, source_id=passage.version.source_id)
+    now = claims_selectors.source_get(workspace=workspace, source_id=passage.version.source_id)
     return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 
@@ -500,7 +507,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
         version = active_version(workspace, source_id)
         roots = [
             s.id
-            for s in claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+            for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=version.id)
             if status_holds(decision=False, status=s.status)
         ]
         revision, affected = _impact_of(workspace, roots, revision)
@@ -528,26 +535,20 @@ def _nearest(text: str, quote: str, near: int) -> int:
 
 def source_new_version(*, workspace: Workspace, source_id: str, text: object, actor: Any) -> EvidenceChange:
     """Adds a version: every current claim's quote is checked against the new text; found ones move, the rest are retracted."""
-    from claims.services import fragment_ids
-    from claims.text import Span, clean_source_text, fragment_spans
-
     new_text = clean_source_text(text)
     sha256 = hashlib.sha256(new_text.encode()).hexdigest()
-    shapes = [
-        claims_graph.Fragment(str(uuid.uuid4()), span.start, span.end, new_text[span.start : span.end], "document")
-        for span in fragment_spans(new_text)
-    ]
+    shapes = cut_fragments(new_text)
     fragments: list[dict[str, Any]] = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in shapes]
     for _ in range(WRITE_ATTEMPTS):
         revision = corrections_graph.workspace_revision(workspace=workspace)
         old = active_version(workspace, source_id)
         if old.sha256 == sha256:
             raise UserError("This text is the same as the current version; nothing to add.")
-        claims = claims_graph.claims_get(
+        claims = claims_selectors.claims_by_ids(
             workspace=workspace,
             claim_ids=[
                 s.id
-                for s in claims_graph.version_claim_spans(workspace=workspace, version_id=old.id)
+                for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=old.id)
                 if status_holds(decision=False, status=s.status)
             ],
         )

@@ -227,9 +227,7 @@ def _cited_passage_refused(error: Exception) -> str:
 def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     """The correction page: a statement and a reason, then the preview of its impact, then Apply."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = found(
-        claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), Http404("No such claim in this workspace.")
-    )
+    claim = found(claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), claims_services.ClaimNotFound())
     if request.method != "POST":
         # The passage picker starts at the claim's own source; choosing another one reloads only the picker.
         chosen = request.GET.get("evidence_source_id", claim.source_id or "")
@@ -313,9 +311,7 @@ def _render_preview(
 @login_required
 def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    claim = found(
-        claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), Http404("No such claim in this workspace.")
-    )
+    claim = found(claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), claims_services.ClaimNotFound())
     form = ApplyForm(request.POST)
     if not form.is_valid():
         error = _hidden_field_errors(form)
@@ -512,7 +508,7 @@ def _review_page(
 ) -> HttpResponse:
     decision = found(
         agents_selectors.decision_get(workspace=membership.workspace, decision_id=decision_id),
-        Http404("No such decision in this workspace."),
+        agents_services.DecisionNotFound(),
     )
     here = reverse("corrections:review_decision", args=[membership.workspace.id, decision.id])
     context = {
@@ -546,7 +542,7 @@ def review_choose(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         membership.workspace, replace(state, chosen_ids=picked), reverse("corrections:review", args=[ws_id])
     )
     if not picker.chosen:
-        raise Http404("No such claim in this workspace.")
+        raise claims_services.ClaimNotFound()
     if not request.htmx:
         return redirect(picker.href(picker.chosen_ids))
     claim = picker.chosen[0]
@@ -769,7 +765,7 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
     claim = claims_selectors.claim_get(workspace=membership.workspace, claim_id=claim_id)
     chain = selectors.claim_chain(workspace=membership.workspace, claim_id=claim_id)
     if claim is None or chain is None:
-        raise Http404("No such claim in this workspace.")
+        raise claims_services.ClaimNotFound()
     source, decisions, corrections = chain
     context = {
         "workspace": membership.workspace,
@@ -794,7 +790,7 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     version = found(
         claims_selectors.source_get(workspace=workspace, source_id=source_id),
-        Http404("No such source in this workspace."),
+        claims_services.SourceNotFound(),
     )
     form = VersionForm(request.POST or None, initial={"text": version.text})
     if request.method == "POST":

@@ -73,7 +73,7 @@ def workspaces_by_name() -> QuerySet[Workspace]:
     return Workspace.objects.order_by("name")
 
 
-def workspace_get(*, workspace_id: UUID) -> Workspace | None:
+def workspace_get(*, workspace_id: UUID | str) -> Workspace | None:
     """The workspace with this id, or None (for staff auditors, whatever their membership)."""
     return Workspace.objects.filter(id=workspace_id).first()
 

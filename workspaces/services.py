@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from afterhack import graph
-from afterhack.errors import UserError
+from afterhack.errors import UserError, found
 from afterhack.text import MAX_WORKSPACE_NAME_CHARS, clean_text
 from workspaces import graph as workspace_graph
 from workspaces.models import ApiToken, AuditEvent, Membership, Role, Workspace
@@ -124,11 +124,11 @@ def _locked(workspace: Workspace) -> None:
 def _user_named(username: Any) -> Any:
     if not isinstance(username, str) or not username.strip():
         raise InvalidInput("Give the username of the person to add.")
-    user = get_user_model().objects.filter(username=username.strip(), is_active=True).first()
-    if user is None:
-        shown = username.strip()[:60] + ("…" if len(username.strip()) > 60 else "")
-        raise InvalidInput(f"There is no active user called {shown!r}.")
-    return user
+    shown = username.strip()[:60] + ("…" if len(username.strip()) > 60 else "")
+    return found(
+        get_user_model().objects.filter(username=username.strip(), is_active=True).first(),
+        InvalidInput(f"There is no active user called {shown!r}."),
+    )
 
 
 # The rule that a workspace always keeps an admin, in words; the pages, the API and the admin say it.
@@ -160,17 +160,17 @@ def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) ->
 
 def membership_of(*, workspace: Workspace, username: str) -> Membership:
     """The workspace membership of the user with this username, or InvalidInput."""
-    membership = Membership.objects.filter(workspace=workspace, user__username=username).first()
-    if membership is None:
-        raise InvalidInput(f"{username[:60]!r} is not a member of this workspace.")
-    return membership
+    return found(
+        Membership.objects.filter(workspace=workspace, user__username=username).first(),
+        InvalidInput(f"{username[:60]!r} is not a member of this workspace."),
+    )
 
 
 def _membership_in(workspace: Workspace, membership_id: Any) -> Membership:
-    membership = Membership.objects.select_related("user").filter(workspace=workspace, pk=membership_id).first()
-    if membership is None:
-        raise InvalidInput("That person is not a member of this workspace.")
-    return membership
+    return found(
+        Membership.objects.select_related("user").filter(workspace=workspace, pk=membership_id).first(),
+        InvalidInput("That person is not a member of this workspace."),
+    )
 
 
 def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, actor: Any) -> Membership:

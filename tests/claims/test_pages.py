@@ -23,6 +23,13 @@ def make_source(trio: Trio, text: str = LAUNCH, title: str = "Launch plan") -> s
     return services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
 
 
+def add_claim(trio: Trio, source_id: str, statement: str, quote: str) -> claims_graph.Claim:
+    """A claim citing `quote` of the source, added by the reviewer."""
+    return services.claim_add(
+        workspace=trio.workspace, source_id=source_id, statement=statement, evidence_quote=quote, actor=trio.reviewer
+    )
+
+
 class AddSourcePageTests:
     def test_it_adds_a_pasted_source_and_shows_it(self, trio: Trio) -> None:
         response = client_for(trio.reviewer).post(
@@ -69,20 +76,8 @@ class SourcePageTests:
     def test_it_highlights_every_claims_quote_and_renders_markup_inert(self, trio: Trio) -> None:
         text = "<script>alert('x')</script> The launch is in June. <b>bold</b> & more."
         source_id = make_source(trio, text=text)
-        services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="June.",
-            evidence_quote="The launch is in June",
-            actor=trio.reviewer,
-        )
-        services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="Script.",
-            evidence_quote="<script>alert('x')</script>",
-            actor=trio.reviewer,
-        )
+        add_claim(trio, source_id, "June.", "The launch is in June")
+        add_claim(trio, source_id, "Script.", "<script>alert('x')</script>")
         page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
         assert "<script>alert" not in page and "&lt;script&gt;alert('x')&lt;/script&gt;" in page
         assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt; &amp; more." in page
@@ -155,13 +150,7 @@ class HighlightTests:
 class SearchAndClaimPageTests:
     def test_the_search_page_serves_results_as_a_fragment(self, trio: Trio) -> None:
         source_id = make_source(trio)
-        services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="The launch is in June.",
-            evidence_quote="The launch is in June",
-            actor=trio.reviewer,
-        )
+        add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
         empty = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/").content.decode()
         assert "Newest claims" in empty and "The launch is in June." in empty
         full = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/?q=june").content.decode()
@@ -172,20 +161,8 @@ class SearchAndClaimPageTests:
 
     def test_the_claim_page_shows_the_because_chain_and_what_rests_on_it(self, trio: Trio) -> None:
         source_id = make_source(trio)
-        june = services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="The launch is in June.",
-            evidence_quote="The launch is in June",
-            actor=trio.reviewer,
-        )
-        ana = services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="Ana owns it.",
-            evidence_quote="Ana owns the launch checklist",
-            actor=trio.reviewer,
-        )
+        june = add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
+        ana = add_claim(trio, source_id, "Ana owns it.", "Ana owns the launch checklist")
         derived = services.derived_claim_add(
             workspace=trio.workspace,
             statement="Ana must be done by June.",
@@ -203,13 +180,7 @@ class SearchAndClaimPageTests:
 
     def test_deriving_from_the_search_page(self, trio: Trio) -> None:
         source_id = make_source(trio)
-        june = services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="The launch is in June.",
-            evidence_quote="The launch is in June",
-            actor=trio.reviewer,
-        )
+        june = add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
         response = client_for(trio.reviewer).post(
             f"/w/{trio.workspace.id}/claims/derive",
             {"statement": "Summer launch.", "derived_from": [june.id], "q": "june"},
@@ -228,13 +199,7 @@ class SearchAndClaimPageTests:
 class ClaimCardsTests:
     def test_the_cards_fragment_shows_the_clicked_claims_to_members_only(self, trio: Trio) -> None:
         source_id = make_source(trio)
-        june = services.claim_add(
-            workspace=trio.workspace,
-            source_id=source_id,
-            statement="June.",
-            evidence_quote="The launch is in June",
-            actor=trio.reviewer,
-        )
+        june = add_claim(trio, source_id, "June.", "The launch is in June")
         url = f"/w/{trio.workspace.id}/claims/cards?ids={june.id}+not-an-id"
         fragment = client_for(trio.viewer).get(url, headers=HTMX).content.decode()
         assert (

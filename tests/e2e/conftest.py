@@ -58,6 +58,18 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+def preview_correction(page: Any, statement: str, reason: str | None, *, wait_for: str) -> Any:
+    """Fills the correction form (the reason only when given) and previews it; the locator `wait_for`, settled."""
+    page.get_by_label("Corrected statement").fill(statement)
+    if reason is not None:
+        page.get_by_label("Why the claim is wrong").fill(reason)
+    page.get_by_role("button", name="Preview the impact").click()
+    shown = page.locator(wait_for)
+    shown.wait_for()
+    settled(page)
+    return shown
+
+
 def settled(page: Any) -> None:
     """Waits until htmx has swapped and settled (its new content has its listeners)."""
     # A function, not an expression: Playwright evaluates an expression with eval(), which the

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from claims import graph as claims_graph
-from tests.e2e.conftest import screenshot, settled
+from tests.e2e.conftest import preview_correction, screenshot, settled
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -20,12 +20,9 @@ class CorrectionFlowTests:
 
         page.goto(f"/w/{workspace.id}/claims/{june.id}/")
         page.get_by_role("link", name="Correct this claim").click()
-        page.get_by_label("Corrected statement").fill("The product launch is in July.")
-        page.get_by_label("Why the claim is wrong").fill("The board moved the launch on 2 April.")
-        page.get_by_role("button", name="Preview the impact").click()
-        impact = page.locator("#impact")
-        impact.wait_for()
-        settled(page)
+        impact = preview_correction(
+            page, "The product launch is in July.", "The board moved the launch on 2 April.", wait_for="#impact"
+        )
         assert "Book the May campaign slots" in impact.locator("div", has_text="Will need review").first.inner_text()
         still = impact.locator("div", has_text="Still supported").first.inner_text()
         assert "Launch in June" in still and "Northwind expects the launch in June." in still
@@ -38,10 +35,7 @@ class CorrectionFlowTests:
         assert apply.is_disabled()
         assert "preview it again to apply it" in impact.inner_text()
         screenshot(page, "correction-edited-after-preview")
-        page.get_by_label("Corrected statement").fill("The product launch is in July.")
-        page.get_by_role("button", name="Preview the impact").click()
-        page.locator("#impact").wait_for()
-        settled(page)
+        preview_correction(page, "The product launch is in July.", None, wait_for="#impact")
         assert page.get_by_role("button", name="Apply the correction").is_enabled()
 
         page.get_by_role("button", name="Apply the correction").click()

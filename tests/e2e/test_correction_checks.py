@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from claims import graph as claims_graph
-from tests.e2e.conftest import screenshot, settled
+from tests.e2e.conftest import preview_correction, screenshot
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -25,12 +25,9 @@ class CorrectionChecksTests:
         second_tab.goto(correct_url)
 
         page.goto(correct_url)
-        page.get_by_label("Corrected statement").fill("The product launch is in July.")
-        page.get_by_label("Why the claim is wrong").fill("The board moved the launch on 2 April.")
-        page.get_by_role("button", name="Preview the impact").click()
-        check = page.locator("#restating")
-        check.wait_for()
-        settled(page)
+        check = preview_correction(
+            page, "The product launch is in July.", "The board moved the launch on 2 April.", wait_for="#restating"
+        )
         words = check.inner_text()
         assert "Still supported — but check" in words
         assert "Launch in June" in words and "Northwind expects the launch in June" in words
@@ -41,12 +38,7 @@ class CorrectionChecksTests:
         page.wait_for_url("**/corrections/*/")
 
         # The second tab still shows the form it opened with; its preview is refused and says what happened.
-        second_tab.get_by_label("Corrected statement").fill("The product launch is in August.")
-        second_tab.get_by_label("Why the claim is wrong").fill("Other tab.")
-        second_tab.get_by_role("button", name="Preview the impact").click()
-        fate = second_tab.locator("#claim-fate")
-        fate.wait_for()
-        settled(second_tab)
+        preview_correction(second_tab, "The product launch is in August.", "Other tab.", wait_for="#claim-fate")
         told = second_tab.locator("main").inner_text()
         assert "already superseded" in told and "Corrected" in told and "by admin" in told
         assert "The board moved the launch on 2 April." in told and "The product launch is in July." in told

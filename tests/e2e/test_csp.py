@@ -13,7 +13,7 @@ from django.utils.csp import build_policy
 from afterhack.demo import demo_load
 from claims import graph as claims_graph
 from tests.conftest import MakeUser
-from tests.e2e.conftest import log_in, screenshot, settled
+from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -121,11 +121,10 @@ class ContentSecurityPolicyTests:
 
         # A correction's impact preview, swapped in by HTMX.
         watch.visit(f"{base}/claims/{june.id}/correct")
-        page.get_by_label("Corrected statement").fill("The product launch is in July.")
-        page.get_by_label("Why the claim is wrong").fill("The board moved the launch.")
-        page.get_by_role("button", name="Preview the impact").click()
-        page.locator("#impact").get_by_text("Will need review").first.wait_for()
-        settled(page)
+        impact = preview_correction(
+            page, "The product launch is in July.", "The board moved the launch.", wait_for="#impact"
+        )
+        impact.get_by_text("Will need review").first.wait_for()
         screenshot(page, "csp-correction-preview")
         watch.assert_clean()
 

@@ -13,7 +13,7 @@ from afterhack.demo import demo_load
 from agents import services as agents_services
 from claims import graph as claims_graph
 from tests.conftest import MakeUser
-from tests.e2e.conftest import log_in, screenshot, settled
+from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
 from workspaces.models import Workspace
 
@@ -29,11 +29,9 @@ def watch(page: Any, live_server: Any) -> Iterator[Watch]:
 def correct_june_to_july(page: Any, workspace_id: Any, june_id: str) -> None:
     """The correction, through its page: preview, then apply."""
     page.goto(f"/w/{workspace_id}/claims/{june_id}/correct")
-    page.get_by_label("Corrected statement").fill("The product launch is in July.")
-    page.get_by_label("Why the claim is wrong").fill("The board moved the launch on 2 April.")
-    page.get_by_role("button", name="Preview the impact").click()
-    page.locator("#impact").wait_for()
-    settled(page)
+    preview_correction(
+        page, "The product launch is in July.", "The board moved the launch on 2 April.", wait_for="#impact"
+    )
     page.get_by_role("button", name="Apply the correction").click()
     page.wait_for_url("**/corrections/*/")
 
