@@ -151,7 +151,7 @@ class RuleTwoTests:
 
 
 class AccessTests:
-    WRITES = [
+    WRITES: list[tuple[str, dict[str, Any]]] = [
         ("add_source", {"title": "T", "text": "Some text."}),
         ("propose_claim", {"source_id": "{source}", "statement": "S.", "evidence_quote": "The launch budget"}),
         ("record_decision", {"title": "T", "justifications": [["{claim}"]]}),
