@@ -73,6 +73,8 @@ class Agent:
     connect: Any
     session: str | None = None
     seen: list[Answer] = field(default_factory=list)
+    # The protocol version the client and the server agreed on.
+    protocol: str = ""
 
     def call(self, tool: str, /, **arguments: Any) -> Answer:
         if self.session is not None and "session" not in arguments:
@@ -86,6 +88,7 @@ class Agent:
 
         async def run() -> list[Answer]:
             async with self.connect() as client:
+                self.protocol = client.protocol_version
                 return [answer_of(await client.call_tool(tool, arguments)) for tool, arguments in calls]
 
         answers = anyio.run(run)

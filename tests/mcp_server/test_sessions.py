@@ -65,6 +65,10 @@ class MalformedCallTests:
         decided = legacy.call("record_decision", workspace_id=launch.ws, title="Budget",
                               justifications=[[launch.budget]])  # fmt: skip
         assert decided["kept"] == [[launch.budget]]
+        modern = http_agent(mcp_url, launch.tokens["reviewer"])
+        modern.call("list_workspaces")
+        # The default client speaks the stateless protocol; the handshake client an earlier one: both are served.
+        assert (modern.protocol, legacy.protocol != modern.protocol) == ("2026-07-28", True)
 
 
 class SessionTests:
@@ -156,21 +160,33 @@ class RunTests:
 
 
 class StdioTests:
-    def test_the_whole_loop_over_stdio_in_the_processs_one_session(self, launch: Launch) -> None:
-        agent = stdio_agent("rita")
-        found, fragment, decided = agent.calls([
-            ("search_claims", {"workspace_id": launch.ws, "query": "budget"}),
-            ("get_fragment", {"workspace_id": launch.ws, "claim_id": launch.budget}),
-            ("record_decision", {"workspace_id": launch.ws, "title": "Budget", "justifications": [[launch.budget]]}),
+    def test_every_tool_over_stdio_in_the_processs_one_session(self, launch: Launch) -> None:
+        ws, budget = launch.ws, launch.budget
+        listed, added, found, fragment, decided, chain, preview = stdio_agent("rita").calls([
+            ("list_workspaces", {}),
+            ("add_source", {"workspace_id": ws, "title": "Notes", "text": "Ana signs off on Friday."}),
+            ("search_claims", {"workspace_id": ws, "query": "budget"}),
+            ("get_fragment", {"workspace_id": ws, "claim_id": budget}),
+            ("record_decision", {"workspace_id": ws, "title": "Budget", "justifications": [[budget]]}),
+            ("explain", {"workspace_id": ws, "id": budget}),
+            ("preview_correction", {"workspace_id": ws, "claim_id": budget, "statement": "The budget is 50,000 EUR."}),
         ])  # fmt: skip
-        assert [r["claim_id"] for r in found["results"]] == [launch.budget]
+        assert listed["results"][0]["role"] == "reviewer"
+        [proposed] = stdio_agent("rita").calls([
+            ("propose_claim", {"workspace_id": ws, "source_id": added["source_id"], "statement": "Ana signs.",
+                               "evidence_quote": "Ana signs off on Friday"}),
+        ])  # fmt: skip
+        assert proposed["status"] == "created"
+        assert [r["claim_id"] for r in found["results"]] == [budget]
         assert fragment["evidence_quote"] == "The launch budget is 40,000 EUR"
-        assert decided["kept"] == [[launch.budget]] and decided["status"] == "supported"
-        assert found["session"] == fragment["session"] == decided["session"]
+        assert decided["kept"] == [[budget]] and decided["status"] == "supported"
+        assert "Budget" in chain["text"]
+        assert preview["affected"]["decisions_needing_review"] == [decided["decision_id"]]
+        # Without passing `session`, every call of the process is its one session; another process is another.
+        assert len({answer["session"] for answer in (listed, added, found, fragment, decided, chain, preview)}) == 1
+        assert proposed["session"] != found["session"]
         # A viewer over stdio is a viewer too.
-        [refused] = stdio_agent("victor").calls(
-            [("add_source", {"workspace_id": launch.ws, "title": "T", "text": "x"})]
-        )
+        [refused] = stdio_agent("victor").calls([("add_source", {"workspace_id": ws, "title": "T", "text": "x"})])
         assert refused.is_error and refused["error"] == "forbidden"
 
     def test_an_unknown_or_inactive_user_is_refused_with_exit_code_2(self, launch: Launch) -> None:
