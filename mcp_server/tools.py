@@ -59,7 +59,7 @@ class Principal:
 
     user_id: int
     transport: Transport
-    default_session: McpSession | None = None
+    # Over stdio, the handle of the process's one session, used by every call that names none.
     default_handle: str = ""
 
 
@@ -95,7 +95,7 @@ def _caller(handle: str | None) -> Caller:
     try:
         if handle:
             return Caller(user, services.session_resume(user=user, handle=handle), handle)
-        if principal.default_session is not None:
+        if principal.default_handle:
             session = services.session_resume(user=user, handle=principal.default_handle)
             return Caller(user, session, principal.default_handle)
     except services.SessionRefused as refused:

@@ -20,6 +20,7 @@ from django.db import connections
 from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
 
+from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
 from mcp_server import services
 from mcp_server.models import Transport
 from mcp_server.tools import PRINCIPAL, UNAUTHORIZED, Principal, build_server
@@ -39,6 +40,10 @@ def _json(start_response: StartResponse, status: str, body: dict[str, str], *ext
     return [data]
 
 
+class Unavailable(Exception):
+    """The token could not be checked: a store is down; the message names it, as the API's 503 does."""
+
+
 def _principal(environ: Environ) -> Principal | str:
     """The token's user as the caller, or the words of the 401 the API answers."""
     header = environ.get("HTTP_AUTHORIZATION", "")
@@ -47,6 +52,11 @@ def _principal(environ: Environ) -> Principal | str:
         token = token_authenticate(raw.strip()) if scheme.lower() == "bearer" else None
     except TokenRefused as refused:
         return str(refused)
+    except Exception as error:
+        store = store_outage(error)
+        if store is None:
+            raise
+        raise Unavailable(outage_detail(store, error)) from error
     finally:
         connections.close_all()
     return Principal(user_id=token.user_id, transport=Transport.HTTP) if token is not None else UNAUTHORIZED
@@ -92,7 +102,11 @@ class HttpEndpoint:
         host, _ = split_domain_port(environ.get("HTTP_HOST", ""))
         if not validate_host(host, settings.ALLOWED_HOSTS):
             return _json(start_response, "400 Bad Request", {"error": "invalid_input", "detail": "Unknown Host."})
-        principal = _principal(environ)
+        try:
+            principal = _principal(environ)
+        except Unavailable as down:
+            body = {"error": "unavailable", "detail": str(down)}
+            return _json(start_response, "503 Service Unavailable", body, ("Retry-After", str(RETRY_AFTER)))
         if isinstance(principal, str):
             body = {"error": "unauthorized", "detail": principal}
             return _json(start_response, "401 Unauthorized", body, ("WWW-Authenticate", "Bearer"))
@@ -117,7 +131,7 @@ def with_mcp(app: WSGIApp) -> WSGIApp:
 
 def serve_stdio(user: Any) -> None:
     """Serves the tools on stdin/stdout for `user`, whose one session is the default of every call."""
-    session, handle = services.session_open(user=user, transport=Transport.STDIO)
+    _, handle = services.session_open(user=user, transport=Transport.STDIO)
     connections.close_all()
-    PRINCIPAL.set(Principal(user.pk, Transport.STDIO, default_session=session, default_handle=handle))
+    PRINCIPAL.set(Principal(user.pk, Transport.STDIO, default_handle=handle))
     build_server().run("stdio")
