@@ -7,6 +7,9 @@ It never changes what holds: a decision is created supported (or, an agent's wit
 citation, needing review) and an action pending or held, and every later change — a decision
 flagged, re-justified, revised or dismissed, an action held or released by that — is belief
 maintenance, written by corrections/graph.py. Whether a support holds is afterhack.holds.
+
+The runs of outside agents over MCP (one a session and workspace, their steps and their decisions under
+rule 2) are written by agents/mcp_graph.py; this module reads them with the built-in agent's runs.
 """
 
 from __future__ import annotations
