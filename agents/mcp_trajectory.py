@@ -41,6 +41,8 @@ class Citations:
 def citations_kept(justifications: list[list[str]], codes: list[str]) -> Citations:
     """Rule 2 in words: a justification stands only if every claim of it is 'ok'; a claim of a fallen one that
     was fine itself is dropped because its justification lost the first claim that was not."""
+    # One code a cited claim, in order; a step stored without them reads as nothing found.
+    codes = codes + ["missing"] * (sum(len(group) for group in justifications) - len(codes))
     at = 0
     kept: list[list[str]] = []
     why: dict[str, str] = {}

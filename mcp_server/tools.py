@@ -239,7 +239,8 @@ def get_fragment(workspace_id: WorkspaceId, claim_id: ClaimId, session: Session 
             "claim_id": claim.id, "statement": claim.statement, "evidence_quote": claim.evidence_quote,
             "start": claim.start, "end": claim.end, "source_id": claim.source_id,
             "source_title": cards[0].source_title if cards else None,
-            "fragment_text": "".join(fragment.text for fragment in claim.fragments), "status": claim.status,
+            "fragment_text": "".join(fragment.text for fragment in claim.fragments),
+            "fragment_start": claim.fragments[0].start, "status": claim.status,
         }  # fmt: skip
 
     return answer(session, work)

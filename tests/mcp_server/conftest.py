@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,9 @@ class Agent:
                 self.protocol = client.protocol_version
                 return [answer_of(await client.call_tool(tool, arguments)) for tool, arguments in calls]
 
-        answers = anyio.run(run)
+        # In a thread of its own: the browser tests' Playwright keeps an event loop running in this one.
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            answers = thread.submit(anyio.run, run).result()
         self.seen += answers
         return answers
 

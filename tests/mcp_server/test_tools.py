@@ -50,6 +50,8 @@ class AgentLoopTests:
         assert fragment["evidence_quote"] == "The product launch is in June"
         assert "The product launch is in June. Ana owns the launch checklist." in fragment["fragment_text"]
         assert (fragment["end"] - fragment["start"], fragment["status"]) == (29, "current")
+        at = fragment["start"] - fragment["fragment_start"]
+        assert fragment["fragment_text"][at : at + 29] == fragment["evidence_quote"]
         assert {k: fragment[k] for k in ("claim_id", "source_id", "source_title")} == {
             "claim_id": launch.june, "source_id": launch.source_id, "source_title": "Launch plan",
         }  # fmt: skip
