@@ -19,7 +19,7 @@ from afterhack.holds import claim_holds
 # The run of this session in this workspace, created by the first step that needs it.
 RUN_MERGE = """
 MERGE (r:AgentRun {id: $run_id})
-ON CREATE SET r.origin = 'mcp', r.question = $question, r.status = 'running', r.agent = 'mcp', r.model = $client,
+ON CREATE SET r.origin = 'mcp', r.question = $question, r.status = 'running', r.agent = 'mcp', r.model = '',
               r.error = null, r.created_at = $now, r.finished_at = null, r.created_by = $created_by,
               r.trajectory = '{}', r.events = []
 """
@@ -53,13 +53,11 @@ class RunKey:
 
     run_id: str
     question: str
-    client: str
     created_by: str
 
 
 def _run_params(key: RunKey, now: str) -> dict[str, Any]:
-    return {"run_id": key.run_id, "question": key.question, "client": key.client, "created_by": key.created_by,
-            "now": now}  # fmt: skip
+    return {"run_id": key.run_id, "question": key.question, "created_by": key.created_by, "now": now}
 
 
 def mcp_step(

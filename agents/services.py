@@ -412,12 +412,11 @@ class McpRun:
 
     session_id: str
     label: str
-    client: str
     actor: Any
 
     def key(self, workspace: Workspace) -> mcp_graph.RunKey:
         run_id = str(uuid.uuid5(MCP_RUNS, f"{self.session_id}/{workspace.id}"))
-        return mcp_graph.RunKey(run_id, self.label, self.client, actor_name(self.actor))
+        return mcp_graph.RunKey(run_id, self.label, actor_name(self.actor))
 
 
 def mcp_record(

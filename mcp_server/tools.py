@@ -84,7 +84,7 @@ class Caller:
     def run(self) -> agents_services.McpRun:
         who = self.user.get_username()
         label = f"MCP session {self.session.label} of {who} ({self.session.get_transport_display()})"
-        return agents_services.McpRun(str(self.session.id), label, self.session.transport, self.user)
+        return agents_services.McpRun(str(self.session.id), label, self.user)
 
 
 def _caller(handle: str | None) -> Caller:

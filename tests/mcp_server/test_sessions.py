@@ -150,7 +150,7 @@ class RunTests:
         monkeypatch.setattr("afterhack.clock.STALE_AFTER", timedelta(0))
         api = api_for(launch.trio.viewer)
         [listed] = api.get(f"/workspaces/{launch.ws}/runs").json()["results"]
-        assert (listed["origin"], listed["status"], listed["agent"]) == ("mcp", "running", "mcp")
+        assert (listed["origin"], listed["status"], listed["agent"], listed["model"]) == ("mcp", "running", "mcp", None)
         run = api.get(f"/workspaces/{launch.ws}/runs/{listed['id']}").json()
         assert [step["kind"] for step in run["trajectory"]] == ["search", "retrieve", "decision"]
         assert run["searched_claim_ids"] == sorted([launch.june, launch.ana, launch.budget])
