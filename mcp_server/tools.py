@@ -384,5 +384,7 @@ def build_server() -> AfterhackMCP:
     """The MCP server with Afterhack's tools."""
     server = AfterhackMCP("afterhack", instructions=INSTRUCTIONS, log_level="WARNING")
     for tool in TOOLS:
-        server.add_tool(tool, description=f"{(tool.__doc__ or '').strip()} {SESSION_HINT}", structured_output=False)
+        # The docstring on one line, as an agent reads it, and the one sentence about the session.
+        description = " ".join(f"{tool.__doc__ or ''} {SESSION_HINT}".split())
+        server.add_tool(tool, description=description, structured_output=False)
     return server

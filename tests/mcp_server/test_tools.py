@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+import anyio
 
 from agents.coordinator import NO_ANSWER_TITLE
 from tests.conftest import api_for
@@ -15,6 +18,26 @@ def api_error(response: Any) -> dict[str, str]:
 
 
 class AgentLoopTests:
+    def test_it_lists_exactly_the_issues_tools_each_asking_for_its_session_back(
+        self, launch: Launch, mcp_url: str
+    ) -> None:
+        agent = http_agent(mcp_url, launch.tokens["viewer"])
+
+        async def listing() -> Any:
+            async with agent.connect() as client:
+                return await client.list_tools()
+
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            tools = thread.submit(anyio.run, listing).result().tools
+        assert [tool.name for tool in tools] == [
+            "list_workspaces", "search_claims", "get_fragment", "add_source", "propose_claim", "record_decision",
+            "explain", "preview_correction",
+        ]  # fmt: skip
+        assert all(tool.description.endswith("Pass back the `session` this result gives you with every later call.")
+                   for tool in tools)  # fmt: skip
+        assert all("session" in tool.input_schema["properties"] for tool in tools)
+        assert "apply" not in " ".join(tool.name for tool in tools)
+
     def test_it_runs_the_whole_agent_loop_in_one_session(self, launch: Launch, mcp_url: str) -> None:
         agent = http_agent(mcp_url, launch.tokens["reviewer"])
         listed = agent.call("list_workspaces")
