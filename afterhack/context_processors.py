@@ -7,7 +7,15 @@ from enum import StrEnum
 from typing import Any
 
 from afterhack.text import LIMITS
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RunAgent, TrajectoryEventKind
+from agents.statuses import (
+    ActionStatus,
+    DecisionKind,
+    DecisionStatus,
+    Origin,
+    RunAgent,
+    RunOrigin,
+    TrajectoryEventKind,
+)
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 
 VOCABULARY: tuple[type[StrEnum], ...] = (
@@ -20,6 +28,7 @@ VOCABULARY: tuple[type[StrEnum], ...] = (
     ActionStatus,
     Origin,
     RunAgent,
+    RunOrigin,
     TrajectoryEventKind,
 )
 

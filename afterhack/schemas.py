@@ -18,6 +18,7 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from afterhack.ids import is_storable
@@ -98,17 +99,23 @@ class Input(Schema):
     @classmethod
     def refusal(cls, problems: list[Any]) -> tuple[str, str]:
         """The error code and words for the first problem found in this input."""
-        first = problems[0]
-        if first.get("ctx", {}).get("refused"):
-            return str(first["type"]), str(first["msg"])
-        location = [str(part) for part in first.get("loc", ())]
-        field = cls.model_fields.get(location[0]) if location else None
-        refuse = next((m for m in field.metadata if isinstance(m, Refuse)), Refuse()) if field else Refuse()
-        if first["type"] == "missing" and refuse.missing:
-            return refuse.code, refuse.missing
-        if first["type"] not in ("missing", "value_error") and refuse.words:
-            return refuse.code, refuse.words
-        return refuse.code, describe_validation_errors([first])
+        return refusal_of(cls.model_fields, problems)
+
+
+def refusal_of(fields: dict[str, FieldInfo], problems: list[Any]) -> tuple[str, str]:
+    """The error code and words for the first of pydantic's `problems` with input of these fields (each may say
+    how it is refused with a Refuse in its metadata)."""
+    first = problems[0]
+    if first.get("ctx", {}).get("refused"):
+        return str(first["type"]), str(first["msg"])
+    location = [str(part) for part in first.get("loc", ())]
+    field = fields.get(location[0]) if location else None
+    refuse = next((m for m in field.metadata if isinstance(m, Refuse)), Refuse()) if field else Refuse()
+    if first["type"] == "missing" and refuse.missing:
+        return refuse.code, refuse.missing
+    if first["type"] not in ("missing", "value_error") and refuse.words:
+        return refuse.code, refuse.words
+    return refuse.code, describe_validation_errors([first])
 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:

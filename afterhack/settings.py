@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "claims",
     "agents",
     "corrections",
+    "mcp_server",
 ]
 
 # The company portal's reverse proxy names the logged-in user in this header. Only set it

@@ -39,7 +39,10 @@ def _application() -> WSGIApp:
     django_app = get_wsgi_application()
     from django.conf import settings
 
-    return with_chunked_bodies(django_app, limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    # /mcp is the MCP server's (streamable HTTP); every other path is Django's.
+    from mcp_server.transport import with_mcp
+
+    return with_chunked_bodies(with_mcp(django_app), limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
 
 
 application = _application()

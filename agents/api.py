@@ -22,6 +22,7 @@ from agents.statuses import (
     Origin,
     RevisedActions,
     RunAgent,
+    RunOrigin,
     TrajectoryEventKind,
 )
 from claims.statuses import JobStatus
@@ -191,25 +192,32 @@ class RunOut(Schema):
     decision: DecisionOut | None
     actions: list[ActionOut]
     error: str | None = Field(description="Why it failed, in words.")
-    agent: RunAgent = Field(description="model, or offline when no model is configured.")
+    agent: RunAgent = Field(description="model, or offline when no model is configured; mcp for an MCP session.")
+    origin: RunOrigin = Field(description="agent for the built-in agent's runs, mcp for an MCP session's.")
     model: str | None
     model_calls: int
     tokens: TokensOut
     dropped: list[TrajectoryEventOut] = Field(description="Citations refused: not both searched and retrieved.")
     trajectory: list[TrajectoryEventOut]
+    decision_ids: list[IdOut] = Field(
+        description="Every decision it recorded, newest first (`decision` is the newest)."
+    )
     created_at: Timestamp
+    updated_at: Timestamp = Field(description="Its last activity.")
     finished_at: Timestamp | None
 
 
 class RunSummaryOut(Schema):
     id: IdOut
-    status: JobStatus
+    status: JobStatus = Field(description="An MCP session's run stays running while the session is open.")
     question: str
     agent: RunAgent
+    origin: RunOrigin = Field(description="agent for the built-in agent's runs, mcp for an MCP session's.")
     model: str | None
     error: str | None
     decision_id: IdOut | None
     created_at: Timestamp
+    updated_at: Timestamp = Field(description="Its last activity.")
     finished_at: Timestamp | None
 
 
@@ -251,17 +259,30 @@ def run_out(outcome: selectors.RunOutcome) -> dict[str, Any]:
         "error": STALLED_ERROR if run.stalled else run.error, "agent": run.agent, "model": run.model or None,
         "model_calls": trajectory.get("model_calls", 0),
         "tokens": {"prompt": trajectory.get("prompt_tokens", 0), "completion": trajectory.get("completion_tokens", 0)},
-        "dropped": [e for e in trajectory.get("events", []) if e.get("kind") == "dropped"],
-        "trajectory": trajectory.get("events", []),
-        "created_at": run.created_at, "finished_at": run.finished_at,
+        "dropped": dropped_out(trajectory.get("events", [])), "trajectory": trajectory.get("events", []),
+        "origin": run.origin, "decision_ids": run.decision_ids,
+        "created_at": run.created_at, "updated_at": run.updated_at, "finished_at": run.finished_at,
     }  # fmt: skip
+
+
+def dropped_out(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The citations rule 2 dropped: the built-in agent's dropped steps, and those of each decision an MCP
+    session recorded."""
+    dropped = [e for e in events if e.get("kind") == TrajectoryEventKind.DROPPED]
+    return dropped + [
+        {"step": e["step"], "kind": TrajectoryEventKind.DROPPED, "decision_id": e.get("decision_id"), **item}
+        for e in events
+        if e.get("kind") == TrajectoryEventKind.DECISION
+        for item in e.get("dropped", [])
+    ]
 
 
 def run_summary_out(run: selectors.Run) -> dict[str, Any]:
     return {
         "id": run.id, "status": run_status(run), "question": run.question, "agent": run.agent,
         "model": run.model or None, "error": STALLED_ERROR if run.stalled else run.error,
-        "decision_id": run.decision_id, "created_at": run.created_at, "finished_at": run.finished_at,
+        "decision_id": run.decision_id, "origin": run.origin, "created_at": run.created_at,
+        "updated_at": run.updated_at, "finished_at": run.finished_at,
     }  # fmt: skip
 
 

@@ -7,6 +7,9 @@ It never changes what holds: a decision is created supported (or, an agent's wit
 citation, needing review) and an action pending or held, and every later change — a decision
 flagged, re-justified, revised or dismissed, an action held or released by that — is belief
 maintenance, written by corrections/graph.py. Whether a support holds is afterhack.holds.
+
+The runs of outside agents over MCP (one a session and workspace, their steps and their decisions under
+rule 2) are written by agents/mcp_graph.py; this module reads them with the built-in agent's runs.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, decision_holds, holds, status_holds
 from afterhack.ids import parse_id
 from agents.coordinator import NO_ANSWER_TITLE
-from agents.statuses import DecisionKind, DecisionStatus
+from agents.mcp_trajectory import mcp_trajectory
+from agents.statuses import DecisionKind, DecisionStatus, RunOrigin
 from claims.graph import BackgroundJob, after_params, keyset
 
 # -- shapes ---------------------------------------------------------------------------------
@@ -115,6 +119,22 @@ class Run(BackgroundJob):
     trajectory: dict[str, Any]
     decision_id: str | None
     action_ids: list[str]
+    origin: str = RunOrigin.AGENT
+    # Every decision it recorded, newest first (the built-in agent's run records one; an MCP session any number).
+    decision_ids: list[str] = field(default_factory=list)
+
+    @property
+    def is_mcp(self) -> bool:
+        """An outside agent's MCP session: open for as long as it is used, so never stalled."""
+        return self.origin == RunOrigin.MCP
+
+    @property
+    def stalled(self) -> bool:
+        return not self.is_mcp and super().stalled
+
+    @property
+    def busy(self) -> bool:
+        return not self.is_mcp and super().busy
 
     @property
     def searched_claim_ids(self) -> list[str]:
@@ -624,36 +644,52 @@ def run_finish(
     return (rows[0]["id"], rows[0]["status"]) if rows else None
 
 
-# A run with its trajectory (JSON text), the decision and the actions it produced as one map.
+# A run with its trajectory (JSON text; an MCP session's is a list of steps), its decisions (newest first) and
+# the actions it produced as one map; the decisions are gathered in a WITH before.
 RUN_FIELDS = (
     "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by, "
-    "trajectory: trajectory, decision_id: decision_id, action_ids: action_ids} AS run"
+    "origin: coalesce(r.origin, 'agent'), trajectory: trajectory, events: events, decision_ids: decision_ids, "
+    "action_ids: action_ids} AS run"
+)
+RUN_DECISIONS = (
+    "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) WITH r, d ORDER BY d.created_at DESC, d.id DESC "
+    "WITH r, collect(d.id) AS decision_ids "
 )
 
 RUN_GET = (
-    "MATCH (r:AgentRun {id: $run_id}) "
-    "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
-    "OPTIONAL MATCH (r)-[:PRODUCED]->(a:Action) "
-    "WITH r, r.trajectory AS trajectory, d.id AS decision_id, collect(a.id) AS action_ids "
+    "MATCH (r:AgentRun {id: $run_id}) " + RUN_DECISIONS + "OPTIONAL MATCH (r)-[:PRODUCED]->(a:Action) "
+    "WITH r, r.trajectory AS trajectory, coalesce(r.events, []) AS events, decision_ids, collect(a.id) AS action_ids "
     "RETURN " + RUN_FIELDS
 )
 
 RUN_AFTER, RUN_ORDER = keyset("r")
 
 RUN_LIST = (
-    "MATCH (r:AgentRun) WHERE " + RUN_AFTER + " WITH r ORDER BY " + RUN_ORDER + " LIMIT $limit "
-    "OPTIONAL MATCH (r)-[:PRODUCED]->(d:Decision) "
-    "WITH r, '{}' AS trajectory, d.id AS decision_id, [] AS action_ids "
+    "MATCH (r:AgentRun) WHERE "
+    + RUN_AFTER
+    + " WITH r ORDER BY "
+    + RUN_ORDER
+    + " LIMIT $limit "
+    + RUN_DECISIONS
+    + "WITH r, '{}' AS trajectory, [] AS events, decision_ids, [] AS action_ids "
     "RETURN " + RUN_FIELDS + " ORDER BY run.created_at DESC, run.id DESC"
 )
 RUN_COUNT = "MATCH (r:AgentRun) RETURN count(r)"
 
 
 def _run(row: dict[str, Any]) -> Run:
+    events, decision_ids = row.pop("events"), [d for d in row["decision_ids"] if d]
+    trajectory = (
+        mcp_trajectory(events, started=row["created_at"])
+        if row["origin"] == RunOrigin.MCP
+        else json.loads(row["trajectory"] or "{}")
+    )
     return Run(
         **{
             **row,
-            "trajectory": json.loads(row["trajectory"] or "{}"),
+            "trajectory": trajectory,
+            "decision_ids": decision_ids,
+            "decision_id": decision_ids[0] if decision_ids else None,
             "action_ids": sorted(a for a in row["action_ids"] if a),
         }
     )

@@ -74,9 +74,11 @@ def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
         return None
     run = outcome.run
     events = list(run.trajectory.get("events", []))
-    ids = {cid for e in events for cid in e.get("result_ids", [])} | {
-        e["claim_id"] for e in events if e.get("claim_id")
-    }
+    ids = (
+        {cid for e in events for cid in e.get("result_ids", [])}
+        | {e["claim_id"] for e in events if e.get("claim_id")}
+        | {cid for e in events for group in e.get("kept", []) for cid in group}
+    )
     claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=sorted(ids))}
     for event in events:
         if event["kind"] == TrajectoryEventKind.RETRIEVE and (claim := claims.get(event["claim_id"])) is not None:

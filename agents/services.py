@@ -3,10 +3,12 @@ marks on an action. A reviewer's answer to a flagged decision changes what holds
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +20,7 @@ from afterhack.errors import Conflict, NotFound, UserError, found
 from afterhack.holds import status_holds
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
 from agents import graph as agents_graph
+from agents import mcp_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
 from agents.coordinator import (
     NO_ANSWER_REASON,
@@ -27,7 +30,8 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
-from agents.statuses import ActionStatus, DecisionStatus, RunAgent, TrajectoryEventKind
+from agents.mcp_trajectory import Citations, citations_kept
+from agents.statuses import ActionStatus, DecisionStatus, RunAgent, RunOrigin, TrajectoryEventKind
 from claims.services import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
@@ -389,3 +393,79 @@ def superseded_words(workspace: Workspace, decision: agents_graph.Decision) -> s
         f"“{decision.title}” was revised by {decision.superseded_by_actor or 'a reviewer'} "
         f"on {(decision.superseded_at or '')[:10] or 'an earlier date'}: it is superseded by {into}."
     )
+
+
+# -- runs of outside agents over MCP ------------------------------------------------------------------
+
+# Run ids are derived from the MCP session and the workspace, so every web worker finds the same run.
+MCP_RUNS = uuid.UUID("0d5c3a52-9a43-4b0e-8f3e-5f1d2f6a9c11")
+MCP_NO_ANSWER_REASON = (
+    "No justification it cited survived rule 2: each cites a claim this MCP session did not both find "
+    "with search_claims and retrieve with get_fragment, or one that is no longer current."
+)
+
+
+@dataclass(frozen=True)
+class McpRun:
+    """The run of one MCP session in one workspace: whose session it is and how its page names it."""
+
+    session_id: str
+    label: str
+    actor: Any
+
+    def key(self, workspace: Workspace) -> mcp_graph.RunKey:
+        run_id = str(uuid.uuid5(MCP_RUNS, f"{self.session_id}/{workspace.id}"))
+        return mcp_graph.RunKey(run_id, self.label, actor_name(self.actor))
+
+
+def mcp_record(
+    *,
+    workspace: Workspace,
+    run: McpRun,
+    kind: TrajectoryEventKind,
+    searched: list[str] | None = None,
+    retrieved: list[dict[str, str]] | None = None,
+    **details: Any,
+) -> str:
+    """Appends one step to the session's run in the workspace (the run is created by its first step); returns the
+    run id. `searched` claim ids and `retrieved` {claim_id, fragment_id} are what rule 2 will read."""
+    now = now_iso()
+    key = run.key(workspace)
+    event = json.dumps({"kind": kind, "at": now, **details})
+    mcp_graph.mcp_step(workspace=workspace, key=key, event=event, now=now, searched=searched, retrieved=retrieved)
+    return key.run_id
+
+
+@dataclass(frozen=True)
+class McpDecision:
+    decision: agents_graph.Decision
+    citations: Citations
+    run_id: str
+
+
+def mcp_decide(
+    *, workspace: Workspace, run: McpRun, title: object, justifications: object, rationale: object
+) -> McpDecision:
+    """Rule 2 across an MCP session: the decision rests only on the justifications whose every claim this session
+    both searched and retrieved and which is still current (checked in the one query that writes it); with none
+    left it is the agent's unanswered question, "No source-backed answer yet", needing review."""
+    title = clean_title(title, "A decision")
+    rationale_text = clean_rationale(rationale)
+    groups = clean_justifications(justifications)
+    decision_id, now, key = str(uuid.uuid4()), now_iso(), run.key(workspace)
+    cited = [{"g": g, "id": claim_id} for g, group in enumerate(groups) for claim_id in group]
+    head = json.dumps({"kind": TrajectoryEventKind.DECISION, "at": now, "decision_id": decision_id, "title": title,
+                       "justifications": groups})[:-1]  # fmt: skip
+    with transaction.atomic():
+        decided = mcp_graph.mcp_decide(
+            workspace=workspace, key=key, decision_id=decision_id, cited=cited, group_count=len(groups),
+            title=title, fallback_title=NO_ANSWER_TITLE, rationale=rationale_text, review_reason=MCP_NO_ANSWER_REASON,
+            event_head=head, now=now,
+        )  # fmt: skip
+        found = citations_kept(groups, decided.codes)
+        record_event(
+            actor=run.actor, workspace=workspace, verb="decision.created", target=title,
+            payload={"decision_id": decision_id, "run_id": key.run_id, "origin": RunOrigin.MCP,
+                     "justifications": found.kept, "dropped": found.dropped},
+        )  # fmt: skip
+    return McpDecision(decision_get(workspace=workspace, decision_id=decision_id), found, key.run_id)

@@ -49,6 +49,15 @@ class RunAgent(StrEnum):
 
     MODEL = "model"
     OFFLINE = "offline"
+    # An outside agent that calls the tools itself, over MCP.
+    MCP = "mcp"
+
+
+class RunOrigin(StrEnum):
+    """Where a run comes from: the built-in agent asked a question, or an outside agent's MCP session."""
+
+    AGENT = "agent"
+    MCP = "mcp"
 
 
 class TrajectoryEventKind(StrEnum):
@@ -64,3 +73,7 @@ class TrajectoryEventKind(StrEnum):
     DROPPED = "dropped"
     ACTIONS_WITHHELD = "actions_withheld"
     FAILED = "failed"
+    # The steps only an MCP session takes: it adds sources, proposes claims and records decisions itself.
+    SOURCE_ADDED = "source_added"
+    PROPOSAL = "proposal"
+    DECISION = "decision"

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections")
+APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server")
 
 
 def modules_importing(package: str, root: Path = ROOT) -> set[str]:
@@ -32,12 +32,13 @@ def modules_importing(package: str, root: Path = ROOT) -> set[str]:
 
 # The apps, lowest first: each imports only apps below it. `afterhack` is the foundation (the gateways,
 # errors, ids, pagination, schemas) that every app uses, and it imports none of them...
-LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections")
+LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server")
 # ...except in the project's wiring, which composes the apps: the URLconf, the API that mounts each app's
 # router, the demo data, the request-size guard (the longest source a form may send) and the commands.
 WIRING = (
     "afterhack/urls.py",
     "afterhack/api.py",
+    "afterhack/wsgi.py",
     "afterhack/demo.py",
     "afterhack/middleware.py",
     "afterhack/management/",
@@ -50,15 +51,16 @@ VOCABULARY = "statuses"
 # imports upward.
 
 # What an app may import from another one: its services (writes) and selectors (reads), and the
-# vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits).
-PUBLIC = {"services", "selectors", "statuses", "models", "access", "text"}
+# vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits), and how a
+# caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share).
+PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth"}
 # A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
 # must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
 # shared among their own kind.
 SHARED_WITH = {"graph": {"graph", "bench"}, "bench": {"bench"}, "api": {"api"}}
 
 # The ways in: pages, the JSON API, the admin and Celery tasks read through selectors and write through services.
-ENTRY_MODULES = {"views.py", "api.py", "admin.py", "tasks.py"}
+ENTRY_MODULES = {"views.py", "api.py", "admin.py", "tasks.py", "tools.py"}
 
 
 def project_files(root: Path = ROOT) -> list[Path]:

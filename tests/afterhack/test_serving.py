@@ -106,6 +106,19 @@ class ServingTests:
             assert answer.status == 200
             assert answer.headers["Server"].startswith("gunicorn")
 
+    def test_an_mcp_session_holds_across_gunicorns_workers(self, served: Served) -> None:
+        from tests.mcp_server.conftest import http_agent
+
+        # Each call is a new connection, so the calls of the one session land on whichever worker accepts it.
+        agent = http_agent(f"{served.base_url}/mcp", served.target.token)
+        ws = served.target.workspace_id
+        found = agent.call("search_claims", workspace_id=ws, query="When is the product launch?")["results"]
+        claim_id = found[0]["claim_id"]
+        assert agent.call("get_fragment", workspace_id=ws, claim_id=claim_id)["claim_id"] == claim_id
+        decided = agent.call("record_decision", workspace_id=ws, title="Launch date", justifications=[[claim_id]])
+        assert (decided["status"], decided["kept"], decided["dropped"]) == ("supported", [[claim_id]], [])
+        assert len({answer["session"] for answer in agent.seen}) == 1
+
     def test_it_serves_32_clients_with_no_error_and_no_lost_write(self, served: Served) -> None:
         report = run_load(served.target, clients=32, seconds=20)
         assert report.requests > 32, report.summary()

@@ -16,6 +16,7 @@ from afterhack import graph, loadtest
 from agents import bench as agents_bench
 from claims import bench as claims_bench
 from corrections import bench as corrections_bench
+from mcp_server import bench as mcp_bench
 from workspaces import services as workspace_services
 
 
@@ -37,7 +38,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
-            "--only", choices=["claims", "agents", "corrections", "serving"], help="run only one group of benchmarks"
+            "--only",
+            choices=["claims", "agents", "corrections", "mcp", "serving"],
+            help="run only one group of benchmarks",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
@@ -68,6 +71,7 @@ class Command(BaseCommand):
                 "corrections": [
                     lambda: corrections_bench.bench_corrections(user, [int(n) for n in options["sizes"].split(",")])
                 ],
+                "mcp": [lambda: mcp_bench.bench_mcp_overhead(user)],
                 "serving": [lambda: self.bench_serving(user, options)],
             }
             chosen = [options["only"]] if options["only"] else list(groups)

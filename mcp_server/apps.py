@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class McpServerConfig(AppConfig):
+    # Not "mcp": that is the SDK's package, which this app would shadow.
+    name = "mcp_server"
+    verbose_name = "MCP server"

@@ -1,0 +1,137 @@
+"""How MCP clients reach the tools: `/mcp` on the app's own address (the SDK's streamable-HTTP app, served
+stateless inside the WSGI server through a2wsgi) and stdio (`manage.py mcp --user NAME`).
+
+The bearer token is checked exactly as the API checks it, in the WSGI thread, before the request reaches the
+SDK; the database connection that check used is handed back at once, so no thread holds one while it waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, cast
+
+from a2wsgi import ASGIMiddleware
+from django.conf import settings
+from django.db import connections
+from django.http.request import split_domain_port, validate_host
+from mcp.server.transport_security import TransportSecuritySettings
+
+from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
+from mcp_server import services
+from mcp_server.models import Transport
+from mcp_server.tools import PRINCIPAL, UNAUTHORIZED, Principal, build_server
+from workspaces.auth import TokenRefused, token_authenticate
+
+Environ = dict[str, Any]
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
+
+PATH = "/mcp"
+PRINCIPAL_KEY = "afterhack.mcp_principal"
+
+
+def _json(start_response: StartResponse, status: str, body: dict[str, str], *extra: tuple[str, str]) -> list[bytes]:
+    data = json.dumps(body).encode()
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data))), *extra])
+    return [data]
+
+
+class Unavailable(Exception):
+    """The token could not be checked: a store is down; the message names it, as the API's 503 does."""
+
+
+def _principal(environ: Environ) -> Principal | str:
+    """The token's user as the caller, or the words of the 401 the API answers."""
+    header = environ.get("HTTP_AUTHORIZATION", "")
+    scheme, _, raw = header.partition(" ")
+    try:
+        token = token_authenticate(raw.strip()) if scheme.lower() == "bearer" else None
+    except TokenRefused as refused:
+        return str(refused)
+    except Exception as error:
+        store = store_outage(error)
+        if store is None:
+            raise
+        raise Unavailable(outage_detail(store, error)) from error
+    finally:
+        connections.close_all()
+    return Principal(user_id=token.user_id, transport=Transport.HTTP) if token is not None else UNAUTHORIZED
+
+
+class HttpEndpoint:
+    """The SDK's streamable-HTTP app as a WSGI app, with its event loop (a thread of this process) started on the
+    first request, so that each forked web worker runs its own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._app: WSGIApp | None = None
+
+    def _start(self) -> WSGIApp:
+        server = build_server()
+        # No Host check of the SDK's own: Django's ALLOWED_HOSTS is checked before (and a token is required).
+        starlette = server.streamable_http_app(
+            streamable_http_path=PATH, stateless_http=True, json_response=True,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_request_body_size=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+        )  # fmt: skip
+
+        async def with_principal(scope: Any, receive: Any, send: Any) -> None:
+            PRINCIPAL.set(scope.get("wsgi_environ", {}).get(PRINCIPAL_KEY))
+            await starlette(scope, receive, send)
+
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="mcp-event-loop", daemon=True).start()
+        started: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+        async def keep_running() -> None:
+            # What the Starlette app's lifespan would do: the SDK's request handling runs inside this task group.
+            async with server.session_manager.run():
+                started.set_result(None)
+                await asyncio.Event().wait()
+
+        asyncio.run_coroutine_threadsafe(keep_running(), loop)
+        started.result(timeout=30)
+        # a2wsgi types the environ as its own TypedDict; it is the server's plain dict all the same.
+        return cast(WSGIApp, ASGIMiddleware(with_principal, loop=loop))
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        host, _ = split_domain_port(environ.get("HTTP_HOST", ""))
+        if not validate_host(host, settings.ALLOWED_HOSTS):
+            return _json(start_response, "400 Bad Request", {"error": "invalid_input", "detail": "Unknown Host."})
+        try:
+            principal = _principal(environ)
+        except Unavailable as down:
+            body = {"error": "unavailable", "detail": str(down)}
+            return _json(start_response, "503 Service Unavailable", body, ("Retry-After", str(RETRY_AFTER)))
+        if isinstance(principal, str):
+            body = {"error": "unauthorized", "detail": principal}
+            return _json(start_response, "401 Unauthorized", body, ("WWW-Authenticate", "Bearer"))
+        environ[PRINCIPAL_KEY] = principal
+        with self._lock:
+            if self._app is None:
+                self._app = self._start()
+        return self._app(environ, start_response)
+
+
+def with_mcp(app: WSGIApp) -> WSGIApp:
+    """`app`, with `/mcp` answered by the MCP server instead."""
+    endpoint = HttpEndpoint()
+
+    def application(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO", "").rstrip("/") == PATH:
+            return endpoint(environ, start_response)
+        return app(environ, start_response)
+
+    return application
+
+
+def serve_stdio(user: Any) -> None:
+    """Serves the tools on stdin/stdout for `user`, whose one session is the default of every call."""
+    _, handle = services.session_open(user=user, transport=Transport.STDIO)
+    connections.close_all()
+    PRINCIPAL.set(Principal(user.pk, Transport.STDIO, default_handle=handle))
+    build_server().run("stdio")
