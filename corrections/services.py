@@ -35,7 +35,7 @@ from afterhack.ids import is_storable, parse_id
 from afterhack.text import MAX_REASON_CHARS
 from claims import graph as claims_graph
 from claims.selectors import content_words
-from claims.services import ClaimNotFound, Passage, active_version, clean_statement, passage_find
+from claims.services import ClaimNotFound, Passage, active_version, clean_statement, embed_soon, passage_find
 from claims.statuses import ClaimStatus, SourceStatus
 from claims.text import normalize
 from corrections import graph as corrections_graph
@@ -393,6 +393,7 @@ def _finish(
                 "evidence": cited,
             },
         )  # fmt: skip
+        embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
 
 
 def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
