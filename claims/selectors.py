@@ -65,6 +65,11 @@ class SearchResult:
     degraded: bool = False
     degraded_why: str = ""
 
+    @property
+    def fell_back_and_found(self) -> bool:
+        """Whether claims were found by the query's content words (not only by meaning), for the page's note."""
+        return self.fell_back and any(hit.match != Match.SEMANTIC for hit in self.hits)
+
 
 def default_mode() -> SearchMode:
     """Hybrid when an embeddings model is configured, else lexical."""
