@@ -293,3 +293,21 @@ class BackfillTests:
             self.run()
         embedder.embeddings_reply = None
         assert "5 claim(s) embedded in all." in self.run()
+
+
+class SearchBenchmarkTests:
+    def test_the_search_benchmark_times_every_mode_on_a_small_workspace(self, trio: Trio, settings: Any) -> None:
+        import random
+
+        from claims.bench import bench_search
+
+        settings.AFTERHACK_EMBEDDING_MODEL = ""
+        figures = bench_search(random.Random(1), trio.owner, [300], [8])  # noqa: S311 - synthetic data
+        names = [figure.name for figure in figures]
+        assert names == [
+            "300 claims x 8 dims: load", "300 claims x 8 dims: lexical search",
+            "300 claims x 8 dims: semantic search", "300 claims x 8 dims: hybrid search",
+        ]  # fmt: skip
+        assert all(figure.value > 0 for figure in figures)
+        # The synthetic query vectors were handed over in-process (a degraded search would have stopped it).
+        assert settings.AFTERHACK_EMBEDDING_MODEL == ""
