@@ -666,11 +666,17 @@ SET c.embedding = vecf32(row.vector), c.embedding_model = $model
 RETURN count(c)
 """
 
+# Ids only, in one pass: the batches then read their claims by id (indexed), so a backfill stays linear.
 CLAIMS_UNEMBEDDED = """
 MATCH (c:Claim)
-WHERE c.id > $after AND (c.embedding_model IS NULL OR c.embedding_model <> $model)
-   AND ($claim_ids IS NULL OR c.id IN $claim_ids)
-WITH c ORDER BY c.id LIMIT $limit
+WHERE c.embedding_model IS NULL OR c.embedding_model <> $model
+RETURN c.id ORDER BY c.id
+"""
+
+CLAIMS_TO_EMBED = """
+UNWIND $claim_ids AS claim_id
+MATCH (c:Claim {id: claim_id})
+WHERE c.embedding_model IS NULL OR c.embedding_model <> $model
 RETURN {id: c.id, statement: c.statement} AS claim
 """
 
@@ -729,12 +735,16 @@ class ToEmbed:
     statement: str
 
 
-def claims_unembedded(
-    *, workspace: HasGraph, model: str, limit: int, after: str = "", claim_ids: list[str] | None = None
-) -> list[ToEmbed]:
-    """Claims (of `claim_ids`, or all) with no vector of `model`, by id after `after`."""
-    params = {"model": model, "limit": limit, "after": after, "claim_ids": claim_ids}
-    return [ToEmbed(**row) for row in graph.ro_records(workspace, CLAIMS_UNEMBEDDED, params)]
+def claims_unembedded(*, workspace: HasGraph, model: str) -> list[str]:
+    """The ids of the claims with no vector of `model`, in id order."""
+    return [row[0] for row in graph.ro_query(workspace, CLAIMS_UNEMBEDDED, {"model": model})]
+
+
+def claims_to_embed(*, workspace: HasGraph, model: str, claim_ids: list[str]) -> list[ToEmbed]:
+    """Those of these claims that exist and have no vector of `model`, with their statements."""
+    claim_ids = [i for i in claim_ids if parse_id(i)]
+    params = {"model": model, "claim_ids": claim_ids}
+    return [ToEmbed(**row) for row in graph.ro_records(workspace, CLAIMS_TO_EMBED, params)] if claim_ids else []
 
 
 def claims_unembedded_count(*, workspace: HasGraph, model: str) -> int:

@@ -421,17 +421,17 @@ def claims_embed(
 
     The vector index takes its dimension from the model's vectors; a model of another dimension gets a new index.
     """
-    model, done, after = llm.embedding_model(), 0, ""
-    while todo := claims_graph.claims_unembedded(
-        workspace=workspace, model=model, limit=settings.AFTERHACK_EMBEDDING_BATCH, after=after, claim_ids=claim_ids
-    ):
-        vectors = llm.embed([claim.statement for claim in todo])
-        claims_graph.embedding_index_ensure(workspace=workspace, dimension=len(vectors[0]))
-        rows = [{"id": c.id, "statement": c.statement, "vector": v} for c, v in zip(todo, vectors, strict=True)]
-        done += claims_graph.claim_embeddings_set(workspace=workspace, model=model, rows=rows)
-        after = todo[-1].id
+    model, done, batch = llm.embedding_model(), 0, max(1, settings.AFTERHACK_EMBEDDING_BATCH)
+    ids = claims_graph.claims_unembedded(workspace=workspace, model=model) if claim_ids is None else claim_ids
+    for first in range(0, len(ids), batch):
+        todo = claims_graph.claims_to_embed(workspace=workspace, model=model, claim_ids=ids[first : first + batch])
+        if todo:
+            vectors = llm.embed([claim.statement for claim in todo])
+            claims_graph.embedding_index_ensure(workspace=workspace, dimension=len(vectors[0]))
+            rows = [{"id": c.id, "statement": c.statement, "vector": v} for c, v in zip(todo, vectors, strict=True)]
+            done += claims_graph.claim_embeddings_set(workspace=workspace, model=model, rows=rows)
         if progress is not None:
-            progress(len(todo))
+            progress(len(ids[first : first + batch]))
     return done
 
 
