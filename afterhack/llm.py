@@ -3,6 +3,7 @@
 Configured by OPENAI_BASE_URL, OPENAI_API_KEY and AFTERHACK_LLM_MODEL; with no model
 configured, callers use the offline rule-based algorithms instead. Every failure (timeout,
 HTTP error, an answer that is not the JSON asked for) becomes an `LLMError` with a sentence.
+Embeddings (AFTERHACK_EMBEDDING_MODEL, same endpoint) are configured apart: search works without them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 import logging
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,9 +40,10 @@ def model_name() -> str:
 _clients: dict[tuple[str, str, float], openai.OpenAI] = {}
 
 
-def client() -> openai.OpenAI:
-    """The OpenAI client for the configured endpoint (created once per configuration)."""
-    key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, float(settings.AFTERHACK_LLM_TIMEOUT))
+def client(*, timeout: float | None = None) -> openai.OpenAI:
+    """The OpenAI client for the configured endpoint (created once per configuration and timeout)."""
+    seconds = float(settings.AFTERHACK_LLM_TIMEOUT if timeout is None else timeout)
+    key = (settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, seconds)
     if key not in _clients:
         _clients[key] = openai.OpenAI(
             base_url=key[0] or None,
@@ -85,22 +89,8 @@ def chat(*, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None =
     kwargs: dict[str, Any] = {"model": model_name(), "messages": messages, "temperature": 0}
     if tools:
         kwargs["tools"] = tools
-    try:
+    with _answered("The model", timeout=settings.AFTERHACK_LLM_TIMEOUT, error=LLMError):
         completion = client().chat.completions.create(**kwargs)
-    except openai.APITimeoutError:
-        raise LLMError(f"The model did not answer within {settings.AFTERHACK_LLM_TIMEOUT:g} seconds.") from None
-    except openai.APIStatusError as error:
-        raise LLMError(f"The model's server answered HTTP {error.status_code}: {_short(error.message)}.") from None
-    except openai.APIConnectionError:
-        raise LLMError(
-            f"The model's server at {settings.OPENAI_BASE_URL or 'the default endpoint'} could not be reached."
-        ) from None
-    except ValueError:
-        raise LLMError(
-            "The model's server sent a response that is not JSON; is OPENAI_BASE_URL an OpenAI-compatible endpoint?"
-        ) from None
-    except openai.OpenAIError as error:
-        raise LLMError(f"The model call failed: {_short(str(error))}.") from None
     seconds = time.perf_counter() - started
     if not getattr(completion, "choices", None):
         raise LLMError("The model's answer had no choices in it.")
@@ -112,6 +102,27 @@ def chat(*, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None =
     )
     logger.info("llm model=%s %.2fs tokens=%s/%s", model_name(), seconds, spent.prompt_tokens, spent.completion_tokens)
     return completion.choices[0].message, spent
+
+
+@contextmanager
+def _answered(who: str, *, timeout: float, error: type[LLMError]) -> Iterator[None]:
+    """Turns every way a call to the endpoint can fail into `error`, with a sentence about `who` failed."""
+    try:
+        yield
+    except openai.APITimeoutError:
+        raise error(f"{who} did not answer within {timeout:g} seconds.") from None
+    except openai.APIStatusError as failure:
+        raise error(f"{who}'s server answered HTTP {failure.status_code}: {_short(failure.message)}.") from None
+    except openai.APIConnectionError:
+        raise error(
+            f"{who}'s server at {settings.OPENAI_BASE_URL or 'the default endpoint'} could not be reached."
+        ) from None
+    except ValueError:
+        raise error(
+            f"{who}'s server sent a response that is not JSON; is OPENAI_BASE_URL an OpenAI-compatible endpoint?"
+        ) from None
+    except openai.OpenAIError as failure:
+        raise error(f"{who} call failed: {_short(str(failure))}.") from None
 
 
 def _short(text: str) -> str:
@@ -159,3 +170,53 @@ def extract_claims(*, title: str, fragment: str) -> tuple[list[ExtractedClaim], 
     except ValidationError:
         raise LLMError("The model's answer was JSON, but its “claims” was not a list of claims.") from None
     return parsed.claims, usage
+
+
+# -- Embeddings -----------------------------------------------------------------------------
+
+
+class EmbeddingError(LLMError):
+    """An embeddings call failed (or none is configured); search answers lexically instead."""
+
+
+def embedding_configured() -> bool:
+    """True when an embeddings model is configured (AFTERHACK_EMBEDDING_MODEL): semantic search is offered."""
+    return bool(settings.AFTERHACK_EMBEDDING_MODEL)
+
+
+def embedding_model() -> str:
+    return str(settings.AFTERHACK_EMBEDDING_MODEL)
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """One vector per text, in order, from the embeddings model: AFTERHACK_EMBEDDING_BATCH texts per call,
+    each call given AFTERHACK_EMBEDDING_TIMEOUT seconds (a search waits on it)."""
+    if not embedding_configured():
+        raise EmbeddingError("No embeddings model is configured (AFTERHACK_EMBEDDING_MODEL).")
+    timeout = float(settings.AFTERHACK_EMBEDDING_TIMEOUT)
+    batch = max(1, int(settings.AFTERHACK_EMBEDDING_BATCH))
+    vectors: list[list[float]] = []
+    for first in range(0, len(texts), batch):
+        chunk = texts[first : first + batch]
+        started = time.perf_counter()
+        with _answered("The embeddings model", timeout=timeout, error=EmbeddingError):
+            answer = client(timeout=timeout).embeddings.create(
+                model=embedding_model(), input=chunk, encoding_format="float"
+            )
+        vectors += _vectors(answer, len(chunk))
+        logger.info("embeddings model=%s n=%d %.2fs", embedding_model(), len(chunk), time.perf_counter() - started)
+    return vectors
+
+
+def _vectors(answer: Any, expected: int) -> list[list[float]]:
+    """The answer's vectors in input order, checked: one per input, all of one non-zero length, all numbers."""
+    items = sorted(getattr(answer, "data", None) or [], key=lambda item: getattr(item, "index", 0))
+    vectors = [getattr(item, "embedding", None) for item in items]
+    if len(vectors) != expected or not all(isinstance(v, list) and v for v in vectors):
+        raise EmbeddingError(f"The embeddings model answered {len(vectors)} vectors for {expected} texts.")
+    if len({len(v) for v in vectors if isinstance(v, list)}) != 1:
+        raise EmbeddingError("The embeddings model answered vectors of different lengths.")
+    try:
+        return [[float(x) for x in v] for v in vectors if isinstance(v, list)]
+    except (TypeError, ValueError):
+        raise EmbeddingError("The embeddings model answered a vector that is not all numbers.") from None

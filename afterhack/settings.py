@@ -164,6 +164,14 @@ OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
 OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
 AFTERHACK_LLM_MODEL = os.environ.get("AFTERHACK_LLM_MODEL", "")
 AFTERHACK_LLM_TIMEOUT = float(os.environ.get("AFTERHACK_LLM_TIMEOUT", "60"))
+# Semantic search: an embeddings model at the same endpoint; without one, search is lexical only.
+AFTERHACK_EMBEDDING_MODEL = os.environ.get("AFTERHACK_EMBEDDING_MODEL", "")
+# A search waits this long for its query's embedding before answering lexically (degraded).
+AFTERHACK_EMBEDDING_TIMEOUT = float(os.environ.get("AFTERHACK_EMBEDDING_TIMEOUT", "5"))
+# Statements sent in one embeddings call (and written to the graph in one query).
+AFTERHACK_EMBEDDING_BATCH = int(os.environ.get("AFTERHACK_EMBEDDING_BATCH", "64"))
+# A semantic match must be at least this similar (cosine) to the query; below, it is left out.
+AFTERHACK_SEMANTIC_MIN_SIMILARITY = float(os.environ.get("AFTERHACK_SEMANTIC_MIN_SIMILARITY", "0.25"))
 # The Analyst's tool loop is bounded: this many model calls, and no new call after this many seconds.
 AFTERHACK_AGENT_MAX_STEPS = int(os.environ.get("AFTERHACK_AGENT_MAX_STEPS", "8"))
 AFTERHACK_AGENT_TIMEOUT = float(os.environ.get("AFTERHACK_AGENT_TIMEOUT", "180"))

@@ -84,8 +84,9 @@ class Toolbox:
             self.statements[hit.id] = hit.statement
             self.matched_words[hit.id] = max(self.matched_words.get(hit.id, 0), hit.hits)
         self.trajectory.add(
-            TrajectoryEventKind.SEARCH, query=query, fell_back=result.fell_back, result_ids=[hit.id for hit in hits]
-        )
+            TrajectoryEventKind.SEARCH, query=query, fell_back=result.fell_back, mode=result.mode,
+            degraded=result.degraded, result_ids=[hit.id for hit in hits],
+        )  # fmt: skip
         return {"claims": [{"id": hit.id, "statement": hit.statement} for hit in hits]}
 
     def get_fragment(self, claim_id: object) -> dict[str, Any]:
@@ -150,10 +151,11 @@ OFFLINE_CITATIONS = 5
 
 def offline_analyst(question: str, tools: Toolbox) -> Proposal:
     """Rule-based: search the question (with the stop-word fallback), retrieve the best-matching hits
-    (those sharing the most words with the question), and cite what was retrieved."""
+    (those sharing the most words with the question; when none shares a word, found by meaning only,
+    the first), and cite what was retrieved."""
     found = tools.search_claims(question).get("claims", [])
     best = max((tools.matched_words.get(claim["id"], 0) for claim in found), default=0)
-    closest = [claim for claim in found if tools.matched_words.get(claim["id"], 0) == best]
+    closest = [claim for claim in found if tools.matched_words.get(claim["id"], 0) == best] if best else found[:1]
     cited = []
     for claim in closest[:OFFLINE_CITATIONS]:
         if "fragment" in tools.get_fragment(claim["id"]):

@@ -17,7 +17,7 @@ from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, 
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.evidence import Reason
-from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, Match, SearchMode
 from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
@@ -114,6 +114,14 @@ class ClaimIn(Input):
 
 class SearchIn(PageIn):
     q: Annotated[Text, Field(description="Words or a sentence; case does not matter.")] = ""
+    mode: Annotated[
+        SearchMode | None,
+        Field(
+            description="lexical (by words), semantic (by meaning) or hybrid (both, fused). Left out: hybrid when "
+            "an embeddings model is configured, else lexical."
+        ),
+        Refuse(words="“mode” must be one of: lexical, semantic, hybrid (or left out)."),
+    ] = None
 
 
 # -- answers --------------------------------------------------------------------------------------------
@@ -235,8 +243,17 @@ class RejectedOut(Schema):
     )
 
 
-class SearchPageOut(Page[ClaimOut]):
+class SearchHitOut(ClaimOut):
+    match: Match = Field(description="How it matched: lexical (its words), semantic (its meaning) or both.")
+
+
+class SearchPageOut(Page[SearchHitOut]):
     fell_back_to_words: bool = Field(description="True when no claim held the whole query, so its words were used.")
+    mode: SearchMode = Field(description="The ranking that answered: lexical when degraded.")
+    degraded: bool = Field(
+        description="True when semantic or hybrid was asked but the answer is lexical: no embeddings model is "
+        "configured, or its call failed."
+    )
 
 
 def claim_out(claim: selectors.Claim) -> dict[str, Any]:
@@ -390,12 +407,19 @@ def claim_create(request: HttpRequest, ws_id: PathId, payload: ClaimIn) -> Any:
 
 @router.get("/{ws_id}/claims", response={200: SearchPageOut, **errors(401, 404, 422, 503)})
 def claim_search(request: HttpRequest, ws_id: PathId, search: Query[SearchIn]) -> Any:
-    """Claims matching q, best first: case-insensitive; a sentence that matches nothing verbatim falls
-    back to its content words (claims holding more of them first). Pages go through the ranking as
-    it stood at the first page (at most its 1,000 best claims)."""
+    """Claims matching q, best first. lexical: case-insensitive; a sentence that matches nothing verbatim falls
+    back to its content words (claims holding more of them first). semantic: nearest in meaning (the
+    embeddings model). hybrid: both rankings fused (reciprocal rank fusion). If the query cannot be
+    embedded, the answer is lexical with degraded true. Pages go through the ranking as it stood at the
+    first page (at most its 1,000 best claims), in the mode that answered the first page."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    found = selectors.claim_search_page(workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor)
-    return {**found.claims.answer(claim_out), "fell_back_to_words": found.fell_back}
+    found = selectors.claim_search_page(
+        workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor, mode=search.mode
+    )
+    return {
+        **found.claims.answer(lambda claim: {**claim_out(claim), "match": found.matches[claim.id]}),
+        "fell_back_to_words": found.fell_back, "mode": found.mode, "degraded": found.degraded,
+    }  # fmt: skip
 
 
 @router.get("/{ws_id}/claims/{claim_id}", response={200: ClaimOut, **errors(401, 404, 503)})

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from django.test import Client
+from django.test import Client, override_settings
 
+from afterhack import graph, llm
 from afterhack.clock import now_iso
+from claims import bench_graph, selectors, services
 from claims import graph as claims_graph
-from claims import services
 from claims.evidence import validate_quote
-from claims.statuses import ConfidenceKind
+from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
+from workspaces import services as workspace_services
 from workspaces.models import Workspace
 
 WORDS = (
@@ -151,3 +155,109 @@ def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, clie
 
 def _node_count(workspace: Workspace) -> int:
     return workspace_graph.node_total(workspace=workspace)
+
+
+# -- search: lexical, semantic and hybrid at scale (`make bench-search`) ----------------------------
+
+# Queries per mode (and per workspace); fewer where one search scans a million claims.
+SEARCH_SAMPLES = int(os.environ.get("AFTERHACK_BENCH_SEARCH_SAMPLES", "30"))
+SEARCH_BATCH = 2_000
+BENCH_MODEL = "bench-synthetic"
+
+
+def search_queries(rng: random.Random, statements: list[str]) -> list[str]:
+    """Half phrases cut from stored statements (found as written), half word lists that need the fallback."""
+    phrases = [" ".join(rng.choice(statements).split()[3:6]) for _ in range(SEARCH_SAMPLES // 2)]
+    words = [f"{rng.choice(NAMES)} {rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(SEARCH_SAMPLES // 2)]
+    return phrases + words
+
+
+def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: int) -> tuple[list[str], float]:
+    """Adds `size` claims (5 % superseded) with random vectors under the vector index; returns some
+    statements (to search for) and the seconds it took, index upkeep included."""
+    claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
+    samples: list[str] = []
+    started = time.perf_counter()
+    for first in range(0, size, SEARCH_BATCH):
+        rows = [
+            {
+                "id": str(uuid.uuid4()),
+                "statement": sentence(rng),
+                "status": "superseded" if rng.random() < 0.05 else "current",
+            }
+            for _ in range(min(SEARCH_BATCH, size - first))
+        ]
+        bench_graph.bench_claims_create(
+            workspace=workspace, rows=rows, model=BENCH_MODEL, dimension=dimension, now=now_iso()
+        )
+        samples.append(rows[0]["statement"])
+    return samples, time.perf_counter() - started
+
+
+def timed_searches(
+    workspace: Workspace, queries: list[str], vectors: dict[str, list[float]], mode: SearchMode
+) -> list[float]:
+    """Seconds per search: one page of the API's search (`claim_search_page`, 50 claims, up to 1,000 ranked).
+    The query's embedding is a precomputed synthetic vector handed over in-process: not part of the time."""
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        with synthetic_embeddings(vectors):
+            page = selectors.claim_search_page(workspace=workspace, query=query, limit=50, cursor=None, mode=mode)
+        times.append(time.perf_counter() - started)
+        if page.degraded or page.mode != mode:
+            raise RuntimeError(f"The {mode} search answered {page.mode} (degraded): the figures would be wrong.")
+    return times
+
+
+@contextmanager
+def synthetic_embeddings(vectors: dict[str, list[float]]) -> Iterator[None]:
+    """The embeddings model replaced by a lookup of precomputed vectors (the benchmark times the search only)."""
+    real = llm.embed
+    llm.embed = lambda texts: [vectors[text] for text in texts]
+    try:
+        with override_settings(AFTERHACK_EMBEDDING_MODEL=BENCH_MODEL):
+            yield
+    finally:
+        llm.embed = real
+
+
+def bench_search(rng: random.Random, user: Any, sizes: list[int], dimensions: list[int]) -> list[Figure]:
+    figures = []
+    for dimension in dimensions:
+        for size in sizes:
+            workspace = workspace_services.workspace_create(name=f"Bench search {size} x {dimension}", creator=user)
+            try:
+                before = bench_graph.server_memory_mb()
+                samples, seconds = grow_claims(rng, workspace, size, dimension)
+                grown = bench_graph.server_memory_mb() - before
+                graph_mb = bench_graph.graph_memory_mb(workspace=workspace)
+                label = f"{size:,} claims x {dimension} dims"
+                figures.append(Figure(
+                    f"{label}: load", size / seconds, "claims/s",
+                    f"{seconds:.0f} s for all, vector index kept up as they are written; server memory +{grown:,.0f} MB"
+                    + (f" (the graph itself reports {graph_mb:,.0f} MB)" if graph_mb is not None else ""),
+                ))  # fmt: skip
+                queries = search_queries(rng, samples)
+                vectors = {q: [rng.uniform(-0.5, 0.5) for _ in range(dimension)] for q in queries}
+                for mode in (SearchMode.LEXICAL, SearchMode.SEMANTIC, SearchMode.HYBRID):
+                    timed_searches(workspace, queries[:3], vectors, mode)  # warm up
+                    p50, p95 = percentiles(timed_searches(workspace, queries, vectors, mode))
+                    figures.append(
+                        Figure(
+                            f"{label}: {mode} search",
+                            p50,
+                            "ms p50",
+                            f"p95 {p95:.1f} ms; {len(queries)} queries, first page of 50",
+                        )
+                    )
+            finally:
+                graph.graph_delete(workspace)
+    return figures
+
+
+def percentiles(values: list[float]) -> tuple[float, float]:
+    """p50 and p95 of the values (seconds), in ms."""
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered) * 1000, p95 * 1000

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, replace
 from html import escape
 from itertools import pairwise
 
+from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
+from afterhack import llm
 from afterhack.clock import now_iso
 from afterhack.ids import storable
 from afterhack.pagination import Paged, paged, position_after, workspace_page
@@ -21,9 +24,11 @@ from claims.graph import Extraction as Extraction
 from claims.graph import RejectedClaim as RejectedClaim
 from claims.graph import SourceSummary as SourceSummary
 from claims.graph import SourceVersion as SourceVersion
-from claims.statuses import ClaimStatus
+from claims.statuses import ClaimStatus, Match, SearchMode
 from claims.text import Span
 from workspaces.models import Workspace
+
+logger = logging.getLogger("claims")
 
 # The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a graph.py.
 
@@ -54,6 +59,21 @@ class SearchResult:
     query: str
     words: list[str]
     fell_back: bool
+    # The ranking that answered; `degraded` when semantic or hybrid was asked but it is lexical
+    # (no embeddings model, or its call failed), with why in `degraded_why`.
+    mode: SearchMode = SearchMode.LEXICAL
+    degraded: bool = False
+    degraded_why: str = ""
+
+    @property
+    def fell_back_and_found(self) -> bool:
+        """Whether claims were found by the query's content words (not only by meaning), for the page's note."""
+        return self.fell_back and any(hit.match != Match.SEMANTIC for hit in self.hits)
+
+
+def default_mode() -> SearchMode:
+    """Hybrid when an embeddings model is configured, else lexical."""
+    return SearchMode.HYBRID if llm.embedding_configured() else SearchMode.LEXICAL
 
 
 def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
@@ -61,20 +81,91 @@ def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
     return claims_graph.claim_newest(workspace=workspace, limit=limit)
 
 
-def claim_search(*, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT) -> SearchResult:
-    """The `limit` best claims for the query, ranked as `ranked_claims` ranks them."""
-    result = ranked_claims(workspace=workspace, query=query, candidates=limit * 4)
+def claim_search(
+    *, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT, mode: SearchMode | None = None
+) -> SearchResult:
+    """THE claim search (pages, API, agents, MCP): the `limit` best claims for the query in `mode`
+    (default: `default_mode()`), ranked as `ranked_claims` ranks them; each hit says how it matched."""
+    result = ranked_claims(workspace=workspace, query=query, candidates=limit * 4, mode=mode)
     return replace(result, hits=result.hits[:limit])
 
 
-def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: str = "") -> SearchResult:
+def ranked_claims(
+    *, workspace: Workspace, query: str, candidates: int, before: str = "", mode: SearchMode | None = None
+) -> SearchResult:
+    """At most `candidates` claims for the query, made at `before` or earlier when it is given.
+
+    lexical: `lexical_claims`. semantic: the claims nearest the query's embedding (cosine), nearest first.
+    hybrid: both rankings fused by reciprocal rank fusion. Claims of every status are found, as they always
+    were (callers that cite keep the current ones). If the query cannot be embedded, the answer is lexical
+    and says it is degraded.
+    """
+    query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
+    asked = mode or default_mode()
+    if asked == SearchMode.LEXICAL or not query:
+        return replace(
+            lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before), mode=asked
+        )
+    try:
+        near = _nearest(workspace=workspace, query=query, candidates=candidates, before=before)
+    except llm.EmbeddingError as error:
+        logger.warning("semantic search degraded to lexical: %s", error)
+        lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before)
+        return replace(lexical, degraded=True, degraded_why=str(error))
+    if asked == SearchMode.SEMANTIC:
+        return SearchResult(near, query, content_words(query), False, mode=asked)
+    lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before)
+    return replace(lexical, hits=fused(lexical.hits, near)[:candidates], mode=asked)
+
+
+# The k of reciprocal rank fusion: a claim's fused score is the sum over the rankings of 1 / (k + its rank).
+RRF_K = 60
+
+
+def fused(lexical: list[SearchHit], semantic: list[SearchHit]) -> list[SearchHit]:
+    """Both rankings fused by reciprocal rank fusion: best first (ties: current first, then by id); each hit
+    says whether it was in the lexical ranking, the semantic one, or both."""
+    scores: dict[str, float] = {}
+    found: dict[str, SearchHit] = {}
+    for ranking in (lexical, semantic):
+        for rank, hit in enumerate(ranking, start=1):
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+            found.setdefault(hit.id, hit)
+    lexical_ids, semantic_ids = {hit.id for hit in lexical}, {hit.id for hit in semantic}
+    hits = [
+        replace(hit, match=Match.BOTH if hit_id in lexical_ids and hit_id in semantic_ids else hit.match)
+        for hit_id, hit in found.items()
+    ]
+    hits.sort(key=lambda hit: (-scores[hit.id], hit.status != ClaimStatus.CURRENT, hit.id))
+    return hits
+
+
+def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str) -> list[SearchHit]:
+    """The claims nearest the query's meaning; raises llm.EmbeddingError when it cannot be embedded or the
+    claims' vectors cannot answer it (none yet, or another model's dimension)."""
+    [vector] = llm.embed([query])
+    model = llm.embedding_model()
+    dimension = claims_graph.embedding_index_dimension(workspace=workspace)
+    if dimension is None:
+        raise llm.EmbeddingError("No claim of this workspace has a vector yet (run manage.py embed_claims).")
+    if dimension != len(vector):
+        raise llm.EmbeddingError(
+            f"The claims' vectors have {dimension} dimensions, the model's {len(vector)}: run manage.py embed_claims."
+        )
+    near = claims_graph.claim_nearest(
+        workspace=workspace, model=model, vector=vector, k=candidates, before=before,
+        max_distance=1.0 - float(settings.AFTERHACK_SEMANTIC_MIN_SIMILARITY),
+    )  # fmt: skip
+    return [SearchHit(hit.id, hit.statement, hit.status, hit.source_id, 0, Match.SEMANTIC) for hit in near]
+
+
+def lexical_claims(*, workspace: Workspace, query: str, candidates: int, before: str = "") -> SearchResult:
     """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
     At most `candidates` of them, made at `before` or earlier when it is given.
 
     Ranked: claims containing more of the words first, then current before superseded, then
     fulltext relevance, then by id (so that the same search ranks alike every time).
     """
-    query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
     if not query:
         return SearchResult([], query, [], False)
     words = content_words(query)
@@ -91,18 +182,40 @@ def ranked_claims(*, workspace: Workspace, query: str, candidates: int, before: 
 class SearchPage:
     claims: Paged[claims_graph.Claim]
     fell_back: bool
+    matches: dict[str, Match]
+    mode: SearchMode
+    degraded: bool
 
 
-def claim_search_page(*, workspace: Workspace, query: str, limit: int, cursor: str | None) -> SearchPage:
+def claim_search_page(
+    *, workspace: Workspace, query: str, limit: int, cursor: str | None, mode: SearchMode | None = None
+) -> SearchPage:
     """One page of the search's ranking, over the claims that existed when its first page was asked
-    (claims added since cannot shift the pages that follow; a new search sees them)."""
-    scope = f"claims:{workspace.id}:{query}"
-    before, offset = position_after(cursor, scope=scope) or (now_iso(), 0)
-    result = ranked_claims(workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before)
+    (claims added since cannot shift the pages that follow; a new search sees them).
+
+    The cursor holds that moment, the offset, and the mode that answered the first page: a fused ranking
+    is computed again for each page over the same claims, so its pages follow on; a first page that was
+    degraded to lexical is followed by lexical pages (still marked degraded).
+    """
+    scope = f"claims:{workspace.id}:{query}" if mode is None else f"claims:{mode}:{workspace.id}:{query}"
+    position = position_after(cursor, scope=scope)
+    if position is None:
+        before, offset, answered, degraded = now_iso(), 0, None, False
+    else:
+        before, offset, *rest = position
+        answered, degraded = (SearchMode(rest[0]), bool(rest[1])) if rest else (SearchMode.LEXICAL, False)
+    result = ranked_claims(
+        workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before, mode=answered or mode
+    )
+    degraded = degraded or result.degraded
     window = result.hits[offset : offset + limit + 1]
     claims = claims_graph.claims_get(workspace=workspace, claim_ids=[hit.id for hit in window])
-    page = paged(claims, limit=limit, count=len(result.hits), scope=scope, position=lambda _: [before, offset + limit])
-    return SearchPage(page, result.fell_back)
+    page = paged(
+        claims, limit=limit, count=len(result.hits), scope=scope,
+        position=lambda _: [before, offset + limit, result.mode, degraded],
+    )  # fmt: skip
+    matches = {hit.id: Match(hit.match) for hit in window}
+    return SearchPage(page, result.fell_back, matches, result.mode, degraded)
 
 
 def _fulltext_scores(workspace: Workspace, words: list[str], limit: int) -> dict[str, float]:
@@ -308,3 +421,8 @@ def version_claim_spans(*, workspace: Workspace, version_id: str) -> list[ClaimS
 def claim_get(*, workspace: Workspace, claim_id: str) -> claims_graph.Claim | None:
     """One claim with its fragments and justifications, or None."""
     return claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+
+
+def unembedded_count(*, workspace: Workspace, model: str) -> int:
+    """How many of the workspace's claims have no vector of the embeddings model `model`."""
+    return claims_graph.claims_unembedded_count(workspace=workspace, model=model)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from afterhack import llm
@@ -203,6 +205,7 @@ def claim_add(
                 actor=actor, workspace=workspace, verb="claim.added", target=statement[:255],
                 payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end},
             )  # fmt: skip
+            embed_soon(workspace=workspace, claim_ids=[claim_id])
     return claim_required(workspace, claim_id)
 
 
@@ -224,6 +227,7 @@ def derived_claim_add(
             actor=actor, workspace=workspace, verb="claim.derived", target=statement[:255],
             payload={"claim_id": claim_id, "derived_from": premise_ids},
         )  # fmt: skip
+        embed_soon(workspace=workspace, claim_ids=[claim_id])
     return claim_required(workspace, claim_id)
 
 
@@ -340,6 +344,8 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
             extraction_id,
             "The source changed (a new version, or it was retracted) while extracting; nothing was added.",
         )
+    # Already in the worker: the new claims are embedded here, in batches.
+    claims_embed_new(workspace=workspace, claim_ids=[claim_id for claim_id, created in stored if created])
     return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 
@@ -391,3 +397,63 @@ def _rejected_rows(version_id: str, refused: list[Refused], extractor: str) -> l
             "hint_start": hint.start if hint else None, "hint_end": hint.end if hint else None, "extractor": extractor,
         })  # fmt: skip
     return list(rows.values())
+
+
+# -- embeddings (semantic search) -------------------------------------------------------------
+
+
+def embed_soon(*, workspace: Workspace, claim_ids: list[str]) -> None:
+    """Has the worker embed these new claims once the current transaction commits (nothing without a model).
+    A claim the worker could not embed (the model failed) waits for `manage.py embed_claims`."""
+    if not llm.embedding_configured() or not claim_ids:
+        return
+    # Imported here: tasks import services.
+    from claims.tasks import embed_claims
+
+    workspace_id, ids = str(workspace.id), list(claim_ids)
+    transaction.on_commit(lambda: embed_claims.delay(workspace_id, ids))
+
+
+def claims_embed(
+    *, workspace: Workspace, claim_ids: list[str] | None = None, progress: Callable[[int], None] | None = None
+) -> int:
+    """Gives the claims (these, or all) that have no vector of the configured model one: a batch at a time,
+    one embeddings call and one graph write each. Returns how many it stored; raises llm.EmbeddingError.
+
+    The vector index takes its dimension from the model's vectors; a model of another dimension gets a new index.
+    """
+    model, done, batch = llm.embedding_model(), 0, max(1, settings.AFTERHACK_EMBEDDING_BATCH)
+    ids = claims_graph.claims_unembedded(workspace=workspace, model=model) if claim_ids is None else claim_ids
+    for first in range(0, len(ids), batch):
+        todo = claims_graph.claims_to_embed(workspace=workspace, model=model, claim_ids=ids[first : first + batch])
+        if todo:
+            vectors = llm.embed([claim.statement for claim in todo])
+            claims_graph.embedding_index_ensure(workspace=workspace, dimension=len(vectors[0]))
+            rows = [{"id": c.id, "statement": c.statement, "vector": v} for c, v in zip(todo, vectors, strict=True)]
+            done += claims_graph.claim_embeddings_set(workspace=workspace, model=model, rows=rows)
+        if progress is not None:
+            progress(len(ids[first : first + batch]))
+    return done
+
+
+def claims_embed_new(*, workspace: Workspace, claim_ids: list[str]) -> int:
+    """The worker's embedding of new claims: a failing model is logged, not raised (the backfill catches up)."""
+    if not llm.embedding_configured():
+        return 0
+    try:
+        return claims_embed(workspace=workspace, claim_ids=claim_ids)
+    except llm.EmbeddingError as error:
+        logger.warning("%d new claims were left without a vector: %s", len(claim_ids), error)
+        return 0
+
+
+def claims_backfill(*, workspace: Workspace, progress: Callable[[int], None] | None = None) -> int:
+    """Embeds every claim of the workspace that lacks a vector of the configured model (`manage.py embed_claims`);
+    audited when it embedded any. Raises llm.EmbeddingError when the model fails (what was stored stays)."""
+    embedded = claims_embed(workspace=workspace, progress=progress)
+    if embedded:
+        record_event(
+            actor=None, workspace=workspace, verb="claims.embedded", target=llm.embedding_model(),
+            payload={"embedded": embedded, "model": llm.embedding_model()},
+        )  # fmt: skip
+    return embedded

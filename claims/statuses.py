@@ -38,3 +38,19 @@ class ConfidenceKind(StrEnum):
     MANUAL = "manual"
     DERIVED = "derived"
     HUMAN_CORRECTION = "human_correction"
+
+
+class SearchMode(StrEnum):
+    """How claims are searched: by their words (fulltext), by meaning (vectors), or both fused."""
+
+    LEXICAL = "lexical"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+
+
+class Match(StrEnum):
+    """How a search result matched the query: by its words, by its meaning, or both."""
+
+    LEXICAL = "lexical"
+    SEMANTIC = "semantic"
+    BOTH = "both"

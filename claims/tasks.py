@@ -17,3 +17,10 @@ def run_extraction(workspace_id: str, extraction_id: str) -> str | None:
         work=lambda workspace: services.extraction_run(workspace=workspace, extraction_id=extraction_id),
         give_up=lambda workspace: services.extraction_fail_unexpectedly(workspace=workspace, extraction_id=extraction_id),
     )  # fmt: skip
+
+
+@shared_task
+def embed_claims(workspace_id: str, claim_ids: list[str]) -> int:
+    """Embeds new claims for semantic search; returns how many got a vector."""
+    workspace = workspace_selectors.workspace_get(workspace_id=workspace_id)
+    return services.claims_embed_new(workspace=workspace, claim_ids=claim_ids) if workspace else 0

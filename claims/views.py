@@ -19,7 +19,7 @@ from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
-from claims.statuses import JobStatus
+from claims.statuses import JobStatus, SearchMode
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -198,23 +198,37 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
 @login_required
 def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    result = selectors.claim_search(workspace=membership.workspace, query=request.GET.get("q", ""))
+    # A mode the page does not offer is the default mode (a hand-edited address is not an error on a page).
+    mode = SearchMode(request.GET["mode"]) if request.GET.get("mode") in SearchMode else None
+    result = selectors.claim_search(workspace=membership.workspace, query=request.GET.get("q", ""), mode=mode)
     context = {
         "workspace": membership.workspace,
         "membership": membership,
         "result": result,
+        "modes": SEARCH_MODES if llm.embedding_configured() else [],
+        "mode": mode or selectors.default_mode(),
         "derive_form": DerivedClaimForm(),
         "newest": [] if result.query else selectors.newest_claims(workspace=membership.workspace),
     }
     if request.htmx:
         response = render(request, "claims/claim_search.html#results", context)
         # The address follows the search, so reloading or sharing it shows the same results.
-        query = result.query
+        asked = {"q": result.query} if result.query else {}
+        if mode is not None:
+            asked["mode"] = mode
         response["HX-Push-Url"] = reverse("claims:search", kwargs={"ws_id": membership.workspace.id}) + (
-            f"?{urlencode({'q': query})}" if query else ""
+            f"?{urlencode(asked)}" if asked else ""
         )
         return response
     return render(request, "claims/claim_search.html", context)
+
+
+# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
+SEARCH_MODES = [
+    (SearchMode.HYBRID, "Words and meaning"),
+    (SearchMode.SEMANTIC, "Meaning"),
+    (SearchMode.LEXICAL, "Words"),
+]
 
 
 @require_GET

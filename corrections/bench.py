@@ -12,19 +12,12 @@ from typing import Any
 
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
-from claims.bench import Figure
+from claims.bench import Figure, percentiles
 from corrections import bench_graph, services
 from workspaces import services as workspace_services
 
 BATCH = 2_000
 SAMPLES = 30
-
-
-def percentiles(values: list[float]) -> tuple[float, float]:
-    """p50 and p95 of the values, in ms."""
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered) * 1000, p95 * 1000
 
 
 def grow(workspace: Any, nodes: int, rng: random.Random) -> list[str]:

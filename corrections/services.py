@@ -42,6 +42,7 @@ from claims.services import (
     claim_required,
     clean_statement,
     cut_fragments,
+    embed_soon,
     fragment_ids,
     passage_find,
 )
@@ -400,6 +401,7 @@ def _finish(
                 "evidence": cited,
             },
         )  # fmt: skip
+        embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
 
 
 def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:

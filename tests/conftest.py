@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from afterhack import graph
+from tests.llm_server import EMBEDDING_DIMENSIONS
 from workspaces import services
 from workspaces.models import Role, Workspace
 
@@ -129,6 +130,21 @@ def llm(llm_server: Any, settings: Any) -> Any:
     settings.AFTERHACK_LLM_TIMEOUT = 2.0
     llm_server.script({"content": '{"claims": []}'})
     return llm_server
+
+
+@pytest.fixture
+def embedder(llm_server: Any, settings: Any) -> Iterator[Any]:
+    """An embeddings model, answered deterministically by the scripted local server ("release" ~ "launch")."""
+    settings.OPENAI_BASE_URL = llm_server.url
+    settings.OPENAI_API_KEY = "test-key"
+    settings.AFTERHACK_EMBEDDING_MODEL = "scripted-embedder"
+    settings.AFTERHACK_EMBEDDING_TIMEOUT = 2.0
+    llm_server.embeddings_reply = None
+    llm_server.dimensions = EMBEDDING_DIMENSIONS
+    llm_server.embedding_requests.clear()
+    yield llm_server
+    llm_server.embeddings_reply = None
+    llm_server.dimensions = EMBEDDING_DIMENSIONS
 
 
 @pytest.fixture

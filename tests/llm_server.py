@@ -5,11 +5,18 @@ official `openai` client. A script is a list of replies, used in order (the last
 repeats); each reply is a function of the request's JSON, or one of:
 `{"content": str}`, `{"tool_calls": [...]}`, `{"status": 500}`, `{"delay": seconds, ...}`,
 `{"raw": "not json at all"}`.
+
+It answers `/v1/embeddings` too, deterministically: each word of a text counts towards one axis, its
+concept's when it has one (so "release" and "launch" land on the same axis) and a hashed one otherwise;
+stop words count for nothing. `embeddings_reply` scripts a failure (`{"status": 500}`, `{"delay": s}`,
+`{"raw": ...}`) for every embeddings call until it is set back to None.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +30,9 @@ class ScriptedLLM:
     def __init__(self) -> None:
         self.replies: list[Reply] = [{"content": '{"claims": []}'}]
         self.requests: list[dict[str, Any]] = []
+        self.embedding_requests: list[dict[str, Any]] = []
+        self.embeddings_reply: dict[str, Any] | None = None
+        self.dimensions = EMBEDDING_DIMENSIONS
         self._lock = threading.Lock()
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -44,6 +54,11 @@ class ScriptedLLM:
         self.server.shutdown()
         self.server.server_close()
 
+    def _embeddings(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.embedding_requests.append(request)
+            return self.embeddings_reply or {"embeddings": True}
+
     def _next(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             self.requests.append(request)
@@ -60,7 +75,8 @@ class ScriptedLLM:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length) or b"{}")
-                reply = llm._next(request)
+                embeddings = self.path.rstrip("/").endswith("/embeddings")
+                reply = llm._embeddings(request) if embeddings else llm._next(request)
                 if reply.get("delay"):
                     time.sleep(float(reply["delay"]))
                 status = int(reply.get("status", 200))
@@ -68,6 +84,8 @@ class ScriptedLLM:
                     body = str(reply["raw"]).encode()
                 elif status != 200:
                     body = json.dumps({"error": {"message": reply.get("message", "scripted failure")}}).encode()
+                elif embeddings:
+                    body = json.dumps(embedding_list(request, llm.dimensions)).encode()
                 else:
                     body = json.dumps(completion(reply, request)).encode()
                 try:
@@ -107,3 +125,47 @@ def json_reply(value: Any, *, fenced: bool = False) -> dict[str, Any]:
     """A reply whose content is `value` as JSON, optionally inside a ```json fence with chatter around it."""
     text = json.dumps(value)
     return {"content": f"Here you go:\n```json\n{text}\n```\nDone." if fenced else text}
+
+
+EMBEDDING_DIMENSIONS = 16
+# Words that mean alike share an axis; the first axes are theirs, the others are shared by hashing.
+CONCEPTS = [
+    {"launch", "launches", "launched", "release", "released", "releases", "ship", "ships", "shipping", "rollout"},
+    {"june"},
+    {"budget", "cost", "costs", "eur", "money", "spend"},
+    {"owns", "owner", "owned", "responsible", "lead"},
+    {"office", "berlin", "moves", "move", "relocation"},
+]
+EMBEDDING_STOP_WORDS = {"the", "a", "an", "is", "are", "in", "of", "to", "when", "what", "who", "it", "on", "at"}
+
+
+def embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[float]:
+    """The text's deterministic vector (unit length; all zeros but one axis for a text of no counted words)."""
+    vector = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.lower()):
+        if word in EMBEDDING_STOP_WORDS:
+            continue
+        axis = next((i for i, concept in enumerate(CONCEPTS) if word in concept), None)
+        if axis is None:
+            spare = dimensions - len(CONCEPTS)
+            axis = len(CONCEPTS) + int(hashlib.sha256(word.encode()).hexdigest(), 16) % spare
+        vector[axis] += 1.0
+    norm = sum(x * x for x in vector) ** 0.5
+    if not norm:
+        vector[-1] = 1.0
+        return vector
+    return [x / norm for x in vector]
+
+
+def embedding_list(request: dict[str, Any], dimensions: int) -> dict[str, Any]:
+    """An embeddings answer (OpenAI's list shape) for the request's input, a string or a list of them."""
+    texts = request.get("input")
+    texts = [texts] if isinstance(texts, str) else list(texts or [])
+    return {
+        "object": "list",
+        "model": request.get("model", "scripted-embedder"),
+        "data": [
+            {"object": "embedding", "index": i, "embedding": embedding(t, dimensions)} for i, t in enumerate(texts)
+        ],
+        "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+    }

@@ -110,6 +110,7 @@ EVENT_WORDS = {
     "action.cancelled": "cancelled “{target}”",
     "action.reopened": "reopened “{target}”",
     "agent.asked": "asked the agent “{target}”",
+    "claims.embedded": "embedded claims for semantic search with the model “{target}”",
 }
 
 

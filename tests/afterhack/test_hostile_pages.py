@@ -79,7 +79,7 @@ PAGES = {
         form={"statement": "Marketing starts.", "evidence_quote": "Marketing starts in May", "start": "60"},
         kinds={"statement": TEXT, "evidence_quote": TEXT, "start": NUMBER[:-1]},
     ),
-    "search": Page(WS + "/claims/", params=("q",)),
+    "search": Page(WS + "/claims/", params=("q", "mode")),
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
+from claims import services as claims_services
 from tests.agents.conftest import Story
 from tests.conftest import api_for
 from workspaces.models import AuditEvent
@@ -29,6 +30,20 @@ class OfflineAgentTests:
         # Every cited claim was both searched and retrieved.
         cited = {i for group in decision["justifications"] for i in group}
         assert cited <= set(run["searched_claim_ids"]) & set(run["retrieved_claim_ids"])
+
+    def test_with_an_embeddings_model_it_finds_a_claim_by_meaning(
+        self, story: Story, no_llm: None, embedder: Any, ask: Ask
+    ) -> None:
+        assert claims_services.claims_embed(workspace=story.trio.workspace) == 4
+        run = ask(story.trio, "When is the release?")
+        search = next(e for e in run["trajectory"] if e["kind"] == "search")
+        assert search["mode"] == "hybrid" and search["degraded"] is False and story.june in search["result_ids"]
+        decision = run["decision"]
+        assert decision["status"] == "supported" and decision["justifications"] == [[story.june]]
+        embedder.embeddings_reply = {"status": 500}
+        run = ask(story.trio, "When is the release?")
+        search = next(e for e in run["trajectory"] if e["kind"] == "search")
+        assert search["degraded"] is True and run["decision"]["title"] == "No source-backed answer yet"
 
     def test_without_evidence_it_says_so(self, story: Story, no_llm: None, ask: Ask) -> None:
         run = ask(story.trio, "What is the capital of France?")

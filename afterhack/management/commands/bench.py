@@ -39,8 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
             "--only",
-            choices=["claims", "agents", "corrections", "mcp", "serving"],
-            help="run only one group of benchmarks",
+            choices=["claims", "agents", "corrections", "mcp", "serving", "search"],
+            help="run only one group of benchmarks (search, long, runs only when asked: make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
@@ -49,6 +49,8 @@ class Command(BaseCommand):
             default="10000,100000,1000000",
             help="workspace sizes (graph nodes) for the corrections benchmark",
         )
+        parser.add_argument("--search-sizes", default="10000,100000,1000000", help="claims per workspace, search")
+        parser.add_argument("--search-dims", default="384,1536", help="vector dimensions for the search benchmark")
 
     def handle(self, *args: Any, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
@@ -73,8 +75,14 @@ class Command(BaseCommand):
                 ],
                 "mcp": [lambda: mcp_bench.bench_mcp_overhead(user)],
                 "serving": [lambda: self.bench_serving(user, options)],
-            }
-            chosen = [options["only"]] if options["only"] else list(groups)
+                "search": [
+                    lambda: claims_bench.bench_search(
+                        rng, user, [int(n) for n in options["search_sizes"].split(",")],
+                        [int(n) for n in options["search_dims"].split(",")],
+                    )
+                ],
+            }  # fmt: skip
+            chosen = [options["only"]] if options["only"] else [name for name in groups if name != "search"]
             for run in [bench for name in chosen for bench in groups[name]]:
                 for figure in run():
                     figures.append(figure)
