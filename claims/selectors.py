@@ -85,8 +85,9 @@ def claim_search(
     *, workspace: Workspace, query: str, limit: int = SEARCH_LIMIT, mode: SearchMode | None = None
 ) -> SearchResult:
     """THE claim search (pages, API, agents, MCP): the `limit` best claims for the query in `mode`
-    (default: `default_mode()`), ranked as `ranked_claims` ranks them; each hit says how it matched."""
-    result = ranked_claims(workspace=workspace, query=query, candidates=limit * 4, mode=mode)
+    (default: `default_mode()`), ranked as `ranked_claims` ranks them; each hit says how it matched. It ranks
+    the same candidates as the API's pages (`claim_search_page`), so its first `limit` are the API's first page."""
+    result = ranked_claims(workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, mode=mode)
     return replace(result, hits=result.hits[:limit])
 
 

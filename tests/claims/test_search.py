@@ -73,3 +73,23 @@ class SearchTests:
         seed(trio)
         for q in ["launch%", "@statement:launch", "June' OR 1=1 //", "(((", "*"]:
             assert isinstance(search(trio, q)["results"], list)
+
+
+class SameRankingEverywhereTests:
+    def test_the_search_everyone_calls_ranks_like_the_apis_first_page(self, trio: Trio) -> None:
+        """MCP, the Analyst and the pages call claim_search: beyond the newest few dozen matches too, its best
+        claims are the API's first page (it once ranked only the newest matches, four times the limit)."""
+        from claims.selectors import claim_search
+
+        notes = [f"Launch note {n}" for n in range(45)]
+        text = "Ana owns the launch checklist. " + ". ".join(notes) + "."
+        client = api_for(trio.reviewer)
+        source = add_source(client, str(trio.workspace.id), text=text)
+        for quote in ["Ana owns the launch checklist", *notes]:
+            body = {"source_id": source["id"], "statement": quote + ".", "evidence_quote": quote}
+            assert client.post(f"/workspaces/{trio.workspace.id}/claims", body).status_code == 201
+        question = "Who owns the launch checklist?"
+        api_first_page = [claim["statement"] for claim in search(trio, question + "&limit=10")["results"]]
+        searched = claim_search(workspace=trio.workspace, query=question, limit=10)
+        assert api_first_page[0] == "Ana owns the launch checklist."
+        assert [hit.statement for hit in searched.hits] == api_first_page
