@@ -5,17 +5,30 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from django.db import connection
 from django.utils import timezone
+from mcp.client.client import Client
 
 from mcp_server.models import McpSession
-from tests.conftest import api_for, client_for
-from tests.mcp_server.conftest import ROOT, Launch, http_agent, stdio_agent, store_env
+from mcp_server.tools import INTERNAL_ERROR
+from tests.conftest import ApiClient, api_for, client_for
+from tests.mcp_server.conftest import (
+    ROOT,
+    Answer,
+    Launch,
+    answer_of,
+    http_agent,
+    stdio_agent,
+    stdio_parameters,
+    store_env,
+)
 from workspaces import services as workspace_services
 
 
@@ -64,6 +77,30 @@ class MalformedCallTests:
         assert agent.call("list_workspaces")["session"] == session
         assert api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/sources").json()["count"] == 1
 
+    def test_a_malformed_cited_id_is_refused_in_the_apis_words(self, launch: Launch, mcp_url: str) -> None:
+        agent = http_agent(mcp_url, launch.tokens["reviewer"])
+        api = api_for(launch.trio.reviewer)
+        for bad in ("x" * 3_000_000, launch.june + "\x00", "not-an-id"):
+            refused = agent.call("record_decision", workspace_id=launch.ws, title="T", justifications=[[bad]])
+            # The API's sentence for the same id (its first 40 characters are all it repeats).
+            answered = api.post(f"/workspaces/{launch.ws}/decisions", {"title": "T", "justifications": [[bad[:100]]]})
+            assert answered.status_code == 422
+            assert (refused.is_error, refused["error"], refused["detail"]) == (True, *answered.json().values())
+            assert len(refused["detail"]) < 200
+        # Nothing was written: no decision, no run, no audit row.
+        assert api.get(f"/workspaces/{launch.ws}/decisions").json()["count"] == 0
+        assert api.get(f"/workspaces/{launch.ws}/runs").json()["count"] == 0
+
+    def test_a_tool_that_fails_unexpectedly_is_an_internal_error_not_a_missing_tool(
+        self, launch: Launch, mcp_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr("mcp_server.tools.answer", broken)
+        failed = http_agent(mcp_url, launch.tokens["reviewer"]).call("list_workspaces")
+        assert failed.is_error and failed.body == {"error": "internal_error", "detail": INTERNAL_ERROR}
+
     def test_a_handshake_client_gets_the_same_tools(self, launch: Launch, mcp_url: str) -> None:
         legacy = http_agent(mcp_url, launch.tokens["reviewer"], mode="legacy")
         legacy.call("search_claims", workspace_id=launch.ws, query="budget")
@@ -110,6 +147,21 @@ class SessionTests:
         workspace_services.token_revoke(token=token, actor=launch.trio.reviewer)
         revoked = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
         assert revoked.status_code == 401 and revoked.json()["detail"].startswith("This API token was revoked.")
+
+    def test_an_expired_token_is_refused_like_the_api(self, launch: Launch, mcp_url: str) -> None:
+        _, raw = workspace_services.token_issue(
+            user=launch.trio.reviewer, expires_at=timezone.now() - timedelta(seconds=1)
+        )
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        expired = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
+        assert expired.status_code == 401
+        assert expired.json() == ApiClient(raw).get("/workspaces").json()
+        assert "expired" in expired.json()["detail"]
+
+    def test_a_host_not_allowed_is_refused_with_400(self, launch: Launch, mcp_url: str) -> None:
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        headers = {"Authorization": f"Bearer {launch.tokens['reviewer']}", "Host": "evil.example"}
+        assert httpx2.post(mcp_url, json=call, headers=headers).status_code == 400
 
     def test_concurrent_calls_of_one_session_lose_no_step(self, launch: Launch, mcp_url: str) -> None:
         agent = http_agent(mcp_url, launch.tokens["reviewer"])
@@ -194,6 +246,24 @@ class StdioTests:
         # A viewer over stdio is a viewer too.
         [refused] = stdio_agent("victor").calls([("add_source", {"workspace_id": ws, "title": "T", "text": "x"})])
         assert refused.is_error and refused["error"] == "forbidden"
+
+    def test_when_the_default_session_expired_a_new_one_becomes_the_default(self, launch: Launch) -> None:
+        def expire_all() -> None:
+            McpSession.objects.update(last_used_at=timezone.now() - timedelta(days=8))
+            connection.close()
+
+        async def run() -> list[Answer]:
+            async with Client(stdio_parameters("rita")) as client:
+                first = answer_of(await client.call_tool("list_workspaces", {}))
+                await anyio.to_thread.run_sync(expire_all)
+                second = answer_of(await client.call_tool("list_workspaces", {}))
+                third = answer_of(await client.call_tool("list_workspaces", {}))
+                return [first, second, third]
+
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            first, second, third = thread.submit(anyio.run, run).result()
+        assert not second.is_error and second["results"][0]["role"] == "reviewer"
+        assert first["session"] != second["session"] == third["session"]
 
     def test_an_unknown_or_inactive_user_is_refused_with_exit_code_2(self, launch: Launch) -> None:
         launch.trio.outsider.is_active = False
