@@ -181,7 +181,9 @@ class LayeringTests:
     def test_every_app_logs_through_the_configured_console(self) -> None:
         from django.conf import settings
 
-        assert [app for app in LAYERS if app not in settings.LOGGING["loggers"]] == []
+        loggers = settings.LOGGING["loggers"]
+        assert isinstance(loggers, dict)
+        assert [app for app in LAYERS if app not in loggers] == []
 
     def test_the_layering_checks_notice_what_they_forbid(self, tmp_path: Path) -> None:
         for app in LAYERS:

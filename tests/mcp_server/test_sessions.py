@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -16,6 +18,8 @@ from django.db import connection
 from django.utils import timezone
 from mcp.client.client import Client
 
+from agents import services as agents_services
+from agents.statuses import TrajectoryEventKind
 from mcp_server.models import McpSession
 from mcp_server.tools import INTERNAL_ERROR
 from tests.conftest import ApiClient, api_for, client_for
@@ -215,6 +219,74 @@ class RunTests:
         assert "Recorded the decision" in page and "not retrieved in this session" in page
         runs = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/ask/").content.decode()
         assert "open MCP session" in runs and "MCP client" in runs
+
+
+def legacy_run(launch: Launch, run_id: str) -> None:
+    """An MCP run as the first version of the server wrote it: its steps a list on the run."""
+    from afterhack import graph
+
+    steps = [json.dumps({"kind": "search", "at": f"2026-11-01T10:00:0{i}+00:00", "query": f"old {i}",
+                         "result_ids": []}) for i in range(3)]  # fmt: skip
+    graph.query(
+        launch.trio.workspace,
+        "CREATE (:AgentRun {id: $id, origin: 'mcp', question: 'MCP session old', status: 'running', agent: 'mcp', "
+        "model: '', created_at: '2026-11-01T10:00:00+00:00', updated_at: '2026-11-01T10:00:02+00:00', "
+        "created_by: 'rita', trajectory: '{}', events: $events})",
+        {"id": run_id, "events": steps},
+    )
+
+
+class StepTests:
+    def test_a_long_session_pages_its_steps_on_the_api_and_the_run_page(self, launch: Launch) -> None:
+        run = agents_services.McpRun(str(uuid.uuid4()), "MCP session long", launch.trio.reviewer)
+        for n in range(1, 251):
+            run_id = agents_services.mcp_record(
+                workspace=launch.trio.workspace, run=run, kind=TrajectoryEventKind.SEARCH, query=f"q{n}",
+                result_ids=[], fell_back=False,
+            )  # fmt: skip
+        api = api_for(launch.trio.viewer)
+        newest = api.get(f"/workspaces/{launch.ws}/runs/{run_id}").json()
+        assert newest["step_count"] == 250
+        assert [s["step"] for s in newest["trajectory"]] == list(range(51, 251))
+        assert newest["trajectory"][-1]["query"] == "q250"
+        older = api.get(f"/workspaces/{launch.ws}/runs/{run_id}?steps_before=51").json()
+        assert [s["query"] for s in older["trajectory"]] == [f"q{n}" for n in range(1, 51)]
+        refused = api.get(f"/workspaces/{launch.ws}/runs/{run_id}?steps_before=0")
+        assert refused.status_code == 422 and refused.json()["error"] == "invalid_input"
+
+        browser = client_for(launch.trio.viewer)
+        page = browser.get(f"/w/{launch.ws}/runs/{run_id}/").content.decode()
+        assert "250 steps" in page and "Steps 51–250 of 250." in page and "“q250”" in page and "“q50”" not in page
+        assert '?before=51"' in page
+        earlier = browser.get(f"/w/{launch.ws}/runs/{run_id}/?before=51").content.decode()
+        assert "Steps 1–50 of 250." in earlier and "“q50”" in earlier and "“q51”" not in earlier
+        assert "Newest steps" in earlier and "hx-trigger" not in earlier
+
+    def test_a_step_keeps_the_first_claims_of_a_search_and_rule_2_all_of_them(self, launch: Launch) -> None:
+        run = agents_services.McpRun(str(uuid.uuid4()), "MCP session wide", launch.trio.reviewer)
+        many = [str(uuid.uuid4()) for _ in range(30)]
+        run_id = agents_services.mcp_record(
+            workspace=launch.trio.workspace, run=run, kind=TrajectoryEventKind.SEARCH, query="q" * 5000,
+            result_ids=many, fell_back=False, searched=[launch.june],
+        )  # fmt: skip
+        [step] = api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/runs/{run_id}").json()["trajectory"]
+        assert (step["result_ids"], step["result_count"], len(step["query"])) == (many[:20], 30, 300)
+        page = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/runs/{run_id}/").content.decode()
+        assert "30 found in all; the step keeps the first 20." in page
+
+    def test_a_run_written_before_steps_were_nodes_still_shows_and_goes_on(self, launch: Launch) -> None:
+        run = agents_services.McpRun(str(uuid.uuid4()), "MCP session old", launch.trio.reviewer)
+        run_id = run.key(launch.trio.workspace).run_id
+        legacy_run(launch, run_id)
+        agents_services.mcp_record(
+            workspace=launch.trio.workspace, run=run, kind=TrajectoryEventKind.SEARCH, query="new", result_ids=[],
+            fell_back=False,
+        )  # fmt: skip
+        shown = api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/runs/{run_id}").json()
+        assert [(s["step"], s["query"]) for s in shown["trajectory"]] == [
+            (1, "old 0"), (2, "old 1"), (3, "old 2"), (4, "new"),
+        ]  # fmt: skip
+        assert shown["step_count"] == 4
 
 
 class StdioTests:
