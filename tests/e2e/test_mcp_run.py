@@ -8,7 +8,7 @@ import pytest
 
 from mcp_server import tools
 from mcp_server.models import Transport
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import ARTIFACTS, screenshot
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -65,7 +65,9 @@ class McpRunPageTests:
         paging = page.locator(".steps-paging")
         assert "Steps 6–205 of 205." in paging.inner_text()
         assert page.locator(".trajectory > li").count() == 200
-        screenshot(page, "mcp-run-newest-steps")
+        # The top of the page only: its 200 steps make a full-page picture too tall to read.
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "mcp-run-newest-steps.png"))
         paging.get_by_role("link", name="Earlier steps").click()
         page.wait_for_url("**/runs/*/?before=6")
         assert "Steps 1–5 of 205." in page.locator(".steps-paging").inner_text()
