@@ -236,6 +236,7 @@ LOGGING = {
         "claims": {"handlers": ["console"], "level": LOG_LEVEL},
         "agents": {"handlers": ["console"], "level": LOG_LEVEL},
         "corrections": {"handlers": ["console"], "level": LOG_LEVEL},
+        "mcp_server": {"handlers": ["console"], "level": LOG_LEVEL},
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },

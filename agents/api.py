@@ -74,6 +74,16 @@ class DecisionIn(Input):
     justifications: Justifications
 
 
+class StepsIn(Input):
+    """Which steps of an MCP session's run to answer: its newest, or the newest before a step."""
+
+    steps_before: Annotated[
+        int | None,
+        Field(ge=1, le=999_999_999, description="Answer the steps numbered below this one (an earlier page)."),
+        Refuse(words="“steps_before” must be a whole number from 1: the `step` of a step you have."),
+    ] = None
+
+
 class RejustifyIn(Input):
     justifications: Justifications
 
@@ -198,7 +208,11 @@ class RunOut(Schema):
     model_calls: int
     tokens: TokensOut
     dropped: list[TrajectoryEventOut] = Field(description="Citations refused: not both searched and retrieved.")
-    trajectory: list[TrajectoryEventOut]
+    trajectory: list[TrajectoryEventOut] = Field(
+        description="Its steps, oldest first: all of a built-in run's; at most the newest 200 of an MCP session's "
+        "(`steps_before` pages back)."
+    )
+    step_count: int = Field(description="How many steps it has in all.")
     decision_ids: list[IdOut] = Field(
         description="Every decision it recorded, newest first (`decision` is the newest)."
     )
@@ -260,6 +274,7 @@ def run_out(outcome: selectors.RunOutcome) -> dict[str, Any]:
         "model_calls": trajectory.get("model_calls", 0),
         "tokens": {"prompt": trajectory.get("prompt_tokens", 0), "completion": trajectory.get("completion_tokens", 0)},
         "dropped": dropped_out(trajectory.get("events", [])), "trajectory": trajectory.get("events", []),
+        "step_count": run.step_count,
         "origin": run.origin, "decision_ids": run.decision_ids,
         "created_at": run.created_at, "updated_at": run.updated_at, "finished_at": run.finished_at,
     }  # fmt: skip
@@ -303,12 +318,13 @@ def run_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     return selectors.runs_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(run_summary_out)
 
 
-@router.get("/{ws_id}/runs/{run_id}", response={200: RunOut, **errors(401, 404, 503)})
-def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId) -> Any:
-    """A run: its status, what it searched and retrieved, its decision and actions, or why it failed."""
+@router.get("/{ws_id}/runs/{run_id}", response={200: RunOut, **errors(401, 404, 422, 503)})
+def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId, steps: Query[StepsIn]) -> Any:
+    """A run: its status, what it searched and retrieved, its decision and actions, or why it failed. An MCP
+    session's trajectory holds its newest 200 steps; `steps_before` answers the ones before."""
     workspace = get_workspace_for_user(request.user, ws_id)
     outcome = found(
-        selectors.run_outcome(workspace=workspace, run_id=run_id),
+        selectors.run_outcome(workspace=workspace, run_id=run_id, steps_before=steps.steps_before),
         services.RunNotFound(),
     )
     return run_out(outcome)

@@ -22,6 +22,7 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, decision_holds, holds, status_holds
 from afterhack.ids import parse_id
+from agents import mcp_graph
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.mcp_trajectory import mcp_trajectory
 from agents.statuses import DecisionKind, DecisionStatus, RunOrigin
@@ -143,6 +144,17 @@ class Run(BackgroundJob):
     @property
     def retrieved_claim_ids(self) -> list[str]:
         return list(self.trajectory.get("retrieved_claim_ids", []))
+
+    @property
+    def step_count(self) -> int:
+        """How many steps its trajectory has in all (an MCP session's `events` may hold only the newest)."""
+        return int(self.trajectory.get("step_count", len(self.trajectory.get("events", []))))
+
+    @property
+    def first_step(self) -> int:
+        """The number of the oldest step its `events` hold (1 when they hold them all)."""
+        events = self.trajectory.get("events", [])
+        return int(events[0].get("step", 1)) if events else 1
 
 
 # -- decisions ----------------------------------------------------------------------------------
@@ -648,7 +660,7 @@ def run_finish(
 # the actions it produced as one map; the decisions are gathered in a WITH before.
 RUN_FIELDS = (
     "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by, "
-    "origin: coalesce(r.origin, 'agent'), trajectory: trajectory, events: events, decision_ids: decision_ids, "
+    "origin: coalesce(r.origin, 'agent'), trajectory: trajectory, decision_ids: decision_ids, "
     "action_ids: action_ids} AS run"
 )
 RUN_DECISIONS = (
@@ -658,7 +670,7 @@ RUN_DECISIONS = (
 
 RUN_GET = (
     "MATCH (r:AgentRun {id: $run_id}) " + RUN_DECISIONS + "OPTIONAL MATCH (r)-[:PRODUCED]->(a:Action) "
-    "WITH r, r.trajectory AS trajectory, coalesce(r.events, []) AS events, decision_ids, collect(a.id) AS action_ids "
+    "WITH r, r.trajectory AS trajectory, decision_ids, collect(a.id) AS action_ids "
     "RETURN " + RUN_FIELDS
 )
 
@@ -671,23 +683,22 @@ RUN_LIST = (
     + RUN_ORDER
     + " LIMIT $limit "
     + RUN_DECISIONS
-    + "WITH r, '{}' AS trajectory, [] AS events, decision_ids, [] AS action_ids "
+    + "WITH r, '{}' AS trajectory, decision_ids, [] AS action_ids "
     "RETURN " + RUN_FIELDS + " ORDER BY run.created_at DESC, run.id DESC"
 )
 RUN_COUNT = "MATCH (r:AgentRun) RETURN count(r)"
 
 
-def _run(row: dict[str, Any]) -> Run:
-    events, decision_ids = row.pop("events"), [d for d in row["decision_ids"] if d]
-    trajectory = (
-        mcp_trajectory(events, started=row["created_at"])
-        if row["origin"] == RunOrigin.MCP
-        else json.loads(row["trajectory"] or "{}")
-    )
+# How many steps of an MCP session's run one read shows (a session may make thousands).
+STEP_PAGE = 200
+
+
+def _run(row: dict[str, Any], trajectory: dict[str, Any] | None = None) -> Run:
+    decision_ids = [d for d in row["decision_ids"] if d]
     return Run(
         **{
             **row,
-            "trajectory": trajectory,
+            "trajectory": trajectory if trajectory is not None else json.loads(row["trajectory"] or "{}"),
             "decision_ids": decision_ids,
             "decision_id": decision_ids[0] if decision_ids else None,
             "action_ids": sorted(a for a in row["action_ids"] if a),
@@ -695,12 +706,19 @@ def _run(row: dict[str, Any]) -> Run:
     )
 
 
-def run_get(*, workspace: HasGraph, run_id: str) -> Run | None:
-    """The run with its trajectory and what it produced, or None."""
+def run_get(*, workspace: HasGraph, run_id: str, steps_before: int | None = None) -> Run | None:
+    """The run with its trajectory and what it produced, or None. An MCP session's trajectory holds its newest
+    STEP_PAGE steps (of those numbered below `steps_before`, if given)."""
     if parse_id(run_id) is None:
         return None
     rows = graph.ro_records(workspace, RUN_GET, {"run_id": run_id})
-    return _run(rows[0]) if rows else None
+    if not rows:
+        return None
+    row = rows[0]
+    if row["origin"] != RunOrigin.MCP:
+        return _run(row)
+    page = mcp_graph.mcp_steps(workspace=workspace, run_id=run_id, limit=STEP_PAGE, before=steps_before)
+    return _run(row, mcp_trajectory(page, started=row["created_at"], updated=row["updated_at"]))
 
 
 def run_list(*, workspace: HasGraph, limit: int = 50, after: tuple[str, str] | None = None) -> list[Run]:

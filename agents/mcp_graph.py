@@ -2,9 +2,11 @@
 session and workspace, its trajectory appended one step per query, and the decisions it records under rule 2.
 
 A run of the built-in agent keeps its trajectory as one JSON text, written by the one process that runs it. An
-MCP session's tool calls may arrive at once on several web workers, so its trajectory is a list of steps (each
-a JSON text) that every call extends in its own single query, together with the SEARCHED and RETRIEVED edges
-rule 2 reads: concurrent calls of one session lose nothing.
+MCP session's tool calls may arrive at once on several web workers and a session may make thousands, so each
+step is a node of its own, `(r)-[:STEP]->(:RunStep {n, event, at})` (`event` a JSON text), numbered by a counter
+on the run that the same single query increments, together with the SEARCHED and RETRIEVED edges rule 2 reads:
+concurrent calls of one session lose nothing, and a step costs the same however long the session. (Runs written
+before steps were nodes keep theirs as a list, `r.events`; they are read as the first steps.)
 """
 
 from __future__ import annotations
@@ -21,14 +23,18 @@ RUN_MERGE = """
 MERGE (r:AgentRun {id: $run_id})
 ON CREATE SET r.origin = 'mcp', r.question = $question, r.status = 'running', r.agent = 'mcp', r.model = '',
               r.error = null, r.created_at = $now, r.finished_at = null, r.created_by = $created_by,
-              r.trajectory = '{}', r.events = []
+              r.trajectory = '{}', r.steps = 0
 """
+
+# The run's next step number (a run written before steps were nodes goes on after its listed steps).
+NEXT_STEP = "SET r.steps = coalesce(r.steps, size(coalesce(r.events, []))) + 1, r.updated_at = $now\n"
 
 # One step: appended to the trajectory, with what it searched and retrieved (never twice the same edge).
 MCP_STEP = (
     RUN_MERGE
-    + """
-SET r.events = coalesce(r.events, []) + [$event], r.updated_at = $now
+    + NEXT_STEP
+    + """WITH r
+CREATE (r)-[:STEP]->(:RunStep {n: r.steps, event: $event, at: $now})
 WITH r
 CALL {
   WITH r
@@ -42,7 +48,7 @@ CALL {
   MATCH (f:SourceFragment {id: t.fragment_id})
   MERGE (r)-[:RETRIEVED {claim_id: t.claim_id}]->(f)
 }
-RETURN size(r.events) AS step
+RETURN r.steps AS step
 """
 )
 
@@ -105,10 +111,12 @@ CREATE (r)-[:PRODUCED]->(d:Decision {id: $decision_id, origin: 'agent', run_id: 
                                      title: CASE WHEN status = 'supported' THEN $title ELSE $fallback_title END,
                                      rationale: $rationale,
                                      review_reason: CASE WHEN status = 'supported' THEN null ELSE $review_reason END})
-SET r.updated_at = $now,
-    r.events = coalesce(r.events, []) + [$event_head + ', "status": "' + status + '", "codes": ['
-      + reduce(text = '', k IN range(0, size(codes) - 1) | text + CASE WHEN k = 0 THEN '' ELSE ', ' END
-               + '"' + codes[k] + '"') + ']}']
+"""
+    + NEXT_STEP
+    + """WITH r, d, groups, ids, codes, kept, status
+CREATE (r)-[:STEP]->(:RunStep {n: r.steps, at: $now, event: $event_head + ', "status": "' + status + '", "codes": ['
+  + reduce(text = '', k IN range(0, size(codes) - 1) | text + CASE WHEN k = 0 THEN '' ELSE ', ' END
+           + '"' + codes[k] + '"') + ']}'})
 WITH r, d, groups, ids, codes, kept, status
 CALL {
   WITH d, groups, ids, kept
@@ -158,3 +166,42 @@ def mcp_decide(
     }  # fmt: skip
     outcome = graph.records(workspace, MCP_DECIDE, params)[0]
     return Decided(outcome["status"], list(outcome["codes"]))
+
+
+# A page of the run's steps, newest first (those numbered below $before, if given), with how many it has in all,
+# the steps of a run written before steps were nodes, and every claim it searched and retrieved (rule 2's edges).
+MCP_STEPS = """
+MATCH (r:AgentRun {id: $run_id})
+OPTIONAL MATCH (r)-[:STEP]->(s:RunStep) WHERE $before IS NULL OR s.n < $before
+WITH r, s ORDER BY s.n DESC LIMIT $limit
+WITH r, collect(s {.n, .event}) AS page
+OPTIONAL MATCH (r)-[:SEARCHED]->(c:Claim)
+WITH r, page, collect(DISTINCT c.id) AS searched
+OPTIONAL MATCH (r)-[t:RETRIEVED]->(:SourceFragment)
+WITH r, page, searched, collect(DISTINCT t.claim_id) AS retrieved
+RETURN {page: page, total: coalesce(r.steps, 0), listed: coalesce(r.events, []), searched: searched,
+        retrieved: retrieved} AS steps
+"""
+
+
+@dataclass(frozen=True)
+class StepPage:
+    """Some of a run's steps, oldest first, as (number, JSON text); how many it has; what it searched and
+    retrieved in all."""
+
+    steps: list[tuple[int, str]]
+    total: int
+    searched: list[str]
+    retrieved: list[str]
+
+
+def mcp_steps(*, workspace: HasGraph, run_id: str, limit: int, before: int | None = None) -> StepPage:
+    """At most `limit` of the run's steps: the newest, or the newest of those numbered below `before`."""
+    rows = graph.ro_records(workspace, MCP_STEPS, {"run_id": run_id, "before": before, "limit": limit})
+    if not rows:
+        return StepPage([], 0, [], [])
+    row = rows[0]
+    listed = [(n, text) for n, text in enumerate(row["listed"], start=1) if before is None or n < before]
+    steps = sorted([(int(s["n"]), s["event"]) for s in row["page"]] + listed)[-limit:]
+    total = max(int(row["total"]), len(row["listed"]))
+    return StepPage(steps, total, sorted(row["searched"]), sorted(r for r in row["retrieved"] if r))

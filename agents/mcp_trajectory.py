@@ -1,7 +1,7 @@
 """An MCP session's trajectory as the run page and the API read it, and rule 2's verdict on a decision in words.
 
-The graph keeps an MCP run's steps as a list of JSON texts (agents/mcp_graph.py); this turns them into the
-same shape a built-in run's trajectory has: numbered events, what was searched and retrieved.
+The graph keeps each step of an MCP run as a JSON text on a node of its own (agents/mcp_graph.py); this turns a page
+of them into the same shape a built-in run's trajectory has: numbered events, what was searched and retrieved.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from agents.mcp_graph import StepPage
 from agents.statuses import TrajectoryEventKind
 
 # Why rule 2 dropped a cited claim, by the code the decision query found for it.
@@ -67,24 +68,24 @@ def _elapsed_ms(at: str | None, started: str) -> int:
         return 0
 
 
-def mcp_trajectory(steps: list[str], *, started: str) -> dict[str, Any]:
-    """The run's trajectory from its stored steps: numbered events, the claims searched and those retrieved."""
+def mcp_trajectory(page: StepPage, *, started: str, updated: str | None) -> dict[str, Any]:
+    """A page of the run's trajectory from its stored steps (numbered events), how many steps it has in all, and
+    every claim the session searched and retrieved (from rule 2's edges, not only this page's steps)."""
     events: list[dict[str, Any]] = []
-    for number, text in enumerate(steps, start=1):
+    for number, text in page.steps:
         event = json.loads(text)
         event.update(step=number, at_ms=_elapsed_ms(event.get("at"), started))
         if event.get("kind") == TrajectoryEventKind.DECISION:
             found = citations_kept(event.get("justifications", []), event.get("codes", []))
             event.update(kept=found.kept, dropped=found.dropped)
         events.append(event)
-    searched = {cid for e in events if e["kind"] == TrajectoryEventKind.SEARCH for cid in e.get("result_ids", [])}
-    retrieved = {e["claim_id"] for e in events if e["kind"] == TrajectoryEventKind.RETRIEVE}
     return {
         "events": events,
-        "searched_claim_ids": sorted(searched),
-        "retrieved_claim_ids": sorted(retrieved),
+        "step_count": page.total,
+        "searched_claim_ids": page.searched,
+        "retrieved_claim_ids": page.retrieved,
         "model_calls": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
-        "elapsed_ms": events[-1]["at_ms"] if events else 0,
+        "elapsed_ms": _elapsed_ms(updated, started),
     }

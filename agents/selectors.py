@@ -27,9 +27,10 @@ class RunOutcome:
     actions: list[agents_graph.Action]
 
 
-def run_outcome(*, workspace: Workspace, run_id: str) -> RunOutcome | None:
-    """The run with the decision and actions it produced, or None."""
-    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
+def run_outcome(*, workspace: Workspace, run_id: str, steps_before: int | None = None) -> RunOutcome | None:
+    """The run with the decision and actions it produced, or None (an MCP session's newest steps, or the newest
+    of those before step `steps_before`)."""
+    run = agents_graph.run_get(workspace=workspace, run_id=run_id, steps_before=steps_before)
     if run is None:
         return None
     decision = agents_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
@@ -67,9 +68,9 @@ class RunView:
         return [RunStep(e, EVENT_TEMPLATES.get(e["kind"], UNKNOWN_EVENT_TEMPLATE)) for e in self.events]
 
 
-def run_view(*, workspace: Workspace, run_id: str) -> RunView | None:
+def run_view(*, workspace: Workspace, run_id: str, steps_before: int | None = None) -> RunView | None:
     """The run with each step's claims named and each retrieved quote shown in its fragment."""
-    outcome = run_outcome(workspace=workspace, run_id=run_id)
+    outcome = run_outcome(workspace=workspace, run_id=run_id, steps_before=steps_before)
     if outcome is None:
         return None
     run = outcome.run

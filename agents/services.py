@@ -418,6 +418,19 @@ class McpRun:
         return mcp_graph.RunKey(run_id, self.label, actor_name(self.actor))
 
 
+# What one step of an MCP run keeps: the first words of each text (a query, a quote, a statement) and the first
+# claims a search found; the claims themselves, and rule 2's SEARCHED edges to every one, keep the rest.
+STEP_TEXT_CHARS = 300
+STEP_RESULT_IDS = 20
+
+
+def _capped(details: dict[str, Any]) -> dict[str, Any]:
+    capped = {k: v[:STEP_TEXT_CHARS] if isinstance(v, str) else v for k, v in details.items()}
+    if len(ids := details.get("result_ids", [])) > STEP_RESULT_IDS:
+        capped.update(result_ids=ids[:STEP_RESULT_IDS], result_count=len(ids))
+    return capped
+
+
 def mcp_record(
     *,
     workspace: Workspace,
@@ -431,7 +444,7 @@ def mcp_record(
     run id. `searched` claim ids and `retrieved` {claim_id, fragment_id} are what rule 2 will read."""
     now = now_iso()
     key = run.key(workspace)
-    event = json.dumps({"kind": kind, "at": now, **details})
+    event = json.dumps({"kind": kind, "at": now, **_capped(details)})
     mcp_graph.mcp_step(workspace=workspace, key=key, event=event, now=now, searched=searched, retrieved=retrieved)
     return key.run_id
 

@@ -85,8 +85,15 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     """The run page; while the run is going, its body is polled as a fragment."""
     membership = get_membership(request.user, ws_id)
-    view = found(selectors.run_view(workspace=membership.workspace, run_id=run_id), services.RunNotFound())
-    context = {"workspace": membership.workspace, "membership": membership, "run_view": view}
+    # ?before=N shows the steps before step N (an MCP session may have thousands; the page shows the newest).
+    before = request.GET.get("before", "")
+    steps_before = int(before) if before.isdecimal() and 0 < len(before) < 10 else None
+    view = found(
+        selectors.run_view(workspace=membership.workspace, run_id=run_id, steps_before=steps_before),
+        services.RunNotFound(),
+    )
+    context = {"workspace": membership.workspace, "membership": membership, "run_view": view,
+               "steps_before": steps_before}  # fmt: skip
     template = "agents/run.html#run-body" if request.htmx else "agents/run.html"
     return render(request, template, context)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from django.contrib.auth import get_user_model
@@ -26,7 +27,7 @@ from pydantic import Field, ValidationError
 
 from afterhack.errors import GraphError, UserError
 from afterhack.outages import outage_detail, store_outage
-from afterhack.schemas import Refuse, refusal_of
+from afterhack.schemas import Id, Refuse, refusal_of
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import TrajectoryEventKind
@@ -38,7 +39,7 @@ from mcp_server import services
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
 from workspaces import selectors as workspace_selectors
-from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
+from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 from workspaces.models import Workspace
 
 logger = logging.getLogger("mcp_server")
@@ -53,14 +54,16 @@ INTERNAL_ERROR = "Something went wrong on the server. Try again, and report it i
 UNAUTHORIZED = "Send a valid API token as 'Authorization: Bearer <token>'."
 
 
-@dataclass(frozen=True)
+@dataclass
 class Principal:
     """Who is calling: the token's user (HTTP) or the command's user (stdio, with its one default session)."""
 
     user_id: int
     transport: Transport
-    # Over stdio, the handle of the process's one session, used by every call that names none.
+    # Over stdio, the handle of the process's one session, used by every call that names none; replaced by a new
+    # session when it expires (the object is shared by every call of the process, hence mutable and locked).
     default_handle: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
 
 # Set for each HTTP request by the transport, and once for the stdio process; worker threads inherit it.
@@ -95,13 +98,23 @@ def _caller(handle: str | None) -> Caller:
     try:
         if handle:
             return Caller(user, services.session_resume(user=user, handle=handle), handle)
-        if principal.default_handle:
-            session = services.session_resume(user=user, handle=principal.default_handle)
-            return Caller(user, session, principal.default_handle)
     except services.SessionRefused as refused:
         raise Refused("not_found", str(refused)) from refused
+    if principal.default_handle:
+        return _default_caller(user, principal)
     session, handle = services.session_open(user=user, transport=principal.transport)
     return Caller(user, session, handle)
+
+
+def _default_caller(user: Any, principal: Principal) -> Caller:
+    """The stdio process's one session; when it has expired, a new one that becomes the default (leaving
+    `session` out must never keep answering that the session ended)."""
+    with principal.lock:
+        try:
+            session = services.session_resume(user=user, handle=principal.default_handle)
+        except services.SessionRefused:
+            session, principal.default_handle = services.session_open(user=user, transport=principal.transport)
+        return Caller(user, session, principal.default_handle)
 
 
 def refusal(error: Exception) -> tuple[str, str]:
@@ -139,6 +152,16 @@ def answer(session: str | None, work: Callable[[Caller], dict[str, Any]]) -> Cal
     finally:
         # The SDK's worker threads stay alive between calls: none may keep a connection from the pool.
         connections.close_all()
+
+
+def record_after_write(**step: Any) -> None:
+    """Records the step of a write that has already happened (and been audited). Best effort: if the graph fails
+    now, the agent still learns that its source or claim exists (answering an error would make it retry into a
+    duplicate); the run only misses that step, which the log says."""
+    try:
+        agents_services.mcp_record(**step)
+    except Exception:  # the write stands; only its trajectory step is lost
+        logger.warning("an MCP step was not recorded after its write succeeded", exc_info=True)
 
 
 # -- arguments ---------------------------------------------------------------------------------------
@@ -201,16 +224,18 @@ def search_claims(
     counts as searched in this session."""
 
     def work(caller: Caller) -> dict[str, Any]:
-        workspace = get_workspace_for_user(caller.user, workspace_id)
+        membership = get_membership(caller.user, workspace_id)
+        workspace = membership.workspace
         found = claims_selectors.claim_search(workspace=workspace, query=query, limit=limit)
         ids = [hit.id for hit in found.hits]
         titles = {
             card.id: card.source_title for card in agents_selectors.claim_cards(workspace=workspace, claim_ids=ids)
         }
-        agents_services.mcp_record(
-            workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SEARCH, searched=ids,
-            query=found.query, fell_back=found.fell_back, result_ids=ids,
-        )  # fmt: skip
+        if membership.can_write:  # a viewer's token only reads: its searches leave no run and no edge
+            agents_services.mcp_record(
+                workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SEARCH, searched=ids,
+                query=found.query, fell_back=found.fell_back, result_ids=ids,
+            )  # fmt: skip
         return {"results": [{"claim_id": hit.id, "statement": hit.statement, "status": hit.status,
                              "source_title": titles.get(hit.id)} for hit in found.hits]}  # fmt: skip
 
@@ -221,7 +246,8 @@ def get_fragment(workspace_id: WorkspaceId, claim_id: ClaimId, session: Session 
     """Reads the source fragment a claim quotes as its evidence. What you read counts as retrieved in this session."""
 
     def work(caller: Caller) -> dict[str, Any]:
-        workspace = get_workspace_for_user(caller.user, workspace_id)
+        membership = get_membership(caller.user, workspace_id)
+        workspace = membership.workspace
         claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
         if claim is None:
             raise claims_services.ClaimNotFound("No such claim in this workspace.")
@@ -230,11 +256,12 @@ def get_fragment(workspace_id: WorkspaceId, claim_id: ClaimId, session: Session 
                 "This claim is derived from other claims: it quotes no source. Retrieve the claims it is derived from."
             )
         cards = agents_selectors.claim_cards(workspace=workspace, claim_ids=[claim.id])
-        agents_services.mcp_record(
-            workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.RETRIEVE,
-            retrieved=[{"claim_id": claim.id, "fragment_id": claim.fragments[0].id}],
-            claim_id=claim.id, fragment_id=claim.fragments[0].id, quote=claim.evidence_quote,
-        )  # fmt: skip
+        if membership.can_write:  # as in search_claims: a viewer's reads are not recorded
+            agents_services.mcp_record(
+                workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.RETRIEVE,
+                retrieved=[{"claim_id": claim.id, "fragment_id": claim.fragments[0].id}],
+                claim_id=claim.id, fragment_id=claim.fragments[0].id, quote=claim.evidence_quote,
+            )  # fmt: skip
         return {
             "claim_id": claim.id, "statement": claim.statement, "evidence_quote": claim.evidence_quote,
             "start": claim.start, "end": claim.end, "source_id": claim.source_id,
@@ -257,7 +284,7 @@ def add_source(
     def work(caller: Caller) -> dict[str, Any]:
         workspace = get_rw_workspace_for_user(caller.user, workspace_id)
         added = claims_services.source_add(workspace=workspace, title=title, text=text, actor=caller.user)
-        agents_services.mcp_record(
+        record_after_write(
             workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SOURCE_ADDED,
             source_id=added.id, title=added.title, length=added.length,
         )  # fmt: skip
@@ -288,7 +315,7 @@ def propose_claim(
         except EvidenceNotFound as rejected:
             # Rule 1 exactly as the API decides it, but without the near-miss hint the API gives reviewers.
             outcome = {"status": "rejected", "reason": str(rejected), "code": rejected.extra["reason"]}
-        agents_services.mcp_record(
+        record_after_write(
             workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.PROPOSAL, statement=statement[:300],
             source_id=source_id[:64], **outcome,
         )  # fmt: skip
@@ -301,7 +328,7 @@ def record_decision(
     workspace_id: WorkspaceId,
     title: Title,
     justifications: Annotated[
-        list[list[str]],
+        list[list[Id]],
         Field(description="Each inner list is one justification: claim ids that together suffice."),
         Refuse("invalid_support", "“justifications” must be a list of lists of claim ids."),
     ],
@@ -372,11 +399,13 @@ class AfterhackMCP(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
-            if not isinstance(error.__cause__, ValidationError):
-                return _result({"error": "not_found", "detail": f"There is no tool called {name[:60]!r}."}, error=True)
             tool = self._tool_manager.get_tool(name)
-            fields = tool.fn_metadata.arg_model.model_fields if tool else {}
-            code, detail = refusal_of(fields, error.__cause__.errors())
+            if tool is None:
+                return _result({"error": "not_found", "detail": f"There is no tool called {name[:60]!r}."}, error=True)
+            if not isinstance(error.__cause__, ValidationError):
+                logger.error("the MCP tool %s failed", name, exc_info=error)
+                return _result({"error": "internal_error", "detail": INTERNAL_ERROR}, error=True)
+            code, detail = refusal_of(tool.fn_metadata.arg_model.model_fields, error.__cause__.errors())
             return _result({"error": code, "detail": detail}, error=True)
 
 

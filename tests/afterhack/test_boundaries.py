@@ -178,6 +178,13 @@ class LayeringTests:
     def test_cypher_lives_only_in_graph_modules(self) -> None:
         assert cypher_outside_graph_modules() == []
 
+    def test_every_app_logs_through_the_configured_console(self) -> None:
+        from django.conf import settings
+
+        loggers = settings.LOGGING["loggers"]
+        assert isinstance(loggers, dict)
+        assert [app for app in LAYERS if app not in loggers] == []
+
     def test_the_layering_checks_notice_what_they_forbid(self, tmp_path: Path) -> None:
         for app in LAYERS:
             (tmp_path / app).mkdir()

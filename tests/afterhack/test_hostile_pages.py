@@ -89,7 +89,7 @@ PAGES = {
     "claim": Page(WS + "/claims/{june}/"),
     # the agent, decisions, actions
     "ask": Page(WS + "/ask/", form={"question": "When?"}, kinds={"question": TEXT}),
-    "run": Page(WS + "/runs/{run}/"),
+    "run": Page(WS + "/runs/{run}/", params=("before",)),
     "decisions": Page(WS + "/decisions/", params=("status",)),
     "decision_create": Page(
         WS + "/decisions/new",

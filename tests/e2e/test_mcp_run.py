@@ -8,7 +8,7 @@ import pytest
 
 from mcp_server import tools
 from mcp_server.models import Transport
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import ARTIFACTS, screenshot
 from workspaces.models import Workspace
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -48,3 +48,28 @@ class McpRunPageTests:
         assert page.locator(".trajectory mark").first.inner_text() == "The product launch is in June"
         assert "not retrieved in this session" in page.locator(".trajectory .dropped").inner_text()
         screenshot(page, "mcp-run")
+
+    def test_a_long_session_shows_its_newest_steps_and_pages_back(self, page: Any, demo_workspace: Workspace) -> None:
+        from django.contrib.auth import get_user_model
+
+        admin = get_user_model().objects.get(username="admin")
+        tools.PRINCIPAL.set(tools.Principal(admin.pk, Transport.HTTP))
+        ws = str(demo_workspace.id)
+        session = call(tools.search_claims, workspace_id=ws, query="launch", limit=2)["session"]
+        for n in range(2, 206):
+            call(tools.search_claims, workspace_id=ws, query=f"launch {n}", limit=2, session=session)
+
+        page.goto(f"/w/{ws}/ask/")
+        page.locator("tr", has_text="MCP session").get_by_role("link").click()
+        page.wait_for_url("**/runs/*/")
+        paging = page.locator(".steps-paging")
+        assert "Steps 6–205 of 205." in paging.inner_text()
+        assert page.locator(".trajectory > li").count() == 200
+        # The top of the page only: its 200 steps make a full-page picture too tall to read.
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "mcp-run-newest-steps.png"))
+        paging.get_by_role("link", name="Earlier steps").click()
+        page.wait_for_url("**/runs/*/?before=6")
+        assert "Steps 1–5 of 205." in page.locator(".steps-paging").inner_text()
+        assert page.locator(".trajectory > li").count() == 5
+        screenshot(page, "mcp-run-earlier-steps")

@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
+import redis
 from django.db import connection
 from django.test import override_settings
 from psycopg_pool import PoolTimeout
 
+from tests.conftest import api_for
 from tests.mcp_server.conftest import Launch, http_agent
 
 
@@ -54,3 +57,23 @@ class McpOutageTests:
             answer = httpx2.post(mcp_url, json=call, headers=headers, timeout=30)
         assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
         assert answer.json()["error"] == "unavailable" and "PostgreSQL" in answer.json()["detail"]
+
+    def test_a_write_that_succeeded_answers_success_though_its_step_could_not_be_recorded(
+        self, launch: Launch, mcp_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        agent = http_agent(mcp_url, launch.tokens["reviewer"])
+        agent.call("list_workspaces")
+
+        def graph_dropped(**step: Any) -> int:
+            # The graph went away after the write's own query: FalkorDB's client raises this.
+            raise redis.exceptions.ConnectionError("Connection closed by server.")
+
+        monkeypatch.setattr("agents.mcp_graph.mcp_step", graph_dropped)
+        added = agent.call("add_source", workspace_id=launch.ws, title="Notes", text="Ana signs off on Friday.")
+        proposed = agent.call("propose_claim", workspace_id=launch.ws, source_id=added["source_id"],
+                              statement="Ana signs.", evidence_quote="Ana signs off on Friday")  # fmt: skip
+        assert not added.is_error and not proposed.is_error and proposed["status"] == "created"
+        api = api_for(launch.trio.viewer)
+        assert api.get(f"/workspaces/{launch.ws}/sources").json()["count"] == 2
+        assert api.get(f"/workspaces/{launch.ws}/claims/{proposed['claim_id']}").status_code == 200
+        assert "an MCP step was not recorded after its write succeeded" in caplog.text

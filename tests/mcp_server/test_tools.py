@@ -2,19 +2,51 @@
 
 from __future__ import annotations
 
+import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from agents.coordinator import NO_ANSWER_TITLE
+from claims import services as claims_services
 from tests.conftest import api_for
-from tests.mcp_server.conftest import Launch, http_agent
+from tests.mcp_server.conftest import PLAN, Agent, Launch, http_agent
+from workspaces import services as workspace_services
+from workspaces.models import Role
 
 
 def api_error(response: Any) -> dict[str, str]:
     body = response.json()
     return {"error": body["error"], "detail": body["detail"]}
+
+
+@dataclass(frozen=True)
+class Other:
+    """A second workspace with the same plan (its own claims), where rita is a reviewer too."""
+
+    ws: str
+    budget: str
+
+
+def second_workspace(launch: Launch) -> Other:
+    trio = launch.trio
+    workspace = workspace_services.workspace_create(name="Second", creator=trio.owner)
+    workspace_services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=trio.owner)
+    source = claims_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=trio.owner)
+    quote = "The launch budget is 40,000 EUR"
+    budget = claims_services.claim_add(workspace=workspace, source_id=source.id, statement=quote + ".",
+                                       evidence_quote=quote, actor=trio.owner)  # fmt: skip
+    return Other(str(workspace.id), budget.id)
+
+
+def budget_read(launch: Launch, mcp_url: str) -> Agent:
+    """Rita's agent, having searched for the budget and retrieved its claim (it may cite it)."""
+    agent = http_agent(mcp_url, launch.tokens["reviewer"])
+    agent.call("search_claims", workspace_id=launch.ws, query="budget")
+    agent.call("get_fragment", workspace_id=launch.ws, claim_id=launch.budget)
+    return agent
 
 
 class AgentLoopTests:
@@ -100,9 +132,7 @@ class AgentLoopTests:
         assert preview["affected"]["decisions_needing_review"] == [decided["decision_id"]]
 
     def test_the_decision_is_audited_and_shown_like_the_apis(self, launch: Launch, mcp_url: str) -> None:
-        agent = http_agent(mcp_url, launch.tokens["reviewer"])
-        agent.call("search_claims", workspace_id=launch.ws, query="budget")
-        agent.call("get_fragment", workspace_id=launch.ws, claim_id=launch.budget)
+        agent = budget_read(launch, mcp_url)
         decided = agent.call("record_decision", workspace_id=launch.ws, title="Budget is fine",
                              justifications=[[launch.budget]])  # fmt: skip
         from workspaces.models import AuditEvent
@@ -165,14 +195,42 @@ class RuleTwoTests:
             workspace=workspace, claim_id=launch.june, statement="July.", reason="Moved.", revision=plan.fingerprint,
             idempotency_key="mcp-superseded", actor=reviewer,
         )  # fmt: skip
+        unknown = str(uuid.uuid4())
         decided = agent.call("record_decision", workspace_id=launch.ws, title="When is the launch?",
-                             justifications=[[launch.june, launch.ana], ["not-an-id"]])  # fmt: skip
+                             justifications=[[launch.june, launch.ana], [unknown]])  # fmt: skip
         assert decided["status"] == "needs_review" and decided["kept"] == []
         assert decided["dropped"] == [
             {"claim_id": launch.june, "why": "no longer current (superseded)"},
             {"claim_id": launch.ana, "why": f"its justification lost {launch.june}"},
-            {"claim_id": "not-an-id", "why": "not a claim in this workspace"},
+            {"claim_id": unknown, "why": "not a claim in this workspace"},
         ]
+
+    def test_a_decision_cited_as_a_claim_is_dropped(self, launch: Launch, mcp_url: str) -> None:
+        agent = budget_read(launch, mcp_url)
+        first = agent.call("record_decision", workspace_id=launch.ws, title="Budget",
+                           justifications=[[launch.budget]])  # fmt: skip
+        on_top = agent.call("record_decision", workspace_id=launch.ws, title="On top",
+                            justifications=[[first["decision_id"]], [launch.budget]])  # fmt: skip
+        assert on_top["kept"] == [[launch.budget]]
+        assert on_top["dropped"] == [{"claim_id": first["decision_id"], "why": "not a claim in this workspace"}]
+
+    def test_another_workspaces_claim_is_dropped_and_the_split_across_workspaces_counts_for_neither(
+        self, launch: Launch, mcp_url: str
+    ) -> None:
+        other = second_workspace(launch)
+        agent = http_agent(mcp_url, launch.tokens["reviewer"])
+        # Searched and retrieved in B, cited in A: not a claim of A.
+        agent.call("search_claims", workspace_id=other.ws, query="budget")
+        agent.call("get_fragment", workspace_id=other.ws, claim_id=other.budget)
+        cited_in_a = agent.call("record_decision", workspace_id=launch.ws, title="Budget",
+                                justifications=[[other.budget]])  # fmt: skip
+        assert cited_in_a["dropped"] == [{"claim_id": other.budget, "why": "not a claim in this workspace"}]
+        # Searched in B, retrieved in A (the reverse split): A's claim was never searched in A.
+        agent.call("get_fragment", workspace_id=launch.ws, claim_id=launch.budget)
+        split = agent.call("record_decision", workspace_id=launch.ws, title="Budget",
+                           justifications=[[launch.budget]])  # fmt: skip
+        assert split["dropped"] == [{"claim_id": launch.budget, "why": "not searched in this session"}]
+        assert split["status"] == "needs_review"
 
 
 class AccessTests:
@@ -197,6 +255,37 @@ class AccessTests:
             assert refused.is_error, tool
             assert {k: refused[k] for k in ("error", "detail")} == api, tool
         assert api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/sources").json()["count"] == 1
+
+    def test_a_viewers_reads_are_not_recorded(self, launch: Launch, mcp_url: str) -> None:
+        agent = http_agent(mcp_url, launch.tokens["viewer"])
+        assert agent.call("search_claims", workspace_id=launch.ws, query="budget")["results"]
+        assert not agent.call("get_fragment", workspace_id=launch.ws, claim_id=launch.budget).is_error
+        api = api_for(launch.trio.owner)
+        assert api.get(f"/workspaces/{launch.ws}/runs").json()["count"] == 0
+
+    def test_another_workspaces_ids_are_refused_like_the_api_by_the_writes(self, launch: Launch, mcp_url: str) -> None:
+        other = second_workspace(launch)
+        agent = http_agent(mcp_url, launch.tokens["reviewer"])
+        api = api_for(launch.trio.reviewer)
+        cases = {
+            "propose_claim": (
+                agent.call("propose_claim", workspace_id=other.ws, source_id=launch.source_id, statement="S.",
+                           evidence_quote="The launch budget"),
+                api.post(f"/workspaces/{other.ws}/claims", {"source_id": launch.source_id, "statement": "S.",
+                                                              "evidence_quote": "The launch budget"}),
+            ),
+            "preview_correction": (
+                agent.call("preview_correction", workspace_id=other.ws, claim_id=launch.budget, statement="July."),
+                api.post(f"/workspaces/{other.ws}/claims/{launch.budget}/correction-preview", {"statement": "July."}),
+            ),
+        }  # fmt: skip
+        for tool, (refused, answered) in cases.items():
+            assert refused.is_error, tool
+            assert {k: refused[k] for k in ("error", "detail")} == api_error(answered), tool
+        explained = agent.call("explain", workspace_id=other.ws, id=launch.budget)
+        assert (explained.is_error, explained["error"]) == (True, "not_found")
+        decided = agent.call("record_decision", workspace_id=other.ws, title="T", justifications=[[launch.budget]])
+        assert decided["dropped"] == [{"claim_id": launch.budget, "why": "not a claim in this workspace"}]
 
     def test_another_workspaces_ids_are_refused_like_the_api(self, launch: Launch, mcp_url: str) -> None:
         outsider = http_agent(mcp_url, launch.tokens["outsider"])
