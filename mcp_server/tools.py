@@ -234,10 +234,12 @@ def search_claims(
         if membership.can_write:  # a viewer's token only reads: its searches leave no run and no edge
             agents_services.mcp_record(
                 workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SEARCH, searched=ids,
-                query=found.query, fell_back=found.fell_back, result_ids=ids,
+                query=found.query, fell_back=found.fell_back, mode=found.mode, degraded=found.degraded, result_ids=ids,
             )  # fmt: skip
+        # Beside the contract's keys, how each claim matched and whether search by meaning was unavailable.
         return {"results": [{"claim_id": hit.id, "statement": hit.statement, "status": hit.status,
-                             "source_title": titles.get(hit.id)} for hit in found.hits]}  # fmt: skip
+                             "source_title": titles.get(hit.id), "match": hit.match} for hit in found.hits],
+                "degraded": found.degraded}  # fmt: skip
 
     return answer(session, work)
 

@@ -96,8 +96,10 @@ class AgentLoopTests:
         found = agent.call("search_claims", workspace_id=launch.ws, query="launch", limit=2)
         assert len(found["results"]) == 2
         first = found["results"][0]
-        assert set(first) == {"claim_id", "statement", "status", "source_title"}
+        assert set(first) == {"claim_id", "statement", "status", "source_title", "match"}
         assert first["source_title"] == "Launch plan" and first["status"] == "current"
+        # No embeddings model here: the search is by words, as the API's is, and nothing is degraded.
+        assert first["match"] == "lexical" and found["degraded"] is False
         june = agent.call("search_claims", workspace_id=launch.ws, query="When is the product launch?")
         assert [r["claim_id"] for r in june["results"]][:1] == [launch.june]
 
