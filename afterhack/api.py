@@ -17,7 +17,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
-from afterhack.errors import GraphError, GraphUnavailable, UserError
+from afterhack.errors import FORBIDDEN, INTERNAL_ERROR, NOT_FOUND, GraphError, GraphUnavailable, UserError
 from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from afterhack.text import MAX_USERNAME_CHARS
@@ -151,7 +151,7 @@ def on_login_throttled(request: HttpRequest, exc: LoginThrottled) -> HttpRespons
 
 @api.exception_handler(Http404)
 def on_not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
-    return error_response(request, 404, "not_found", str(exc) or "Not found.")
+    return error_response(request, 404, "not_found", str(exc) or NOT_FOUND)
 
 
 CSRF_FAILED = (
@@ -162,7 +162,7 @@ CSRF_FAILED = (
 
 @api.exception_handler(PermissionDenied)
 def on_forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
-    detail = str(exc) or "You are not allowed to do this."
+    detail = str(exc) or FORBIDDEN
     return error_response(request, 403, "forbidden", CSRF_FAILED if "CSRF" in detail else detail)
 
 
@@ -222,9 +222,7 @@ def on_graph_error(request: HttpRequest, exc: GraphError) -> HttpResponse:
         return unavailable_response(request, "falkordb", exc)
     # A query the graph refused is a bug of ours, not an outage: a 500 with its traceback in the log.
     logger.error("graph refused a query on %s %s", request.method, request.path, exc_info=exc)
-    return error_response(
-        request, 500, "internal_error", "Something went wrong on the server. Try again, and report it if it repeats."
-    )
+    return error_response(request, 500, "internal_error", INTERNAL_ERROR)
 
 
 def _is_utf8(body: bytes) -> bool:

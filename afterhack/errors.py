@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
+
+# The sentences the API, the pages' JSON answers and the MCP tools say when nothing more specific applies.
+INTERNAL_ERROR = "Something went wrong on the server. Try again, and report it if it repeats."
+NOT_FOUND = "Not found."
+FORBIDDEN = "You are not allowed to do this."
 
 
 class UserError(ValueError):
@@ -41,3 +47,15 @@ def found[T](value: T | None, missing: Exception) -> T:
     if value is None:
         raise missing
     return value
+
+
+def answered_as(error: Exception) -> tuple[int, str, str] | None:
+    """The status, error code and sentence an error a caller can act on is answered with (bad input, not found,
+    not allowed); None for any other error."""
+    if isinstance(error, UserError):
+        return error.status, error.code, str(error)
+    if isinstance(error, Http404):
+        return 404, "not_found", str(error) or NOT_FOUND
+    if isinstance(error, PermissionDenied):
+        return 403, "forbidden", str(error) or FORBIDDEN
+    return None

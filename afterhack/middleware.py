@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from afterhack.errors import INTERNAL_ERROR
 from afterhack.outages import store_outage, unavailable_response
 from claims.text import MAX_SOURCE_CHARS
 
@@ -52,8 +53,7 @@ class ApiErrorFormatMiddleware:
         if (store := store_outage(exception)) is not None:
             return unavailable_response(request, store, exception)
         logger.exception("unhandled error on %s %s", request.method, request.path, exc_info=exception)
-        detail = "Something went wrong on the server. Try again, and report it if it repeats."
-        return JsonResponse({"error": "internal_error", "detail": detail}, status=500)
+        return JsonResponse({"error": "internal_error", "detail": INTERNAL_ERROR}, status=500)
 
 
 def _has_error_shape(response: HttpResponse) -> bool:

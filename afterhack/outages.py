@@ -12,6 +12,7 @@ from django.template import loader
 from kombu.exceptions import OperationalError as KombuOperationalError
 from psycopg_pool import PoolTimeout, TooManyRequests
 
+from afterhack.errors import INTERNAL_ERROR
 from afterhack.graph import GraphUnavailable
 
 logger = logging.getLogger("afterhack.outages")
@@ -77,6 +78,5 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if store is not None and error is not None:
         return unavailable_response(request, store, error)
     if request.path.startswith(API_PREFIX):
-        detail = "Something went wrong on the server. Try again, and report it if it repeats."
-        return JsonResponse({"error": "internal_error", "detail": detail}, status=500)
+        return JsonResponse({"error": "internal_error", "detail": INTERNAL_ERROR}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)

@@ -17,15 +17,13 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.db import close_old_connections, connections
-from django.http import Http404
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from afterhack.errors import GraphError, UserError
+from afterhack.errors import INTERNAL_ERROR, GraphError, UserError, answered_as
 from afterhack.outages import outage_detail, store_outage
 from afterhack.schemas import Id, Refuse, refusal_of
 from agents import selectors as agents_selectors
@@ -50,7 +48,6 @@ INSTRUCTIONS = (
     "record_decision, this session must have found it with search_claims AND read it with get_fragment; the "
     "server drops any other citation and says why. " + SESSION_HINT
 )
-INTERNAL_ERROR = "Something went wrong on the server. Try again, and report it if it repeats."
 UNAUTHORIZED = "Send a valid API token as 'Authorization: Bearer <token>'."
 
 
@@ -121,12 +118,8 @@ def refusal(error: Exception) -> tuple[str, str]:
     """The API's error code and sentence for what a tool raised."""
     if isinstance(error, Refused):
         return error.code, error.detail
-    if isinstance(error, Http404):
-        return "not_found", str(error) or "Not found."
-    if isinstance(error, PermissionDenied):
-        return "forbidden", str(error) or "You are not allowed to do this."
-    if isinstance(error, UserError):
-        return error.code, str(error)
+    if (answered := answered_as(error)) is not None:
+        return answered[1], answered[2]
     if (store := store_outage(error)) is not None:
         return "unavailable", outage_detail(store, error)
     log = logger.error if isinstance(error, GraphError) else logger.exception
@@ -250,9 +243,7 @@ def get_fragment(workspace_id: WorkspaceId, claim_id: ClaimId, session: Session 
     def work(caller: Caller) -> dict[str, Any]:
         membership = get_membership(caller.user, workspace_id)
         workspace = membership.workspace
-        claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
-        if claim is None:
-            raise claims_services.ClaimNotFound("No such claim in this workspace.")
+        claim = claims_services.claim_required(workspace, claim_id)
         if not claim.fragments:
             raise UserError(
                 "This claim is derived from other claims: it quotes no source. Retrieve the claims it is derived from."
