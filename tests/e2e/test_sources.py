@@ -35,7 +35,10 @@ class SourceFlowTests:
         page.get_by_role("button", name="Extract claims").click()
         # The worker runs it; the box polls, then the page reloads with the highlights.
         page.get_by_text("Done:").wait_for(timeout=30_000)
+        # "Done:" is first swapped into the box, then the page reloads (HX-Refresh) with the marks:
+        # wait for the third mark rather than counting before the reload lands.
         marks = page.locator("#source-text mark")
+        marks.nth(2).wait_for(timeout=30_000)
         assert marks.count() >= 3
         screenshot(page, "source-highlighted")
 
