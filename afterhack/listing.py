@@ -1,0 +1,283 @@
+"""One way to page, sort, filter and search every list a person reads on the pages.
+
+Everything is in the address (`?page=2&sort=-created&status=held&q=budget`), so a list can be
+reloaded, bookmarked and shared. A list is described once by a `ListSpec` (its sorts, filters and
+page size); `ListSpec.listing(request.GET, read=…, count=…)` reads the asked page and answers a
+`Listing` the templates draw with `{% list_filters listing %}`, `{% sort_header listing "key" %}`
+and `{% pager listing %}` (afterhack/templatetags/listing.py), inside a section that htmx swaps in place:
+
+    <section id="{{ listing.target }}" hx-boost="true" hx-target="this"
+             hx-select="#{{ listing.target }}" hx-swap="outerHTML show:none">
+
+A value the list does not know (a hand-edited address) is not an error page: it is ignored and the
+page says so in a sentence (`Listing.notes`). Pages are numbered (offset paging): a reviewer jumps to
+"page 4 of 9"; the JSON API keeps its keyset cursors (afterhack/pagination.py) for scripts that walk a
+whole list while it grows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+from urllib.parse import urlencode
+
+from afterhack.ids import is_storable
+
+DEFAULT_PER_PAGE = 25
+MAX_QUERY_CHARS = 200
+# How many numbered page links the pager shows around the current page.
+PAGE_WINDOW = 2
+
+
+def tidy(raw: str) -> str | None:
+    """A typed filter value with its whitespace folded and cut to MAX_QUERY_CHARS, or None when it holds what
+    no store can take (NUL, lone surrogates)."""
+    if not is_storable(raw):
+        return None
+    return " ".join(raw.split())[:MAX_QUERY_CHARS]
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial)
+    or "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive)."""
+
+    label: str
+    kind: str = "text"
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def clean(self, name: str, raw: str) -> tuple[str, str | None]:
+        """The value to filter by ('' for none) and, when the raw value was refused, a sentence why."""
+        value = tidy(raw)
+        if value is None:
+            return (
+                "",
+                f"The {self.label.lower()} filter could not be read (it holds characters text cannot); showing all.",
+            )
+        if not value:
+            return "", None
+        if self.kind == "choice" and value not in dict(self.choices):
+            known = ", ".join(f"“{label}”" for _, label in self.choices)
+            return "", f"“{value}” is not a {self.label.lower()} this list knows ({known}); showing all."
+        if self.kind == "day":
+            try:
+                return date.fromisoformat(value).isoformat(), None
+            except ValueError:
+                return "", f"“{value}” is not a date like 2026-05-12; the {self.label.lower()} filter was left out."
+        return value, None
+
+    def shown(self, value: str) -> str:
+        """The value as a person reads it in the 'filtered by' sentence."""
+        return dict(self.choices).get(value, value) if self.kind == "choice" else f"“{value}”"
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """What a list was asked for, cleaned: the graph or ORM query reads only this.
+
+    `filters` holds every filter of the spec ('' when not asked); `sort` is one of the spec's sort keys.
+    """
+
+    q: str
+    filters: Mapping[str, str]
+    sort: str
+    descending: bool
+
+    def get(self, name: str) -> str:
+        return self.filters.get(name, "")
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """How one list pages, sorts and filters. `sorts` maps a sort key to its column's words; `default_sort`
+    is a key, prefixed with "-" for descending; `search` is the search box's label (None: no search)."""
+
+    name: str
+    noun: tuple[str, str]
+    sorts: Mapping[str, str]
+    default_sort: str
+    filters: Mapping[str, Filter] = field(default_factory=dict)
+    search: str | None = None
+    per_page: int = DEFAULT_PER_PAGE
+
+    def criteria(self, params: Mapping[str, str]) -> tuple[Criteria, list[str]]:
+        """The cleaned criteria of a query string, and a sentence for each value that was left out."""
+        notes: list[str] = []
+        filters: dict[str, str] = {}
+        for name, spec in self.filters.items():
+            filters[name], note = spec.clean(name, params.get(name, ""))
+            if note:
+                notes.append(note)
+        raw_sort = params.get("sort", "") or self.default_sort
+        key = raw_sort.removeprefix("-")
+        if key not in self.sorts:
+            notes.append(f"This list cannot be sorted by “{raw_sort[:40]}”; it is sorted by {self._default_words()}.")
+            raw_sort, key = self.default_sort, self.default_sort.removeprefix("-")
+        q = tidy(params.get("q", "")) if self.search else ""
+        if q is None:
+            notes.append("The search could not be read (it holds characters text cannot); showing everything.")
+            q = ""
+        return Criteria(q=q, filters=filters, sort=key, descending=raw_sort.startswith("-")), notes
+
+    def _default_words(self) -> str:
+        key = self.default_sort.removeprefix("-")
+        return f"{self.sorts[key].lower()}, {'newest' if self.default_sort.startswith('-') else 'oldest'} first"
+
+    def listing[Item](
+        self,
+        params: Mapping[str, str],
+        *,
+        read: Callable[[Criteria, int, int], list[Item]],
+        count: Callable[[Criteria], int],
+        path: str = "",
+    ) -> Listing[Item]:
+        """The page the query string asks for: `count(criteria)` counts every match, `read(criteria, offset,
+        limit)` reads one page of them in the criteria's order. A page past the end shows the last page."""
+        criteria, notes = self.criteria(params)
+        total = count(criteria)
+        pages = max(1, math.ceil(total / self.per_page))
+        raw_page = params.get("page", "") or "1"
+        number = int(raw_page) if raw_page.isdigit() and 0 < len(raw_page) < 7 else 0
+        if number < 1 or number > pages:
+            if raw_page != "1":
+                notes.append(
+                    f"There is no page “{raw_page[:20]}”; showing page {min(max(number, 1), pages)} of {pages}."
+                )
+            number = min(max(number, 1), pages)
+        offset = (number - 1) * self.per_page
+        items = read(criteria, offset, self.per_page) if total else []
+        return Listing(self, criteria, items, total, number, pages, notes, path)
+
+
+@dataclass(frozen=True)
+class PageLink:
+    number: int | None  # None: a gap ("…")
+    href: str
+    current: bool
+
+
+@dataclass(frozen=True)
+class Listing[Item]:
+    """One page of a list, with everything its controls need to link to other pages, sorts and filters."""
+
+    spec: ListSpec
+    criteria: Criteria
+    items: list[Item]
+    count: int
+    number: int
+    pages: int
+    notes: list[str]
+    path: str = ""
+
+    @property
+    def target(self) -> str:
+        """The id of the list's section, which links and the filter form swap in place over HTMX."""
+        return f"{self.spec.name}-list"
+
+    @property
+    def first(self) -> int:
+        return (self.number - 1) * self.spec.per_page + 1 if self.count else 0
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.items) - 1 if self.items else 0
+
+    @property
+    def noun(self) -> str:
+        return self.spec.noun[0] if self.count == 1 else self.spec.noun[1]
+
+    @property
+    def active(self) -> list[tuple[str, str]]:
+        """The filters in use, as (label, value in words), the search first."""
+        used = [(self.spec.search or "Search", f"“{self.criteria.q}”")] if self.criteria.q else []
+        for name, spec in self.spec.filters.items():
+            if value := self.criteria.get(name):
+                used.append((spec.label, spec.shown(value)))
+        return used
+
+    @property
+    def sort_param(self) -> str:
+        """The `sort` value of this list's address, or '' for the default sort (left out of addresses)."""
+        sort = ("-" if self.criteria.descending else "") + self.criteria.sort
+        return "" if sort == self.spec.default_sort else sort
+
+    def _params(self, **changes: Any) -> dict[str, str]:
+        params: dict[str, str] = {"q": self.criteria.q, **self.criteria.filters, "sort": self.sort_param}
+        if self.number != 1:
+            params["page"] = str(self.number)
+        params.update({name: str(value) for name, value in changes.items()})
+        defaults = {"page": "1", "sort": self.spec.default_sort}
+        return {name: value for name, value in params.items() if value and value != defaults.get(name)}
+
+    def href(self, **changes: Any) -> str:
+        """This list's address with `changes` (a sort or filter change starts again at page 1)."""
+        if any(name != "page" for name in changes):
+            changes.setdefault("page", 1)
+        params = self._params(**changes)
+        return self.path + ("?" + urlencode(params) if params else "?")
+
+    @property
+    def clear_href(self) -> str:
+        """The list without its search and filters (its sort kept)."""
+        blank = dict.fromkeys([*self.spec.filters, "q"], "")
+        return self.href(**blank)
+
+    def sort_href(self, key: str) -> str:
+        """The address that sorts by `key`: the current key toggles its direction; a new key starts descending
+        for dates and counts and ascending for words, like the default sort's direction for its key."""
+        if key == self.criteria.sort:
+            descending = not self.criteria.descending
+        else:
+            default = self.spec.default_sort
+            descending = default.startswith("-") if default.removeprefix("-") == key else key in TIME_AND_COUNT_KEYS
+        return self.href(sort=("-" if descending else "") + key)
+
+    def sorted_by(self, key: str) -> str:
+        """The column's aria-sort value: "ascending", "descending" or "none"."""
+        if key != self.criteria.sort:
+            return "none"
+        return "descending" if self.criteria.descending else "ascending"
+
+    def links(self) -> list[PageLink]:
+        """Numbered page links around the current page, with the first and last, gaps as None."""
+        wanted = {1, self.pages, *range(self.number - PAGE_WINDOW, self.number + PAGE_WINDOW + 1)}
+        shown: list[PageLink] = []
+        previous = 0
+        for number in sorted(n for n in wanted if 1 <= n <= self.pages):
+            if number > previous + 1:
+                shown.append(PageLink(None, "", False))
+            shown.append(PageLink(number, self.href(page=number), number == self.number))
+            previous = number
+        return shown
+
+    @property
+    def previous_href(self) -> str | None:
+        return self.href(page=self.number - 1) if self.number > 1 else None
+
+    @property
+    def next_href(self) -> str | None:
+        return self.href(page=self.number + 1) if self.number < self.pages else None
+
+    def fields(self) -> list[dict[str, Any]]:
+        """The filter form's fields, with their current values, in the spec's order."""
+        return [
+            {
+                "name": name,
+                "label": spec.label,
+                "kind": spec.kind,
+                "choices": spec.choices,
+                "value": self.criteria.get(name),
+            }
+            for name, spec in self.spec.filters.items()
+        ]
+
+    def with_items[Other](self, items: list[Other]) -> Listing[Other]:
+        """The same page with its items shaped for the template (e.g. joined with what they link to)."""
+        return replace(self, items=items)  # type: ignore[arg-type, return-value]
+
+
+# Sort keys that read best newest or largest first when a person clicks their column.
+TIME_AND_COUNT_KEYS = frozenset({"created", "when", "updated", "applied", "claims", "decisions", "actions", "count"})

@@ -1,0 +1,38 @@
+"""The controls of a paged, sorted and filtered list (afterhack/listing.py): the filter form, the sortable
+column headers and the pager. Every link is a plain link (the list works without JavaScript); inside a
+list's section (`{% list_section listing %}`…) htmx swaps only that section and keeps the address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.html import format_html
+
+from afterhack.listing import Listing
+
+register = template.Library()
+
+
+@register.inclusion_tag("partials/list_filters.html")
+def list_filters(listing: Listing[Any]) -> dict[str, Any]:
+    """The search box and filters of a list, what is in use in words, and a way to clear them."""
+    return {"listing": listing}
+
+
+@register.inclusion_tag("partials/pager.html")
+def pager(listing: Listing[Any]) -> dict[str, Any]:
+    """'21 to 40 of 123 claims' (with an en dash), with previous/next and numbered pages."""
+    return {"listing": listing}
+
+
+@register.simple_tag
+def sort_header(listing: Listing[Any], key: str, words: str = "") -> str:
+    """A column header that sorts the list by `key` (a second click reverses it), marked with aria-sort."""
+    label = words or listing.spec.sorts[key]
+    state = listing.sorted_by(key)
+    arrow = {"ascending": " ▲", "descending": " ▼"}.get(state, "")
+    return format_html(
+        '<th aria-sort="{}"><a href="{}" class="sort">{}<span aria-hidden="true">{}</span></a></th>',
+        state, listing.sort_href(key), label, arrow,
+    )  # fmt: skip
