@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from afterhack.holds import status_holds
 from afterhack.pagination import Paged, workspace_page
 from agents import graph as agents_graph
 from agents.graph import Action as Action
@@ -171,6 +172,11 @@ class ActionView:
     def holding_it(self) -> list[agents_graph.Decision]:
         """The decisions that hold it back: those that need review."""
         return [d for d in self.decisions if d.status == DecisionStatus.NEEDS_REVIEW]
+
+    @property
+    def reopenable(self) -> bool:
+        """Whether a cancelled action could be reopened now: every decision it depends on holds."""
+        return all(status_holds(decision=True, status=d.status) for d in self.decisions)
 
 
 def action_view(*, workspace: Workspace, action_id: str) -> ActionView | None:

@@ -93,11 +93,9 @@ class DashboardTests:
         ]
         for href, words in expected:
             assert f'<a href="{href}">{words}' in page
-        # The menu's badges: three decisions wait on the Review page, one action is held.
-        assert (
-            'Review <span class="navbadge" aria-hidden="true">3</span><span class="sr-only">, 3 need attention' in page
-        )
-        assert 'Actions <span class="navbadge" aria-hidden="true">1</span><span class="sr-only">, 1 held' in page
+        # The menu's badges, in words a screen reader reads: three decisions wait on the Review page, one action is held.
+        assert 'aria-label="Review, 3 need attention">Review<span class="navbadge" aria-hidden="true">3</span>' in page
+        assert 'aria-label="Actions, 1 held">Actions<span class="navbadge" aria-hidden="true">1</span>' in page
 
     def test_it_says_when_the_counts_are_unknown_because_the_graph_is_gone(self, trio: Trio) -> None:
         graph.graph_delete(trio.workspace)
