@@ -27,6 +27,15 @@ def correct_june_in_the_browser(page: Any, workspace: Workspace) -> None:
     page.wait_for_url("**/corrections/*/")
 
 
+def opens_exactly(page: Any, attention: Any, count: str, address: str, items: str, title: str) -> None:
+    """Follows the dashboard's `count` link to `address`, whose list of `items` shows exactly the one titled `title`."""
+    attention.get_by_role("link", name=count).click()
+    page.wait_for_url(re.compile(address))
+    shown = page.locator(items)
+    shown.first.wait_for()
+    assert shown.count() == 1 and title in shown.first.inner_text()
+
+
 class DashboardAttentionTests:
     def test_after_a_correction_the_dashboard_counts_link_to_exactly_what_needs_attention(
         self, page: Any, demo_workspace: Workspace
@@ -50,19 +59,12 @@ class DashboardAttentionTests:
         assert page.get_by_text(re.compile(r"revision", re.I)).count() == 0
         screenshot(page, "dashboard-needs-attention")
 
-        attention.get_by_role("link", name="1 held action").click()
-        page.wait_for_url(re.compile(r"/actions/\?status=held$"))
-        rows = page.locator("#action-table tbody tr")
-        rows.first.wait_for()
-        assert rows.count() == 1 and DEPOSIT in rows.first.inner_text()
+        opens_exactly(page, attention, "1 held action", r"/actions/\?status=held$", "#action-table tbody tr", DEPOSIT)
         screenshot(page, "dashboard-held-actions")
-
         page.go_back()
-        attention.get_by_role("link", name="1 decision that lost support").click()
-        page.wait_for_url(re.compile(r"/review/#lost-support$"))
-        lost = page.locator(".review-item")
-        lost.first.wait_for()
-        assert lost.count() == 1 and BOOKING in lost.first.inner_text()
+        opens_exactly(
+            page, attention, "1 decision that lost support", r"/review/#lost-support$", ".review-item", BOOKING
+        )
         screenshot(page, "dashboard-lost-support")
 
     def test_a_held_actions_page_says_why_and_links_its_decision_and_the_correction(
