@@ -97,6 +97,24 @@ class DashboardTests:
         assert 'aria-label="Review, 3 need attention">Review<span class="navbadge" aria-hidden="true">3</span>' in page
         assert 'aria-label="Actions, 1 held">Actions<span class="navbadge" aria-hidden="true">1</span>' in page
 
+    def test_it_counts_decisions_written_before_kinds_were_stored_as_the_review_page_does(self, trio: Trio) -> None:
+        graph.query(
+            trio.workspace,
+            # An agent's decision with nothing supporting it is its unanswered question; any other lost support.
+            "CREATE (:Decision {id: 'd1', status: 'needs_review', origin: 'agent'}),"
+            " (:Decision {id: 'd2', status: 'needs_review', origin: 'reviewer'}),"
+            " (:Claim {id: 'c1'})-[:SUPPORTS]->(:Decision {id: 'd3', status: 'needs_review', origin: 'agent'})",
+        )
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
+        assert "<strong>2</strong> decisions that lost support" in page
+        assert "<strong>1</strong> unanswered question<" in page
+
+    def test_the_dashboard_and_its_menu_badges_cost_one_graph_query(self, trio: Trio) -> None:
+        client = client_for(trio.viewer)
+        before = graph.queries_sent()
+        assert client.get(f"/w/{trio.workspace.id}/").status_code == 200
+        assert graph.queries_sent() - before == 1
+
     def test_it_says_when_the_counts_are_unknown_because_the_graph_is_gone(self, trio: Trio) -> None:
         graph.graph_delete(trio.workspace)
         page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
