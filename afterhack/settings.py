@@ -148,6 +148,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "afterhack.context_processors.vocabulary",
             ],
+            # Every page names statuses in words (`|in_words`) and times (`|when`) without loading the tags first.
+            "builtins": ["afterhack.templatetags.afterhack"],
         },
     },
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from afterhack.holds import status_holds
 from afterhack.pagination import Paged, workspace_page
 from agents import graph as agents_graph
 from agents.graph import Action as Action
@@ -12,7 +13,7 @@ from agents.graph import ClaimCard as ClaimCard
 from agents.graph import Decision as Decision
 from agents.graph import Run as Run
 from agents.graph import Support as Support
-from agents.statuses import ActionStatus, TrajectoryEventKind
+from agents.statuses import ActionStatus, DecisionStatus, TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from workspaces.models import Workspace
@@ -158,6 +159,32 @@ def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[
 def action_get(*, workspace: Workspace, action_id: str) -> agents_graph.Action | None:
     """The action with the decisions it depends on, or None."""
     return agents_graph.action_get(workspace=workspace, action_id=action_id)
+
+
+@dataclass(frozen=True)
+class ActionView:
+    """An action with the decisions it depends on (each with its status and why it needs review)."""
+
+    action: agents_graph.Action
+    decisions: list[agents_graph.Decision]
+
+    @property
+    def holding_it(self) -> list[agents_graph.Decision]:
+        """The decisions that hold it back: those that need review."""
+        return [d for d in self.decisions if d.status == DecisionStatus.NEEDS_REVIEW]
+
+    @property
+    def reopenable(self) -> bool:
+        """Whether a cancelled action could be reopened now: every decision it depends on holds."""
+        return all(status_holds(decision=True, status=d.status) for d in self.decisions)
+
+
+def action_view(*, workspace: Workspace, action_id: str) -> ActionView | None:
+    """The action and its decisions, in two queries; None when there is no such action."""
+    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    if action is None:
+        return None
+    return ActionView(action, agents_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
 
 
 def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[agents_graph.Action]:

@@ -12,5 +12,6 @@ urlpatterns = [
     path("<uuid:ws_id>/decisions/<str:decision_id>/", views.decision_detail, name="decision"),
     path("<uuid:ws_id>/decisions/<str:decision_id>/actions", views.action_create, name="action_create"),
     path("<uuid:ws_id>/actions/", views.action_list, name="actions"),
+    path("<uuid:ws_id>/actions/<str:action_id>/", views.action_detail, name="action"),
     path("<uuid:ws_id>/actions/<str:action_id>/status", views.action_mark, name="action_mark"),
 ]

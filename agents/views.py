@@ -21,6 +21,7 @@ from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionStatus
+from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
 # The status filters of the decision and action lists: "" is every status, then each by its name in words.
@@ -200,6 +201,19 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
         items="actions", read=selectors.newest_actions,
     )  # fmt: skip
+
+
+@require_GET
+@login_required
+def action_detail(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResponse:
+    """One action: where it stands and why, the decisions it depends on, what can be done with it, its history."""
+    membership = get_membership(request.user, ws_id)
+    view = found(selectors.action_view(workspace=membership.workspace, action_id=action_id), services.ActionNotFound())
+    context = {
+        "workspace": membership.workspace, "membership": membership, "action_view": view,
+        "history": workspace_selectors.action_events(workspace=membership.workspace, action_id=view.action.id),
+    }  # fmt: skip
+    return render(request, "agents/action.html", context)
 
 
 # The moves that ask first, with the question and what it means. A reopen does not ask: it is the undo.

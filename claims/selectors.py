@@ -20,6 +20,7 @@ from claims import graph as claims_graph
 from claims.graph import CitedPassage as CitedPassage
 from claims.graph import Claim as Claim
 from claims.graph import ClaimSpan, SearchHit
+from claims.graph import Dependent as Dependent
 from claims.graph import Extraction as Extraction
 from claims.graph import RejectedClaim as RejectedClaim
 from claims.graph import SourceSummary as SourceSummary

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -105,7 +106,9 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
                 form.add_error(None, str(error))
             else:
                 messages.success(
-                    request, f"Added “{added.title}” ({added.length:,} characters, {len(added.fragments)} fragments)."
+                    request,
+                    f"Added “{added.title}” ({added.length:,} characters, {len(added.fragments)} "
+                    f"fragment{pluralize(len(added.fragments))}).",
                 )
                 return redirect("claims:source", ws_id=workspace.id, source_id=added.id)
         status = 422

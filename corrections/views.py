@@ -799,7 +799,8 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
                 change = services.source_retract(workspace=workspace, source_id=source_id, actor=request.user)
                 messages.success(
                     request,
-                    f"Source retracted: {len(change.retracted)} claims retracted, {len(change.affected['decisions_needing_review'])} decisions need review.",
+                    f"Source retracted: {_count(len(change.retracted), 'claim')} retracted, "
+                    f"{_count(len(change.affected['decisions_needing_review']), 'decision')} to review.",
                 )
                 return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
             if form.is_valid():

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus
+from claims.statuses import JobStatus
 
 # Every node the apps create carries an `id`; these labels are looked up by it.
 ID_INDEXED_LABELS = (
@@ -37,13 +41,39 @@ CALL db.indexes() YIELD label, types
 RETURN {label: label, types: types} AS index
 """
 
-COUNTED_LABELS = ("Source", "Claim", "Decision", "Action", "Correction")
-
-NODE_COUNTS = """
-MATCH (n)
-WHERE n:Source OR n:Claim OR n:Decision OR n:Action OR n:Correction
-WITH labels(n)[0] AS label, count(n) AS total
-RETURN {label: label, total: total} AS count
+# What needs a person's attention, and how much there is, in one read of the whole graph. Each step counts one
+# label and carries the counts so far; the statuses come in as parameters (the apps' StrEnums). A decision is an
+# unanswered question as agents/graph.py DECISION_KIND says: its `kind`, or, on a graph written before decisions
+# stored one, an agent's decision that nothing supports (only the "no answer" decision is made so).
+ATTENTION = """
+OPTIONAL MATCH (s:Source) WITH count(s) AS sources
+OPTIONAL MATCH (c:Claim) WITH sources, count(c) AS claims
+OPTIONAL MATCH (d:Decision)
+WITH sources, claims, d, d.status = $needs_review AND d.dismissed_at IS NULL AS open,
+     coalesce(d.kind, CASE WHEN d.origin = 'agent' AND size([(x)-[:SUPPORTS]->(d) | x]) = 0
+                           THEN $unanswered ELSE 'answered' END) = $unanswered AS unanswered
+WITH sources, claims, count(d) AS decisions,
+     sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
+     sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
+OPTIONAL MATCH (a:Action)
+WITH sources, claims, decisions, lost_support, unanswered, count(a) AS actions,
+     sum(CASE WHEN a.status = $held THEN 1 ELSE 0 END) AS held
+OPTIONAL MATCH (x:Correction)
+WITH sources, claims, decisions, lost_support, unanswered, actions, held, count(x) AS corrections,
+     sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent
+OPTIONAL MATCH (:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true})<-[:OF]-(e:Extraction)
+WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
+     v, max(e.started_at) AS newest, collect(e) AS runs
+WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
+     [r IN runs WHERE r.started_at = newest][0] AS latest
+WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
+     latest, latest.status IN $busy AS busy, latest.updated_at < $stale_before AS stale
+WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
+     sum(CASE WHEN latest.status = $failed OR (busy AND stale) THEN 1 ELSE 0 END) AS extractions_failed,
+     sum(CASE WHEN busy AND NOT stale THEN 1 ELSE 0 END) AS extractions_running
+RETURN {sources: sources, claims: claims, decisions: decisions, lost_support: lost_support, unanswered: unanswered,
+        actions: actions, held: held, corrections: corrections, corrections_recent: corrections_recent,
+        extractions_failed: extractions_failed, extractions_running: extractions_running} AS attention
 """
 
 FULLTEXT_CLAIM_STATEMENT = "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')"
@@ -85,14 +115,6 @@ def index_kinds(*, workspace: HasGraph) -> set[tuple[str, str, str]]:
     }
 
 
-def node_counts(*, workspace: HasGraph) -> dict[str, int]:
-    """How many Sources, Claims, Decisions, Actions and Corrections the graph holds."""
-    counts = dict.fromkeys(COUNTED_LABELS, 0)
-    for row in graph.ro_records(workspace, NODE_COUNTS):
-        counts[row["label"]] = int(row["total"])
-    return counts
-
-
 NODE_TOTAL = "MATCH (n) RETURN count(n)"
 
 
@@ -107,3 +129,33 @@ REVISION_BUMP = BUMP_REVISION + " RETURN w.revision"
 def revision_bump(*, workspace: HasGraph) -> None:
     """Raises the revision: something a correction preview depends on changed outside the graph (a policy)."""
     graph.query(workspace, REVISION_BUMP)
+
+
+@dataclass(frozen=True)
+class Attention:
+    """What needs a person's attention in a workspace's graph, and how much it holds of each kind."""
+
+    lost_support: int = 0
+    unanswered: int = 0
+    held: int = 0
+    extractions_failed: int = 0
+    extractions_running: int = 0
+    corrections_recent: int = 0
+    sources: int = 0
+    claims: int = 0
+    decisions: int = 0
+    actions: int = 0
+    corrections: int = 0
+
+
+def attention(*, workspace: HasGraph, corrections_since: str, stale_before: str) -> Attention:
+    """The counts of what needs attention (corrections applied since `corrections_since`; an extraction that has
+    not reported progress since `stale_before` counts as failed) and the totals, in one query."""
+    params = {
+        "needs_review": DecisionStatus.NEEDS_REVIEW, "unanswered": DecisionKind.UNANSWERED,
+        "held": ActionStatus.HELD, "failed": JobStatus.FAILED, "busy": [JobStatus.QUEUED, JobStatus.RUNNING],
+        "corrections_since": corrections_since, "stale_before": stale_before,
+    }  # fmt: skip
+    rows = graph.ro_records(workspace, ATTENTION, params)
+    # An aggregate over no rows at all is null in FalkorDB: a graph without a single node counts nothing.
+    return Attention(**{name: int(value or 0) for name, value in rows[0].items()}) if rows else Attention()

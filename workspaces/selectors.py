@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 from django.db.models import Q, QuerySet
 
 from afterhack import graph
+from afterhack.clock import stale_before
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
 from workspaces.models import AuditEvent, Membership, Workspace
@@ -68,6 +70,13 @@ def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]
     return AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id).order_by("created_at", "id")
 
 
+def action_events(*, workspace: Workspace, action_id: str) -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this action, oldest first: its creation, its marks, and the
+    corrections, retractions and new versions that held it."""
+    about = Q(payload__action_id=action_id) | Q(payload__affected__actions_held__contains=[action_id])
+    return AuditEvent.objects.filter(about, workspace=workspace).order_by("created_at", "id")
+
+
 def workspaces_by_name() -> QuerySet[Workspace]:
     """Every workspace, by name (for staff auditors)."""
     return Workspace.objects.order_by("name")
@@ -78,22 +87,36 @@ def workspace_get(*, workspace_id: UUID | str) -> Workspace | None:
     return Workspace.objects.filter(id=workspace_id).first()
 
 
+# The dashboard's "recent corrections" are those of the last this many days.
+RECENT_DAYS = 7
+
+
 @dataclass(frozen=True)
 class Dashboard:
     members: int
-    revision: int | None
-    counts: dict[str, int]
+    attention: workspace_graph.Attention
+    # The day the recent corrections start from (YYYY-MM-DD, UTC), as the history's "From" filter takes it.
+    recent_since: str
     graph_error: str | None
 
 
+def recent_since() -> str:
+    """The first day (UTC) whose corrections count as recent."""
+    return (datetime.now(UTC).date() - timedelta(days=RECENT_DAYS - 1)).isoformat()
+
+
+def attention(*, workspace: Workspace) -> workspace_graph.Attention:
+    """What needs attention in the workspace and how much its graph holds, in one graph query."""
+    return workspace_graph.attention(workspace=workspace, corrections_since=recent_since(), stale_before=stale_before())
+
+
 def dashboard(*, workspace: Workspace) -> Dashboard:
-    """Member count and the graph's node counts for the workspace dashboard."""
+    """What needs attention, the graph's totals and the member count for the workspace dashboard."""
     members = Membership.objects.filter(workspace=workspace).count()
     try:
-        revision = workspace_graph.graph_revision(workspace=workspace, workspace_id=str(workspace.id))
-        counts = workspace_graph.node_counts(workspace=workspace)
+        counts = attention(workspace=workspace)
     except graph.GraphError:
         logger.exception("dashboard of %s: graph unreadable", workspace.id)
         words = "The graph database is not answering right now; the counts below are unknown."
-        return Dashboard(members, None, dict.fromkeys(workspace_graph.COUNTED_LABELS, 0), words)
-    return Dashboard(members, revision, counts, None)
+        return Dashboard(members, workspace_graph.Attention(), recent_since(), words)
+    return Dashboard(members, counts, recent_since(), None)

@@ -55,6 +55,8 @@ def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         "workspace": membership.workspace,
         "membership": membership,
         "summary": summary,
+        # The menu's badges count the same things: it reads them from here instead of asking the graph again.
+        "attention": summary.attention,
         "events": selectors.recent_events(workspace=membership.workspace, limit=10),
     }
     return render(request, "workspaces/dashboard.html", context)

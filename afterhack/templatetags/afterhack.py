@@ -29,3 +29,56 @@ def when(value: Any) -> str:
     except ValueError:
         return str(value)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+# Every status, kind and event value a page shows, in the words a person reads; a value missing here (a new enum
+# member) falls back to its name with spaces, and tests/afterhack/test_words.py fails until it has its words.
+IN_WORDS = {
+    # claims
+    "current": "current",
+    "superseded": "superseded",
+    "retracted": "retracted",
+    "unsupported": "unsupported",
+    "active": "active",
+    "queued": "queued",
+    "running": "running",
+    "done": "done",
+    "failed": "failed",
+    "rule_match": "rule-based",
+    "model": "model",
+    "manual": "by a reviewer",
+    "derived": "derived",
+    "human_correction": "human correction",
+    "document": "document",
+    # decisions and actions
+    "supported": "supported",
+    "needs_review": "needs review",
+    "agent": "by the agent",
+    "unanswered": "unanswered question",
+    "pending": "pending",
+    "held": "held",
+    "cancelled": "cancelled",
+    "reviewer": "by a reviewer",
+    "offline": "offline agent",
+    "mcp": "outside agent (MCP)",
+    # a run's steps
+    "search": "search",
+    "retrieve": "retrieve",
+    "retrieve_refused": "retrieval refused",
+    "tool_error": "tool error",
+    "model_call": "model call",
+    "handoff": "handoff",
+    "verdict": "verdict",
+    "dropped": "dropped",
+    "actions_withheld": "actions withheld",
+    "source_added": "source added",
+    "proposal": "proposal",
+    "decision": "decision",
+}
+
+
+@register.filter
+def in_words(value: Any) -> str:
+    """A status, kind or event value as words (`needs_review` → "needs review"); CSS keeps the raw value."""
+    text = str(value or "")
+    return IN_WORDS.get(text, text.replace("_", " "))

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from django import template
 
+from agents.selectors import Decision
 from claims.selectors import Claim
 from corrections import selectors
 
@@ -24,3 +25,22 @@ def claim_fate(context: template.Context, claim: Claim, offer_correct: bool = Fa
     # The whole page context (the workspace, the member's rights, the named statuses) plus the section's own.
     page = cast(dict[str, Any], context.flatten())
     return {**page, "fate": fate, "offer_correct": offer_correct}
+
+
+@register.inclusion_tag("corrections/partials/decision_flag.html", takes_context=True)
+def decision_flag(context: template.Context, decision: Decision) -> dict[str, Any]:
+    """Which correction flagged `decision` (a link, who, when, what it changed), or its review reason in words."""
+    found = selectors.corrections_get(workspace=context["workspace"], correction_ids=[decision.flagged_by or ""])
+    return {"workspace": context["workspace"], "decision": decision, "correction": found[0] if found else None}
+
+
+@register.inclusion_tag("corrections/partials/replaces.html", takes_context=True)
+def replaces(context: template.Context, claim: Claim) -> dict[str, Any]:
+    """For a correction's replacement claim: the claim it replaces and the correction that made it (links)."""
+    workspace = context["workspace"]
+    made_by = [
+        correction
+        for correction in selectors.corrections_matching(workspace=workspace, claim_id=claim.id)
+        if correction.replacement_claim_id == claim.id
+    ]
+    return {"workspace": workspace, "claim": claim, "correction": made_by[0] if made_by else None}

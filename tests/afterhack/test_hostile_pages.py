@@ -99,6 +99,7 @@ PAGES = {
     "decision": Page(WS + "/decisions/{decision}/"),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
     "actions": Page(WS + "/actions/", params=("status",)),
+    "action": Page(WS + "/actions/{action}/"),
     "action_mark": Page(
         WS + "/actions/{action}/status",
         form={"status": "done", "next": "/w/", "confirmed": "yes"},

@@ -101,8 +101,10 @@ class CitedEvidencePagesTests:
         assert replacement
         claim_page = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{replacement[1]}/").content.decode()
         assert "Also cites" in claim_page and f'<mark class="ev d1">{html.escape(PASSAGE)}</mark>' in claim_page
-        assert f'href="/w/{world.ws}/sources/{risks}/">Risks</a>, version 1, characters {start}–' in claim_page
-        assert "human_correction" in claim_page  # its own evidence is still shown first
+        assert f'href="/w/{world.ws}/sources/{risks}/">Risks</a>, version 1</p>' in claim_page
+        # Its offsets only behind the Details toggle.
+        assert f"<dt>Cited passage</dt><dd>characters {start}–" in claim_page.split("<summary>Details</summary>")[1]
+        assert "human correction" in claim_page  # its own evidence is still shown first
         chain = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{replacement[1]}/chain").content.decode()
         assert "a reviewer's correction" in chain and f"which says: <q>{html.escape(PASSAGE)}</q>" in chain
 

@@ -239,7 +239,7 @@ class DecisionPageTests:
         assert (
             f'This decision revises <a href="/w/{world.ws}/decisions/{ids["launch"]}/">“Launch in June”</a>' in new_page
         )
-        assert "Dismiss…" not in new_page and "manual" in new_page
+        assert "Dismiss…" not in new_page and "by a reviewer" in new_page
         item = html.unescape(browser.get(f"/w/{world.ws}/review/{ids['launch']}/").content.decode())
         assert "it is superseded by" in item and "Re-justify" not in item
         listed = html.unescape(browser.get(f"/w/{world.ws}/decisions/?status=superseded").content.decode())

@@ -69,7 +69,7 @@ class ReviewPageTests:
         # The fastest path, one click on Re-justify, cannot mark the June decision supported.
         item.get_by_role("button", name="Re-justify with the chosen claims").click()
         page.get_by_text("Choose the claims it rests on now").wait_for()
-        assert "needs_review" in page.locator(f"#decision-{decision.id}").inner_text()
+        assert "needs review" in page.locator(f"#decision-{decision.id}").inner_text()
         screenshot(page, "review-case1-refused-empty")
         watch.assert_clean()
 

@@ -38,4 +38,4 @@ class IsolationTests:
         assert bob_page.get(f"/w/{first.id}/members/").status_code == 404
         assert [w["id"] for w in api_for(alice).get("/workspaces").json()["results"]] == [str(first.id)]
         assert api_for(alice).get(f"/workspaces/{second.id}/members").status_code == 404
-        assert "<strong>1</strong> sources" in alice_page.get(f"/w/{first.id}/").content.decode()
+        assert "<strong>1</strong> source</a>" in alice_page.get(f"/w/{first.id}/").content.decode()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from afterhack import graph
+from afterhack.clock import now_iso
 from tests.conftest import MakeUser, Trio, client_for
 from workspaces.models import AuditEvent, Membership, Workspace
 
@@ -47,10 +50,88 @@ class DashboardTests:
     def test_it_shows_counts_from_the_graph_and_recent_activity(self, trio: Trio) -> None:
         graph.query(trio.workspace, "CREATE (:Source {id: 's1'}), (:Claim {id: 'c1'}), (:Claim {id: 'c2'})")
         page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
-        assert "<strong>1</strong> sources" in page
-        assert "<strong>2</strong> claims" in page
+        assert "<strong>1</strong> source</a>" in page
+        assert "<strong>2</strong> claims</a>" in page
         assert "<strong>3</strong> members" in page
         assert "added victor as viewer" in page and "added rita as reviewer" in page
+        assert "revision" not in page.lower()
+
+    def test_it_counts_what_needs_attention_each_a_link_to_the_list_of_exactly_those(self, trio: Trio) -> None:
+        now, long_ago = now_iso(), "2020-01-01T00:00:00+00:00"
+        graph.query(
+            trio.workspace,
+            "CREATE (:Decision {id: 'd1', status: 'needs_review', kind: 'manual'}),"
+            " (:Decision {id: 'd2', status: 'needs_review', kind: 'agent'}),"
+            " (:Decision {id: 'd3', status: 'needs_review', kind: 'manual', dismissed_at: $now}),"
+            " (:Decision {id: 'd4', status: 'needs_review', kind: 'unanswered'}),"
+            " (:Decision {id: 'd5', status: 'supported', kind: 'manual'}),"
+            " (:Action {id: 'a1', status: 'held'}), (:Action {id: 'a2', status: 'pending'}),"
+            " (:Correction {id: 'x1', applied_at: $now}), (:Correction {id: 'x2', applied_at: $long_ago}),"
+            # One source whose newest extraction failed (an older one was done), one running, one stalled.
+            " (:Source {id: 's1'})-[:HAS_VERSION]->(v1:SourceVersion {current: true}),"
+            " (v1)<-[:OF]-(:Extraction {status: 'done', started_at: '1', updated_at: $now}),"
+            " (v1)<-[:OF]-(:Extraction {status: 'failed', started_at: '2', updated_at: $now}),"
+            " (:Source {id: 's2'})-[:HAS_VERSION]->(:SourceVersion {current: true})"
+            "<-[:OF]-(:Extraction {status: 'running', started_at: '1', updated_at: $now}),"
+            " (:Source {id: 's3'})-[:HAS_VERSION]->(:SourceVersion {current: true})"
+            "<-[:OF]-(:Extraction {status: 'queued', started_at: '1', updated_at: $long_ago})",
+            {"now": now, "long_ago": long_ago},
+        )
+        ws = trio.workspace.id
+        page = client_for(trio.viewer).get(f"/w/{ws}/").content.decode()
+        since = (datetime.now(UTC).date() - timedelta(days=6)).isoformat()
+        expected = [
+            (f"/w/{ws}/review/#lost-support", "<strong>2</strong> decisions that lost support"),
+            (f"/w/{ws}/review/#unanswered", "<strong>1</strong> unanswered question<"),
+            (f"/w/{ws}/actions/?status=held", "<strong>1</strong> held action<"),
+            (f"/w/{ws}/sources/?extraction=failed", "<strong>2</strong> failed extractions"),
+            (f"/w/{ws}/sources/?extraction=running", "<strong>1</strong> extraction running"),
+            (f"/w/{ws}/corrections/?since={since}", "<strong>1</strong> correction in the last 7 days"),
+            (f"/w/{ws}/decisions/", "<strong>5</strong> decisions<"),
+            (f"/w/{ws}/actions/", "<strong>2</strong> actions<"),
+            (f"/w/{ws}/corrections/", "<strong>2</strong> corrections<"),
+        ]
+        for href, words in expected:
+            assert f'<a href="{href}">{words}' in page
+        # The menu's badges, in words a screen reader reads: three decisions wait on the Review page, one action is held.
+        assert 'aria-label="Review, 3 need attention">Review<span class="navbadge" aria-hidden="true">3</span>' in page
+        assert 'aria-label="Actions, 1 held">Actions<span class="navbadge" aria-hidden="true">1</span>' in page
+
+    def test_it_counts_decisions_written_before_kinds_were_stored_as_the_review_page_does(self, trio: Trio) -> None:
+        graph.query(
+            trio.workspace,
+            # An agent's decision with nothing supporting it is its unanswered question; any other lost support.
+            "CREATE (:Decision {id: 'd1', status: 'needs_review', origin: 'agent'}),"
+            " (:Decision {id: 'd2', status: 'needs_review', origin: 'reviewer'}),"
+            " (:Claim {id: 'c1'})-[:SUPPORTS]->(:Decision {id: 'd3', status: 'needs_review', origin: 'agent'})",
+        )
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
+        assert "<strong>2</strong> decisions that lost support" in page
+        assert "<strong>1</strong> unanswered question<" in page
+
+    def test_the_dashboard_and_its_menu_badges_cost_one_graph_query(self, trio: Trio) -> None:
+        client = client_for(trio.viewer)
+        before = graph.queries_sent()
+        assert client.get(f"/w/{trio.workspace.id}/").status_code == 200
+        assert graph.queries_sent() - before == 1
+
+    def test_it_says_when_the_counts_are_unknown_because_the_graph_is_gone(self, trio: Trio) -> None:
+        graph.graph_delete(trio.workspace)
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
+        assert "<strong>0</strong> decisions" in page and "<strong>3</strong> members" in page
+
+
+class WorkspaceMenuTests:
+    @pytest.mark.parametrize("tail", ["", "sources/", "sources/new", "claims/", "decisions/", "actions/", "review/",
+                                      "corrections/", "ask/", "members/"])  # fmt: skip
+    def test_it_shows_members_to_an_admin_on_every_page(self, trio: Trio, tail: str) -> None:
+        page = client_for(trio.owner).get(f"/w/{trio.workspace.id}/{tail}").content.decode()
+        assert f'href="/w/{trio.workspace.id}/members/"' in page.split('<nav class="wsnav"')[1].split("</nav>")[0]
+
+    def test_it_hides_members_from_a_reviewer_and_shows_no_badge_without_anything_to_do(self, trio: Trio) -> None:
+        page = client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/sources/new").content.decode()
+        menu = page.split('<nav class="wsnav"')[1].split("</nav>")[0]
+        assert "/members/" not in menu and "navbadge" not in menu
 
 
 class MembersPageTests:

@@ -1,0 +1,50 @@
+"""The workspace menu's state: whether the person may manage members, and the counts its badges show.
+
+Every workspace page includes the menu (templates/partials/workspace_nav.html), so this is computed once a page:
+one PostgreSQL read at most (when the page did not put the membership in its context) and one graph query.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django import template
+
+from afterhack.errors import GraphError
+from workspaces import selectors
+from workspaces.models import Membership
+
+register = template.Library()
+logger = logging.getLogger("workspaces")
+
+
+@dataclass(frozen=True)
+class NavState:
+    is_admin: bool
+    # Decisions that lost their support plus unanswered questions: what the Review page lists.
+    to_review: int
+    held: int
+
+
+@register.simple_tag(takes_context=True)
+def nav_state(context: template.Context) -> NavState:
+    """The menu's state for the page's workspace and person; no badges when the graph does not answer."""
+    workspace = context["workspace"]
+    membership = context.get("membership")
+    if not isinstance(membership, Membership):
+        user = context["request"].user
+        membership = (
+            Membership.objects.filter(workspace=workspace, user=user).first() if user.is_authenticated else None
+        )
+    is_admin = bool(membership and membership.is_admin)
+    # The dashboard read the same counts already; other pages read them here.
+    attention: Any = context.get("attention")
+    if attention is None:
+        try:
+            attention = selectors.attention(workspace=workspace)
+        except GraphError:
+            logger.exception("menu badges of %s: graph unreadable", workspace.id)
+            return NavState(is_admin, 0, 0)
+    return NavState(is_admin, attention.lost_support + attention.unanswered, attention.held)
