@@ -16,6 +16,8 @@ from django.urls import reverse
 # The most nodes a picture draws: past that a layered layout is unreadable (and slow), so the
 # picture says how many it left out and the text list beside it names everything.
 MAX_NODES = 200
+# From this many nodes on, a picture may be zoomed with the wheel (graph.js reads it from the page), and says so.
+ZOOMABLE_FROM = 40
 # A node's label: the start of its statement or title; the whole of it is in the text list.
 LABEL_CHARS = 70
 
@@ -96,12 +98,19 @@ class Drawn:
     def node_count(self) -> int:
         return len(self.data["nodes"])
 
+    @property
+    def movable(self) -> bool:
+        """Whether the picture is big enough to be moved around and zoomed."""
+        return self.node_count >= ZOOMABLE_FROM
+
 
 @dataclass
 class Picture:
     """Nodes and edges as they are added: the first node added for an id wins, edges need both ends."""
 
     workspace_id: str
+    # The claim the picture is about: a picture too big to fit the page is first shown from it.
+    root: str
     # Links to the pages of what is drawn; off for the staff audit, whose readers are not members.
     linked: bool = True
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -157,7 +166,8 @@ class Picture:
         )
         legend = list(dict.fromkeys((node["status"], node["status_words"]) for node in kept))
         edge_legend = list(dict.fromkeys((edge["kind"], edge["words"]) for edge in edges))
-        return Drawn({"nodes": kept, "edges": edges}, _summary(what, kept), legend, edge_legend, left_out)
+        data = {"root": self.root, "nodes": kept, "edges": edges}
+        return Drawn(data, _summary(what, kept), legend, edge_legend, left_out)
 
 
 def _summary(what: str, nodes: list[dict[str, Any]]) -> str:

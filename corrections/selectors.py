@@ -121,7 +121,7 @@ def chain_picture(
 ) -> Drawn:
     """The claim's because-chain as a picture: its source (or premises, or correction), the claim, what rests on
     it (derived claims, decisions, actions) and what replaced it, each with its status now."""
-    picture = Picture(str(workspace.id))
+    picture = Picture(str(workspace.id), claim.id)
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
     downstream = [n for n in sub.nodes.values() if n.expanded and n.id != claim.id]
     premises = [i for group in claim.derived_from for i in group]
@@ -157,7 +157,7 @@ def _correction_nodes(
         old, new = correction["claim_id"], correction["replacement_claim_id"]
         if old != claim.id:
             _claim_node(picture, claims.get(old))
-        picture.node(node_id=correction["id"], kind=NodeKind.CORRECTION, text=correction["statement"],
+        picture.node(node_id=correction["id"], kind=NodeKind.CORRECTION, text=correction["reason"],
                      status="applied")  # fmt: skip
         if new == claim.id:
             _cited_source(workspace, picture, claim)
@@ -233,7 +233,7 @@ def impact_picture(
     """A correction's impact as a picture, each node coloured by the status the correction gives it (or gave it,
     once applied): the corrected claim and its source, its replacement, the derived claims and decisions
     downstream, the held actions, and (in a preview) what keeps each still-supported decision up."""
-    picture = Picture(str(workspace.id), linked=linked)
+    picture = Picture(str(workspace.id), claim.id, linked=linked)
     unsupported, reviewed = (
         set(affected.get("claims_unsupported", [])),
         set(affected.get("decisions_needing_review", [])),

@@ -785,6 +785,9 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
         "cited": claims_selectors.cited_view(workspace=membership.workspace, claim=claim),
         "decisions": chain.decisions,
         "derived": chain.derived,
+        "premises": claims_selectors.claims_by_ids(
+            workspace=membership.workspace, claim_ids=[i for group in claim.derived_from for i in group]
+        ),
         "corrections": chain.corrections,
         "picture": selectors.chain_picture(
             workspace=membership.workspace, claim=claim, source=chain.source, corrections=chain.corrections

@@ -60,6 +60,12 @@ class ChainWordsTests:
             and "through the derived claim The launch date is set. , the decision Launch" not in text
         )
 
+    def test_a_derived_claims_chain_links_the_claims_it_comes_from_as_its_picture_does(self, world: World) -> None:
+        story = LaunchStory(world)
+        page = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{story.date_set}/chain").content.decode()
+        assert f'<a href="/w/{world.ws}/claims/{world.june}/">The launch is in June.</a>' in page
+        assert (world.june, story.date_set, "derived_from") in edges(picture_in(page, "chain-picture"))
+
     def test_the_plain_words_for_agents_name_the_derived_claim_too(self, world: World) -> None:
         story = LaunchStory(world)
         answer = explained(world.trio.workspace, world.june)
@@ -171,7 +177,7 @@ class ImpactPictureTests:
 
 class CapTests:
     def test_a_big_picture_draws_the_first_nodes_and_says_what_it_left_out(self) -> None:
-        picture = Picture("00000000-0000-0000-0000-000000000000", linked=False)
+        picture = Picture("00000000-0000-0000-0000-000000000000", "c0", linked=False)
         for number in range(5):
             picture.node(node_id=f"c{number}", kind=NodeKind.CLAIM, text=f"Claim {number}", status="current")
         for number in range(4):

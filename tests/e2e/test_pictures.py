@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from claims import graph as claims_graph
-from tests.e2e.conftest import preview_correction, screenshot, settled
+from tests.e2e.conftest import ARTIFACTS, preview_correction, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
 from workspaces.models import Workspace
 
@@ -131,6 +131,21 @@ class PictureTests:
         target = click_node(page, "impact-picture", "The product launch is in July.")
         page.wait_for_url(f"**{target}")
         settled(page)
+
+        # The replacement's own chain: the correction it cites, and the claim it superseded.
+        watch.visit(f"{target}chain")
+        replaced = {n["label"]: n["status"] for n in drawn(page, "chain-picture")}
+        assert replaced[june.statement] == "superseded" and replaced["The board moved the launch."] == "applied"
+        screenshot(page, "picture-chain-replacement")
+        # A derived claim's chain starts at the claims it was derived from.
+        derived = next(n for n in nodes if n["label"].startswith("The campaign must be ready"))
+        watch.visit(f"{base}/claims/{derived['id']}/chain")
+        premises = {n["label"]: n["status"] for n in drawn(page, "chain-picture")}
+        assert (
+            premises[june.statement] == "superseded" and premises["The marketing campaign starts in May."] == "current"
+        )
+        screenshot(page, "picture-chain-derived")
+        watch.assert_clean()
         assert errors.seen == []
 
     def test_without_javascript_the_text_list_shows_and_the_picture_does_not(
@@ -150,3 +165,27 @@ class PictureTests:
         assert page.locator(".product-chain").get_by_text("Book the May campaign slots").is_visible()
         assert not page.locator("[data-graph-figure]").is_visible()
         context.close()
+
+    def test_a_big_chain_draws_the_first_200_and_says_what_it_left_out(
+        self, page: Any, watch: Watch, demo_workspace: Workspace
+    ) -> None:
+        from agents import services as agents_services
+
+        errors = Errors(page)
+        workspace = demo_workspace
+        owner = workspace.memberships.get().user
+        ana = claims_graph.claim_search_phrase(workspace=workspace, phrase="ana costa owns", limit=1)[0]
+        for number in range(1, 231):
+            agents_services.decision_add(
+                workspace=workspace, title=f"Checklist step {number}", rationale="", justifications=[[ana.id]],
+                actor=owner,
+            )  # fmt: skip
+        watch.visit(f"/w/{workspace.id}/claims/{ana.id}/chain")
+        nodes = drawn(page, "chain-picture")
+        assert len(nodes) == 200
+        page.get_by_text("The picture shows the first 200 of 232 things; the list below names them all.").wait_for()
+        assert page.locator(".product-chain").get_by_text("Checklist step 230", exact=True).is_visible()
+        # The figure alone: the full page is as long as the 232 lines of the list.
+        page.locator("[data-graph-figure]").screenshot(path=str(ARTIFACTS / "picture-chain-big.png"))
+        watch.assert_clean()
+        assert errors.seen == []

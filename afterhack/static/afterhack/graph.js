@@ -11,8 +11,10 @@
   var NODE_WIDTH = 168;
   var CHARS_PER_LINE = 23;
   var LINE_HEIGHT = 15;
-  // Past this many nodes the picture may be zoomed with the wheel; smaller ones fit as they are.
-  var ZOOMABLE_FROM = 40;
+  var MIN_HEIGHT = 160;
+  var MAX_HEIGHT = 640;
+  // Below this zoom the labels cannot be read: a bigger picture is shown at it and moved around instead.
+  var MIN_ZOOM = 0.6;
   window.afterhackGraphs = window.afterhackGraphs || {};
 
   function markStylesheet() {
@@ -112,19 +114,26 @@
           label: "data(words)",
           "font-size": 10,
           color: "#475467",
+          // The words sit just above their line, on a light backing, so a short edge still shows its line.
+          "text-margin-y": -8,
           "text-background-color": "#ffffff",
-          "text-background-opacity": 1,
-          "text-background-padding": 2,
+          "text-background-opacity": 0.8,
+          "text-background-padding": 1,
         },
       },
     ];
+  }
+
+  // In a big picture the edges' words would cover each other: the legend's line styles tell the kinds apart.
+  function crowded(movable) {
+    return movable ? [{ selector: "edge", style: { label: "" } }] : [];
   }
 
   function layout(count) {
     // The dagre extension registers itself on window.cytoscape when it loads (it sets window.cytoscapeDagre);
     // without it, a breadth-first layout turned on its side tells the same left-to-right story less tidily.
     var options = window.cytoscapeDagre
-      ? { name: "dagre", rankDir: "LR", nodeSep: 24, rankSep: 64, edgeSep: 12, padding: 16 }
+      ? { name: "dagre", rankDir: "LR", nodeSep: 24, rankSep: 76, edgeSep: 12, padding: 16 }
       : {
           name: "breadthfirst",
           directed: true,
@@ -138,18 +147,27 @@
     return options;
   }
 
-  // The picture's height follows what it draws: small chains at full size, big ones shrunk to the width.
-  function sizeToContent(cy, container) {
+  // The picture's height follows what it draws: small chains at full size, bigger ones shrunk to fit while
+  // they stay legible; past that it is shown at a legible size from its root, to be moved around and zoomed.
+  function sizeToContent(cy, container, rootId) {
     var box = cy.elements().boundingBox();
-    var zoom = Math.min(1, (container.clientWidth - 32) / Math.max(box.w, 1));
-    var height = Math.max(160, Math.min(680, box.h * zoom + 40));
-    container.style.height = height + "px";
+    var fitting = Math.min(1, (container.clientWidth - 32) / Math.max(box.w, 1), (MAX_HEIGHT - 32) / Math.max(box.h, 1));
+    var zoom = Math.max(fitting, MIN_ZOOM);
+    container.style.height = Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, box.h * zoom + 40)) + "px";
     cy.resize();
-    cy.fit(undefined, 16);
-    if (cy.zoom() > 1) {
-      cy.zoom(1);
-      cy.center();
+    if (fitting >= MIN_ZOOM) {
+      cy.fit(undefined, 16);
+      if (cy.zoom() > 1) {
+        cy.zoom(1);
+        cy.center();
+      }
+      return;
     }
+    // The left edge of the picture (its sources) at the left of the frame, the claim it is about at mid-height.
+    cy.zoom(MIN_ZOOM);
+    var root = cy.getElementById(rootId);
+    var middle = root.nonempty() ? root.renderedPosition().y : cy.elements().renderedBoundingBox().y1;
+    cy.panBy({ x: 16 - cy.elements().renderedBoundingBox().x1, y: container.clientHeight / 2 - middle });
   }
 
   function open(event) {
@@ -162,19 +180,21 @@
     var figure = container.closest("[data-graph-figure]");
     if (!source || !figure || !window.cytoscape) return;
     var data = JSON.parse(source.textContent);
+    var movable = container.dataset.graphMovable === "true";
     markStylesheet();
     figure.hidden = false;
     var cy = window.cytoscape({
       container: container,
       elements: elements(data),
-      style: baseStyle().concat(nodeStyles(figure, data.nodes), edgeStyles(figure, data.edges)),
+      style: baseStyle().concat(nodeStyles(figure, data.nodes), edgeStyles(figure, data.edges), crowded(movable)),
       layout: layout(data.nodes.length),
-      userZoomingEnabled: data.nodes.length >= ZOOMABLE_FROM,
+      // A big picture may be zoomed with the wheel (corrections/picture.py decides which, and says so).
+      userZoomingEnabled: movable,
       boxSelectionEnabled: false,
       autoungrabify: true,
       autounselectify: true,
     });
-    sizeToContent(cy, container);
+    sizeToContent(cy, container, data.root);
     cy.on("tap", "node", open);
     cy.on("mouseover", "node[href]", function () {
       container.style.cursor = "pointer";
