@@ -93,6 +93,8 @@ class Drawn:
     edge_legend: list[tuple[str, str]]
     # What the cap left out, in a sentence; empty when everything is drawn.
     left_out: str
+    # Whether its nodes open their pages (not for the staff audit).
+    linked: bool = True
 
     @property
     def node_count(self) -> int:
@@ -167,7 +169,7 @@ class Picture:
         legend = list(dict.fromkeys((node["status"], node["status_words"]) for node in kept))
         edge_legend = list(dict.fromkeys((edge["kind"], edge["words"]) for edge in edges))
         data = {"root": self.root, "nodes": kept, "edges": edges}
-        return Drawn(data, _summary(what, kept), legend, edge_legend, left_out)
+        return Drawn(data, _summary(what, kept), legend, edge_legend, left_out, self.linked)
 
 
 def _summary(what: str, nodes: list[dict[str, Any]]) -> str:

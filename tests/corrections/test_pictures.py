@@ -30,6 +30,10 @@ def statuses(picture: dict[str, Any]) -> dict[str, str]:
     return {node["id"]: node["status"] for node in picture["nodes"]}
 
 
+def kinds(picture: dict[str, Any], kind: str) -> set[str]:
+    return {node["id"] for node in picture["nodes"] if node["kind"] == kind}
+
+
 def edges(picture: dict[str, Any]) -> set[tuple[str, str, str]]:
     return {(edge["source"], edge["target"], edge["kind"]) for edge in picture["edges"]}
 
@@ -125,6 +129,12 @@ class ImpactPictureTests:
             story.launch: "supported", story.booking: "held",
         }  # fmt: skip
         assert {i: s for i, s in statuses(previewed).items() if i in expected} == expected
+        # Nothing else is drawn as touched: the decisions and actions drawn are exactly those reported.
+        assert kinds(previewed, "decision") == set(
+            reported["decisions_needing_review"] + reported["decisions_still_supported"]
+        )
+        assert kinds(previewed, "action") == set(reported["actions_held"])
+        assert {i for i, s in statuses(previewed).items() if s == "unsupported"} == set(reported["claims_unsupported"])
         proposed = next(node for node in previewed["nodes"] if node["status"] == "proposed")
         assert proposed["text"] == "The launch is in July." and proposed["href"] is None
         # What keeps "Launch in June" up is drawn too: the board's claim supports it.
@@ -145,6 +155,7 @@ class ImpactPictureTests:
         replacement = next(e["target"] for e in after["edges"] if e["kind"] == "superseded_by")
         assert correction["id"] == correction_id and statuses(after)[replacement] == "current"
         assert {i: s for i, s in statuses(after).items() if i in expected} == expected
+        assert kinds(after, "decision") | kinds(after, "action") == {story.venue, story.launch, story.booking}
         assert structure <= edges(after)
 
     def test_a_decision_rejustified_since_is_still_drawn_as_reached_then(self, world: World) -> None:
@@ -173,6 +184,7 @@ class ImpactPictureTests:
         auditor = make_user("auditor", is_staff=True)
         page = client_for(auditor).get(f"/audit/corrections/{world.ws}/{correction_id}/").content.decode()
         assert {node["href"] for node in picture_in(page, "impact-picture")["nodes"]} == {None}
+        assert "Click a box" not in page and "The list below says the same in words." in page
 
 
 class CapTests:
