@@ -299,6 +299,13 @@ def _render_preview(
         form=CorrectionForm(data),
         preview=preview,
         impact=impact_view(workspace, preview),
+        picture=selectors.impact_picture(
+            workspace=workspace,
+            claim=preview.claim,
+            affected=preview.impact.as_json(),
+            still_supported_by=preview.impact.still_supported_by,
+            statement=preview.statement,
+        ),
         apply_form=apply_form,
         notice=notice,
         changes=what_changed(workspace, previewed, preview.impact.as_json()) if previewed is not None else [],
@@ -731,8 +738,12 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
         "decisions": decisions,
         "actions": actions,
         "unsupported": unsupported,
+        "picture": old and selectors.impact_picture(
+            workspace=workspace, claim=old, affected=correction.affected, correction=correction,
+            linked=not extra.get("auditing"),
+        ),
         **extra,
-    }
+    }  # fmt: skip
     return render(request, "corrections/detail.html", context)
 
 
@@ -766,15 +777,21 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
     chain = selectors.claim_chain(workspace=membership.workspace, claim_id=claim_id)
     if claim is None or chain is None:
         raise claims_services.ClaimNotFound()
-    source, decisions, corrections = chain
     context = {
         "workspace": membership.workspace,
         "membership": membership,
         "claim": claim,
-        "source": source,
+        "source": chain.source,
         "cited": claims_selectors.cited_view(workspace=membership.workspace, claim=claim),
-        "decisions": decisions,
-        "corrections": corrections,
+        "decisions": chain.decisions,
+        "derived": chain.derived,
+        "premises": claims_selectors.claims_by_ids(
+            workspace=membership.workspace, claim_ids=[i for group in claim.derived_from for i in group]
+        ),
+        "corrections": chain.corrections,
+        "picture": selectors.chain_picture(
+            workspace=membership.workspace, claim=claim, source=chain.source, corrections=chain.corrections
+        ),
     }
     return render(request, "corrections/claim_chain.html", context)
 

@@ -20,7 +20,7 @@ def claim_explained(workspace: Workspace, claim: claims_selectors.Claim) -> dict
     found = corrections_selectors.claim_chain(workspace=workspace, claim_id=claim.id)
     if found is None:
         return None
-    source, decisions, corrections = found
+    source, decisions, corrections = found.source, found.decisions, found.corrections
     chain: list[dict[str, Any]] = []
     if source:
         chain.append({"link": "comes_from", "kind": "source", "id": source["id"], "title": source["title"],
@@ -38,12 +38,19 @@ def claim_explained(workspace: Workspace, claim: claims_selectors.Claim) -> dict
     chain.append({"link": "states", "kind": "claim", "id": claim.id, "statement": claim.statement,
                   "status": claim.status})  # fmt: skip
     words = [f"The claim {_quoted(claim.statement)} is {claim.status}.", origin]
+    for derived in found.derived:
+        chain.append({"link": "basis_of", "kind": "claim", "id": derived["id"], "statement": derived["statement"],
+                      "status": derived["status"]})  # fmt: skip
+        words.append(f"It is the basis of the derived claim {_quoted(derived['statement'])} ({derived['status']}).")
     for decision, actions in decisions:
+        via = [v["id"] for v in decision["via"]]
         chain.append({"link": "supports", "kind": "decision", "id": decision["id"], "title": decision["title"],
-                      "status": decision["status"], "actions": actions})  # fmt: skip
+                      "status": decision["status"], "via": via, "actions": actions})  # fmt: skip
         leads = ", ".join(f"{_quoted(a['title'])} ({a['status']})" for a in actions)
+        through = " and ".join(_quoted(v["statement"]) for v in decision["via"])
         words.append(
-            f"It supports the decision {_quoted(decision['title'])} ({decision['status']})"
+            (f"Through the derived claim {through}, it" if through else "It")
+            + f" supports the decision {_quoted(decision['title'])} ({decision['status']})"
             + (f", which leads to {leads}." if leads else ".")
         )
     if not decisions:
