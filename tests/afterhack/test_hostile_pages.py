@@ -60,6 +60,7 @@ PAGES = {
     "workspaces": Page("/w/"),
     "workspace_create": Page("/w/new", form={"name": "New"}, kinds={"name": TEXT}),
     "dashboard": Page(WS + "/"),
+    "activity": Page(WS + "/activity/", params=("actor", "kind", "since", "until", "q", "sort", "page")),
     "members": Page(WS + "/members/"),
     "member_add": Page(
         WS + "/members/add", form={"username": "oscar", "role": "viewer"}, kinds={"username": TEXT, "role": CHOICE}
@@ -161,9 +162,12 @@ PAGES = {
         form={"resolution": "dismiss", "next": "/w/"},
         kinds={"next": [NUL, "//elsewhere.example/", "x" * 10_000, SURROGATE], "confirmed": [NUL, "no", "YES"]},
     ),
-    "history": Page(WS + "/corrections/", params=("actor", "claim", "since", "until")),
+    "history": Page(WS + "/corrections/", params=("actor", "claim", "kind", "since", "until", "sort", "page")),
     "correction": Page(WS + "/corrections/{correction}/"),
-    "audit": Page("/audit/corrections/", params=("actor", "claim", "since", "until"), staff=True),
+    "audit": Page("/audit/", params=("workspace", "actor", "kind", "since", "until", "q", "sort", "page"), staff=True),
+    "audit_export": Page(
+        "/audit/export.csv", params=("workspace", "actor", "kind", "since", "until", "q", "sort"), staff=True
+    ),
     "audit_detail": Page("/audit/corrections/{ws}/{correction}/", staff=True),
     # the admin
     "admin_events": Page(

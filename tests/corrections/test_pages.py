@@ -106,9 +106,9 @@ class QueueAndHistoryTests:
         chain = client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.june}/chain").content.decode()
         assert "corrected by rita" in chain and "Launch in June" in chain
         auditor = make_user("auditor", is_staff=True)
-        audit = client_for(auditor).get("/audit/corrections/").content.decode()
+        audit = client_for(auditor).get("/audit/").content.decode()
         assert "Launch planning" in audit and "The launch is in July." in audit
-        assert client_for(world.trio.reviewer).get("/audit/corrections/").status_code == 302
+        assert client_for(world.trio.reviewer).get("/audit/").status_code == 302
 
     def test_the_queue_and_history_follow_the_access_rules(self, world: World) -> None:
         for url in (f"/w/{world.ws}/review/", f"/w/{world.ws}/corrections/"):
@@ -156,40 +156,22 @@ class HistoryFilterTests:
     @pytest.mark.parametrize(
         ("query", "words"),
         [
-            ("claim=not-a-claim", "Claim id: This is not a claim id"),
-            ("claim=" + "1" * 30, "Claim id: This is not a claim id"),
-            ("actor=" + "x" * 151, "Person: Ensure this value has at most 150 characters"),
-            ("since=yesterday", "From: Enter a valid date."),
-            ("until=" + "9" * 40, "To: Enter a valid date."),
+            ("claim=not-a-claim", "“not-a-claim” is not a claim id; the claim id filter was left out."),
+            ("claim=" + "1" * 30, "is not a claim id; the claim id filter was left out."),
+            ("since=yesterday", "“yesterday” is not a date like 2026-05-12; the from filter was left out."),
+            ("until=" + "9" * 40, "is not a date like 2026-05-12; the to filter was left out."),
+            ("kind=sideways", "“sideways” is not a kind this list knows"),
+            ("sort=reason", "This list cannot be sorted by “reason”"),
         ],
     )
-    def test_a_filter_that_cannot_be_used_is_explained_and_lists_nothing(
+    def test_a_filter_that_cannot_be_used_is_explained_and_left_out(
         self, world: World, make_user: MakeUser, query: str, words: str
     ) -> None:
         self.applied(world)
-        make_user("audrey", is_staff=True)
-        from django.contrib.auth import get_user_model
-
-        auditor = get_user_model().objects.get(username="audrey")
-        for browser, path in [
-            (client_for(world.trio.viewer), f"/w/{world.ws}/corrections/"),
-            (client_for(auditor), "/audit/corrections/"),
-        ]:
-            response = browser.get(f"{path}?{query}")
-            body = html.unescape(response.content.decode())
-            assert (
-                response.status_code == 400
-                and words in body
-                and "Nothing is listed until the filters are fixed" in body
-            )
-            assert "The launch is in July." not in body
-
-    def test_nul_in_a_filter_is_refused_in_words(self, world: World) -> None:
-        for query in ("actor=%00", "claim=%00", "since=%00"):
-            response = client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?{query}")
-            assert response.status_code == 400 and "contains a NUL character" in html.unescape(
-                response.content.decode()
-            )
+        response = client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?{query}")
+        body = html.unescape(response.content.decode())
+        assert response.status_code == 200 and words in body
+        assert "The launch is in July." in body and "match" not in body
 
     def test_valid_filters_still_select_and_the_last_day_there_is_works(self, world: World) -> None:
         self.applied(world)
@@ -206,7 +188,8 @@ class HistoryFilterTests:
             assert response.status_code == 200 and "The launch is in July." in response.content.decode(), query
         for query in ("since=9999-12-31", "actor=somebody", f"claim={world.ana}"):
             response = browser.get(f"{history}?{query}")
-            assert response.status_code == 200 and "No corrections." in response.content.decode(), query
+            body = html.unescape(response.content.decode())
+            assert response.status_code == 200 and "No corrections match" in body and "Clear filters" in body, query
 
 
 class AfterTrialTests:
