@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,11 @@ def preview_over_htmx(world: World, claim_id: str, statement: str = "The launch 
     )
     assert response.status_code == 200
     return response.content.decode()
+
+
+def words(response: Any) -> str:
+    """The page's words as a person reads them: tags out, entities decoded, white space folded."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode())).split())
 
 
 def apply_fields(fragment: str) -> dict[str, str]:
@@ -190,6 +196,46 @@ class HistoryFilterTests:
             response = browser.get(f"{history}?{query}")
             body = html.unescape(response.content.decode())
             assert response.status_code == 200 and "No corrections match" in body and "Clear filters" in body, query
+
+    def test_the_person_filter_is_partial_ignores_case_and_matches_full_names(self, world: World) -> None:
+        self.applied(world)
+        world.trio.reviewer.first_name, world.trio.reviewer.last_name = "Rita", "Hayworth"
+        world.trio.reviewer.save()
+        browser = client_for(world.trio.viewer)
+        for person in ("RIT", "iT", "hayworth", "Rita H"):
+            body = words(browser.get(f"/w/{world.ws}/corrections/?actor={person}"))
+            assert "The launch is in July." in body and f"1 correction matches person “{person}”." in body, person
+        body = words(browser.get(f"/w/{world.ws}/corrections/?actor=olivia"))
+        assert "No corrections match person “olivia”. Clear filters" in body
+
+    def test_the_kind_filter_says_what_the_correction_did(self, world: World) -> None:
+        world.decision("Launch in June", [world.june])
+        self.applied(world)
+        browser = client_for(world.trio.viewer)
+        assert "The launch is in July." in words(browser.get(f"/w/{world.ws}/corrections/?kind=review"))
+        body = words(browser.get(f"/w/{world.ws}/corrections/?kind=none"))
+        assert "No corrections match kind Left everything standing. Clear filters" in body
+        body = words(browser.get(f"/w/{world.ws}/corrections/?kind=held"))
+        assert "No corrections match kind Held actions." in body
+
+    def test_it_pages_sorts_and_counts(self, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+        from dataclasses import replace
+
+        from corrections import views
+
+        monkeypatch.setattr(views, "HISTORY", replace(views.HISTORY, per_page=2))
+        for claim, statement in ((world.june, "The launch is in July."), (world.ana, "Ben owns the checklist."),
+                                 (world.may, "Marketing starts in June.")):  # fmt: skip
+            revision = world.preview(claim, statement).json()["revision"]
+            world.apply(claim, revision, key=statement, statement=statement)
+        browser = client_for(world.trio.viewer)
+        first = words(browser.get(f"/w/{world.ws}/corrections/"))
+        assert "1–2 of 3 corrections" in first and "Marketing starts in June." in first
+        assert "The launch is in July." not in first
+        last = words(browser.get(f"/w/{world.ws}/corrections/?page=2"))
+        assert "3–3 of 3 corrections" in last and "The launch is in July." in last
+        oldest = words(browser.get(f"/w/{world.ws}/corrections/?sort=applied"))
+        assert "The launch is in July." in oldest and "Marketing starts in June." not in oldest
 
 
 class AfterTrialTests:
