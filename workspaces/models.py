@@ -124,7 +124,7 @@ EVENT_KINDS = {
     "decision.rejustified": "Re-justification",
     "decision.revised": "Revision",
     "decision.dismissed": "Dismissal",
-    "decision.created": "Decision",
+    "decision.created": "Decision created",
     "action.created": "Action added",
     "action.done": "Action done",
     "action.cancelled": "Action cancelled",
