@@ -10,20 +10,12 @@ import pytest
 
 from claims import services as claims_services
 from tests.conftest import MakeUser
-from tests.e2e.conftest import preview_correction, screenshot, settled
+from tests.e2e.conftest import screenshot, settled
+from tests.e2e.test_review import correct_june_to_july
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Role
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def correct_a_claim(page: Any, workspace: Any, statement: str, to: str) -> None:
-    """A correction through its page: preview, then apply."""
-    claim_id = AuditEvent.objects.get(verb="claim.added", target=statement).payload["claim_id"]
-    page.goto(f"/w/{workspace.id}/claims/{claim_id}/correct")
-    preview_correction(page, to, "The board moved it.", wait_for="#impact")
-    page.get_by_role("button", name="Apply the correction").click()
-    page.wait_for_url("**/corrections/*/")
 
 
 class AuditInBrowserTests:
@@ -74,7 +66,8 @@ class HistoryAndActivityInBrowserTests:
     def test_a_reviewer_filters_the_history_and_follows_activity_links(
         self, page: Any, live_server: Any, demo_workspace: Any
     ) -> None:
-        correct_a_claim(page, demo_workspace, "The product launch is in June.", "The product launch is in July.")
+        june = AuditEvent.objects.get(verb="claim.added", target="The product launch is in June.").payload["claim_id"]
+        correct_june_to_july(page, demo_workspace.id, june)
         screenshot(page, "audit-correction-detail")
         history = f"/w/{demo_workspace.id}/corrections/"
         page.goto(history)
