@@ -752,13 +752,28 @@ def audit(request: HtmxRequest) -> HttpResponse:
     listing = workspace_selectors.event_listing(_audit_spec(), request.GET, path=request.path)
     memberships = workspace_selectors.memberships_by_workspace(user=request.user)
     rows = [
-        replace(row, detail_url=_audit_detail_url(row.event))
+        replace(row, detail_url=reverse("corrections:audit_event", args=[row.event.pk]))
         for row in workspace_selectors.event_rows(listing.items, memberships=memberships)
     ]
     # The export takes the same filters and sort, and every page.
     export = reverse("corrections:audit_export") + listing.href(page=1).removeprefix(listing.path)
     context = {"listing": listing.with_items(rows), "export_href": export.removesuffix("?")}
     return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
+
+
+@require_GET
+@staff_member_required
+def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
+    """One audited event for staff: who did what when, where, what it names, and everything it recorded."""
+    event = found(workspace_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
+    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
+    row = workspace_selectors.event_rows([event], memberships=memberships)[0]
+    context = {
+        "row": row,
+        "correction_url": _audit_detail_url(event),
+        "recorded": json.dumps(event.payload, indent=2, ensure_ascii=False, sort_keys=True),
+    }
+    return render(request, "corrections/audit_event.html", context)
 
 
 def _audit_detail_url(event: AuditEvent) -> str:

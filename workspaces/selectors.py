@@ -228,6 +228,11 @@ def usernames_named(*, words: str) -> list[str]:
 MAX_NAMED = 200
 
 
+def audit_event_get(*, event_id: int) -> AuditEvent | None:
+    """One audit event with its workspace and person (for staff auditors), or None."""
+    return AuditEvent.objects.select_related("workspace", "actor").filter(pk=event_id).first()
+
+
 def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
     """The user's memberships by workspace id (which workspaces' pages the user may open)."""
     return {m.workspace_id: m for m in Membership.objects.filter(user=user)}

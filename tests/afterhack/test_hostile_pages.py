@@ -169,6 +169,7 @@ PAGES = {
         "/audit/export.csv", params=("workspace", "actor", "kind", "since", "until", "q", "sort"), staff=True
     ),
     "audit_detail": Page("/audit/corrections/{ws}/{correction}/", staff=True),
+    "audit_event": Page("/audit/events/{event}/", staff=True),
     # the admin
     "admin_events": Page(
         "/admin/workspaces/auditevent/",
@@ -220,7 +221,7 @@ PAGES = {
 }
 
 # Ids in paths: each one, in turn, replaced by a bad id.
-PATH_IDS = ("membership", "source", "june", "ana", "run", "decision", "action", "correction")
+PATH_IDS = ("membership", "source", "june", "ana", "run", "decision", "action", "correction", "event")
 
 
 @dataclass
@@ -251,7 +252,7 @@ def ids_of(world: World) -> Ids:
             "source": claim["source_id"], "decision": flagged, "action": action, "run": run,
             "correction": correction["correction_id"], "revision": str(world.preview(world.june).json()["revision"]),
             "membership": str(Membership.objects.get(user=trio.viewer).pk), "outsider": str(trio.outsider.pk),
-            "key": "sweep",
+            "key": "sweep", "event": str(AuditEvent.objects.latest("id").pk),
         }
     )  # fmt: skip
 
@@ -351,7 +352,7 @@ class HostilePageTests:
             if isinstance(pattern, URLPattern)
         }
         any_id = "00000000-0000-0000-0000-000000000001"
-        ids = Ids({**dict.fromkeys(KEYS, any_id), "membership": "1", "outsider": "1"})
+        ids = Ids({**dict.fromkeys(KEYS, any_id), "membership": "1", "outsider": "1", "event": "1"})
         swept = {resolve(ids.fill(page.path).split("?")[0]).view_name for page in PAGES.values()}
         assert views - swept == set()
 

@@ -227,3 +227,28 @@ class ImpactAsItWasTests:
         page = text(client_for(auditor).get(f"/audit/corrections/{world.ws}/{applied['correction_id']}/"))
         assert "applied before Afterhack kept each impact as it was" in page
         assert "Needed review: Launch in June" in page and "today" in page
+
+
+class AuditEventPageTests:
+    def test_it_says_who_did_what_where_and_links_only_where_the_auditor_belongs(
+        self, world: World, auditor: Any
+    ) -> None:
+        _, _, applied = flag_launch(world)
+        event = AuditEvent.objects.get(verb="correction.applied")
+        listed = client_for(auditor).get("/audit/").content.decode()
+        assert f'href="/audit/events/{event.pk}/"' in listed
+        response = client_for(auditor).get(f"/audit/events/{event.pk}/")
+        page = text(response)
+        assert "rita corrected a claim to “The launch is in July.”" in page and "Launch planning" in page
+        assert "you are not a member" in page and f"/w/{world.ws}/" not in response.content.decode()
+        assert f'href="/audit/corrections/{world.ws}/{applied["correction_id"]}/"' in response.content.decode()
+        workspace_services.member_add(
+            workspace=world.trio.workspace, username="audrey", role=Role.VIEWER, actor=world.trio.owner
+        )
+        member_page = client_for(auditor).get(f"/audit/events/{event.pk}/").content.decode()
+        assert f'href="/w/{world.ws}/corrections/{applied["correction_id"]}/"' in member_page
+
+    def test_it_is_for_staff_only_and_an_unknown_event_is_a_404(self, world: World, auditor: Any) -> None:
+        event = AuditEvent.objects.latest("id")
+        assert client_for(world.trio.owner).get(f"/audit/events/{event.pk}/").status_code == 302
+        assert client_for(auditor).get(f"/audit/events/{event.pk + 1000}/").status_code == 404

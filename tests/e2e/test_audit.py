@@ -61,6 +61,14 @@ class AuditInBrowserTests:
         assert "actor=" not in page.url
         screenshot(page, "audit-all")
 
+        page.locator("table.events tr", has_text="=HYPERLINK(1)").get_by_role("link").first.click()
+        page.get_by_role("heading", name="Source added").wait_for()
+        # The auditor made "Hiring", so they belong to it: its pages are links.
+        assert page.locator("dl.facts").get_by_role("link", name="Hiring").is_visible()
+        page.get_by_text("Everything the event recorded").click()
+        page.locator("pre.recorded").wait_for()
+        screenshot(page, "audit-event")
+
 
 class HistoryAndActivityInBrowserTests:
     def test_a_reviewer_filters_the_history_and_follows_activity_links(
@@ -97,6 +105,7 @@ class HistoryAndActivityInBrowserTests:
         page.get_by_text("match kind Decision created").wait_for()
         settled(page)
         screenshot(page, "activity-decisions")
-        page.locator("table.events a", has_text="created the decision").first.click()
+        page.locator("table.events a", has_text="created the decision “Launch in June”").click()
         page.wait_for_url("**/decisions/*/")
-        assert page.get_by_role("heading", level=1).inner_text()
+        page.get_by_role("heading", level=1, name="Launch in June").wait_for()
+        assert page.get_by_role("heading", level=1).count() == 1
