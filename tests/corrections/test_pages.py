@@ -218,6 +218,13 @@ class HistoryFilterTests:
         body = words(browser.get(f"/w/{world.ws}/corrections/?kind=held"))
         assert "No corrections match kind Held actions." in body
 
+    def test_over_htmx_it_answers_only_the_list(self, world: World) -> None:
+        self.applied(world)
+        response = client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/?actor=rit", headers=HTMX)
+        body = response.content.decode()
+        assert body.lstrip().startswith('<section id="corrections-list"') and "<html" not in body
+        assert "The launch is in July." in body
+
     def test_it_pages_sorts_and_counts(self, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
         from dataclasses import replace
 
