@@ -182,14 +182,13 @@ def event_url(event: AuditEvent, *, admin: bool = False) -> str:
     value = event.payload.get(page[1]) if page else None
     if page is None or not isinstance(value, str) or not value:
         return ""
-    try:
-        return reverse(page[0], kwargs={**ws, page[2]: value})
-    except NoReverseMatch:
-        pass
+    url = _reversed(page[0], **ws, **{page[2]: value})
+    if url or not event.verb.startswith("action."):
+        return url
+    # No action page yet: a new action links to the decision it depends on, any other to the workspace's actions.
     decisions = event.payload.get("decision_ids")
-    if event.verb.startswith("action.") and isinstance(decisions, list) and decisions:
-        return _reversed("agents:decision", **ws, decision_id=str(decisions[0]))
-    return _reversed("agents:actions", **ws) if event.verb.startswith("action.") else ""
+    first = str(decisions[0]) if isinstance(decisions, list) and decisions else ""
+    return (first and _reversed("agents:decision", **ws, decision_id=first)) or _reversed("agents:actions", **ws)
 
 
 def action_url(*, workspace_id: UUID, action_id: str) -> str:
@@ -218,14 +217,14 @@ def event_rows(events: list[AuditEvent], *, memberships: dict[UUID, Membership])
     return rows
 
 
+# How many people a name filter matches by their full name, at most (a name is for finding someone, not everyone).
+MAX_NAMED = 200
+
+
 def usernames_named(*, words: str) -> list[str]:
     """The usernames of the people whose full name contains `words` (any case): a person filter matches them too."""
     named = get_user_model().objects.annotate(full_name=Concat("first_name", Value(" "), "last_name"))
     return list(named.filter(full_name__icontains=words).values_list("username", flat=True)[:MAX_NAMED])
-
-
-# How many people a name filter matches by their full name, at most (a name is for finding someone, not everyone).
-MAX_NAMED = 200
 
 
 def audit_event_get(*, event_id: int) -> AuditEvent | None:
