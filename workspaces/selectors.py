@@ -67,13 +67,14 @@ def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEve
     return AuditEvent.objects.filter(workspace=workspace).order_by("-created_at", "-id")[:limit]
 
 
+# The workspace filter's value for events about accounts rather than a workspace (API tokens, MCP sessions).
+NO_WORKSPACE = "none"
+
+
 def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Filter]:
     """The filters of an activity list: by workspace (the staff audit, across workspaces), person, kind, dates."""
-    by_workspace = (
-        {"workspace": Filter("Workspace", "choice", tuple((str(w.id), w.name) for w in workspaces))}
-        if workspaces is not None
-        else {}
-    )
+    choices = (*((str(w.id), w.name) for w in workspaces or []), (NO_WORKSPACE, "None (accounts: tokens, MCP)"))
+    by_workspace = {"workspace": Filter("Workspace", "choice", choices)} if workspaces is not None else {}
     kinds = tuple(sorted(EVENT_KINDS.items(), key=lambda kind: kind[1]))
     return {
         **by_workspace,
@@ -99,7 +100,9 @@ def audit_events(*, criteria: Criteria, workspace: Workspace | None = None) -> Q
     events = AuditEvent.objects.select_related("workspace")
     if workspace is not None:
         events = events.filter(workspace=workspace)
-    elif chosen := criteria.get("workspace"):
+    elif (chosen := criteria.get("workspace")) == NO_WORKSPACE:
+        events = events.filter(workspace__isnull=True)
+    elif chosen:
         events = events.filter(workspace_id=chosen)
     if person := criteria.get("actor"):
         events = events.annotate(actor_full_name=Concat("actor__first_name", Value(" "), "actor__last_name")).filter(

@@ -91,6 +91,12 @@ class AuditFilterTests:
         assert "added the source “Job ad”" in page and "added the source “Launch plan”" not in page
         assert "events match workspace Hiring." in page and "Clear filters" in page
 
+    def test_events_about_accounts_are_their_own_choice(self, world: World, auditor: Any) -> None:
+        workspace_services.token_issue(user=world.trio.reviewer, name="script")
+        page = text(client_for(auditor).get("/audit/?workspace=none"))
+        assert "issued an API token" in page and "added the source" not in page
+        assert "1 event matches workspace None (accounts: tokens, MCP)." in page
+
     def test_the_person_filter_is_partial_and_ignores_case_on_username_and_full_name(
         self, world: World, auditor: Any
     ) -> None:
