@@ -24,7 +24,7 @@ from datetime import date
 from typing import Any
 from urllib.parse import urlencode
 
-from afterhack.ids import is_storable
+from afterhack.ids import is_storable, parse_id
 
 DEFAULT_PER_PAGE = 25
 MAX_QUERY_CHARS = 200
@@ -42,8 +42,8 @@ def tidy(raw: str) -> str | None:
 
 @dataclass(frozen=True)
 class Filter:
-    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial)
-    or "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive)."""
+    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial),
+    "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive) or "id" (a node's id, made canonical)."""
 
     label: str
     kind: str = "text"
@@ -62,6 +62,14 @@ class Filter:
         if self.kind == "choice" and value not in dict(self.choices):
             known = ", ".join(f"“{label}”" for _, label in self.choices)
             return "", f"“{value}” is not a {self.label.lower()} this list knows ({known}); showing all."
+        if self.kind == "id":
+            canonical = parse_id(value)
+            if canonical is None:
+                return (
+                    "",
+                    f"“{value[:60]}” is not a {self.label.lower()}; the {self.label.lower()} filter was left out.",
+                )
+            return canonical, None
         if self.kind == "day":
             try:
                 return date.fromisoformat(value).isoformat(), None

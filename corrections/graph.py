@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
@@ -47,15 +47,15 @@ UNWIND $claim_ids AS cid
 MATCH (c:Claim {id: cid})
 OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
 RETURN {id: c.id, label: 'claim', status: c.status, version: c.version_id, kind: c.confidence_kind,
-        justification: j.justification, ante: p.id, ante_label: 'Claim', ante_status: p.status,
-        ante_version: p.version_id, ante_kind: p.confidence_kind} AS member
+        title: c.statement, justification: j.justification, ante: p.id, ante_label: 'Claim', ante_status: p.status,
+        ante_version: p.version_id, ante_kind: p.confidence_kind, ante_title: p.statement} AS member
 UNION ALL
 UNWIND $decision_ids AS did
 MATCH (d:Decision {id: did})
 OPTIONAL MATCH (s)-[j:SUPPORTS]->(d)
-RETURN {id: d.id, label: 'decision', status: d.status, version: null, kind: null, justification: j.justification,
-        ante: s.id, ante_label: labels(s)[0], ante_status: s.status, ante_version: s.version_id,
-        ante_kind: s.confidence_kind} AS member
+RETURN {id: d.id, label: 'decision', status: d.status, version: null, kind: null, title: d.title,
+        justification: j.justification, ante: s.id, ante_label: labels(s)[0], ante_status: s.status,
+        ante_version: s.version_id, ante_kind: s.confidence_kind, ante_title: coalesce(s.title, s.statement)} AS member
 """
 
 ACTIONS_ON = """
@@ -64,7 +64,7 @@ WHERE d.id IN $decision_ids
 WITH DISTINCT a
 MATCH (a)-[:DEPENDS_ON]->(all:Decision)
 WITH a, collect(all.id) AS decision_ids
-RETURN {id: a.id, status: a.status, decision_ids: decision_ids} AS action
+RETURN {id: a.id, status: a.status, title: a.title, decision_ids: decision_ids} AS action
 """
 
 REVISION = "MATCH (w:Workspace) RETURN w.revision"
@@ -82,6 +82,8 @@ class Subgraph:
     revision: int
     nodes: dict[str, Node]
     actions: list[Action]
+    # Each node's and action's title (a claim's statement) as read: an Apply keeps them as the impact it had.
+    titles: dict[str, str] = field(default_factory=dict)
 
     def fingerprint(self, *, independent_sources: bool, statement: str) -> int:
         """A number that changes exactly when something a correction of the roots depends on changes:
@@ -119,15 +121,18 @@ def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
     justifications: dict[str, dict[int, set[str]]] = {}
     members: dict[str, tuple[str, str, str | None]] = {}
     outside: dict[str, Node] = {}
+    titles: dict[str, str] = {}
     params = {"claim_ids": claim_ids, "decision_ids": decision_ids}
     for (member,) in graph.ro_query(workspace, JUSTIFICATIONS, params):
         node_id, ante_id = member["id"], member["ante"]
         kind = DECISION if member["label"] == "decision" else _kind("Claim", member["kind"])
         members[node_id] = (kind, member["status"], member["version"])
+        titles[node_id] = member["title"] or ""
         justifications.setdefault(node_id, {})
         if ante_id is not None:
             justifications[node_id].setdefault(int(member["justification"] or 0), set()).add(ante_id)
             ante_kind = _kind(member["ante_label"], member["ante_kind"])
+            titles.setdefault(ante_id, member["ante_title"] or "")
             outside.setdefault(
                 ante_id, Node(ante_id, ante_kind, member["ante_status"], (), member["ante_version"], expanded=False)
             )
@@ -135,11 +140,11 @@ def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
     for node_id, (kind, status, version_id) in members.items():
         groups = tuple(frozenset(ids) for _, ids in sorted(justifications[node_id].items()))
         nodes[node_id] = Node(node_id, kind, status, groups if kind != EVIDENCE else (), version_id, expanded=True)
-    actions = [
-        Action(action["id"], action["status"], frozenset(action["decision_ids"]))
-        for (action,) in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids})
-    ]
-    return Subgraph(revision, nodes, actions)
+    actions = []
+    for (action,) in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids}):
+        actions.append(Action(action["id"], action["status"], frozenset(action["decision_ids"])))
+        titles[action["id"]] = action["title"] or ""
+    return Subgraph(revision, nodes, actions, titles)
 
 
 def workspace_revision(*, workspace: HasGraph) -> int:
@@ -297,10 +302,18 @@ CORRECTION_GET = (
 )
 
 CORRECTION_AFTER, CORRECTION_ORDER = keyset("x", at="applied_at")
+# The history's filters: a person by part of their username (any case) or by the usernames their full name
+# matched, a claim (old or replacement), applied in [since, until), and what the correction did ($impact: see
+# CorrectionImpact; `affected` is stored as JSON, so "nothing there" is the exact empty list it was written with).
 CORRECTION_WHERE = (
     "MATCH (x:Correction)-[:CORRECTS]->(old:Claim) "
-    "WHERE ($actor = '' OR x.actor = $actor) AND ($claim_id = '' OR x.claim_id = $claim_id OR x.replacement_claim_id = $claim_id) "
+    "WHERE ($actor = '' OR toLower(x.actor) CONTAINS $actor OR x.actor IN $actors) "
+    "AND ($claim_id = '' OR x.claim_id = $claim_id OR x.replacement_claim_id = $claim_id) "
     "AND ($since = '' OR x.applied_at >= $since) AND ($until = '' OR x.applied_at < $until) "
+    "AND ($impact = '' OR ($impact = 'review' AND NOT x.affected CONTAINS $no_review) "
+    "OR ($impact = 'held' AND NOT x.affected CONTAINS $no_held) "
+    "OR ($impact = 'none' AND x.affected CONTAINS $no_review AND x.affected CONTAINS $no_held "
+    "AND x.affected CONTAINS $no_unsupported)) "
 )
 CORRECTION_LIST = (
     CORRECTION_WHERE + "AND " + CORRECTION_AFTER + " "
@@ -309,6 +322,44 @@ CORRECTION_LIST = (
     "RETURN " + CORRECTION_FIELDS + " AS correction ORDER BY correction.applied_at DESC, correction.id DESC"
 )
 CORRECTION_COUNT = CORRECTION_WHERE + "RETURN count(x)"
+# The history's pages, one query per sort (the sort expressions are constants, never request text).
+HISTORY_SORTS = {"applied": "x.applied_at", "actor": "toLower(x.actor)"}
+CORRECTION_PAGES = {
+    (key, descending): CORRECTION_WHERE + "WITH x, old ORDER BY " + expression + direction + ", x.id" + direction
+    + " SKIP $offset LIMIT $limit OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
+    "RETURN " + CORRECTION_FIELDS + " AS correction"
+    for key, expression in HISTORY_SORTS.items()
+    for descending, direction in ((True, " DESC"), (False, " ASC"))
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CorrectionFilters:
+    """What the history selects: `actor` part of a username (lowercased) or one of `actors`, a claim id, applied
+    in [since, until) (ISO), and what it did (a CorrectionImpact value, '' for any)."""
+
+    actor: str = ""
+    actors: tuple[str, ...] = ()
+    claim_id: str = ""
+    since: str = ""
+    until: str = ""
+    impact: str = ""
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "actor": self.actor, "actors": list(self.actors), "claim_id": self.claim_id, "since": self.since,
+            "until": self.until, "impact": self.impact, **NOTHING_AFFECTED,
+        }  # fmt: skip
+
+
+# `affected` as correction_apply stores it (json.dumps), for each key the text that says its list is empty.
+NOTHING_AFFECTED = {
+    name: json.dumps({key: []})[1:-1]
+    for name, key in (
+        ("no_review", "decisions_needing_review"), ("no_held", "actions_held"),
+        ("no_unsupported", "claims_unsupported"),
+    )
+}  # fmt: skip
 
 
 def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | None:
@@ -322,26 +373,28 @@ def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | N
 def correction_list(
     *,
     workspace: HasGraph,
-    actor: str = "",
     claim_id: str = "",
-    since: str = "",
-    until: str = "",
     limit: int = 200,
     after: tuple[str, str] | None = None,
 ) -> list[Correction]:
-    """Corrections, newest first (after the (applied_at, id) position `after`), filtered by person,
-    claim (old or replacement) and time."""
-    params = {"actor": actor, "claim_id": claim_id, "since": since, "until": until, "limit": limit}
-    return [
-        Correction.from_map(row)
-        for row in graph.ro_records(workspace, CORRECTION_LIST, {**params, **after_params(after)})
-    ]
+    """Corrections, newest first (after the (applied_at, id) position `after`), of a claim (old or replacement)."""
+    params = {**CorrectionFilters(claim_id=claim_id).params(), "limit": limit, **after_params(after)}
+    return [Correction.from_map(row) for row in graph.ro_records(workspace, CORRECTION_LIST, params)]
 
 
-def correction_count(*, workspace: HasGraph) -> int:
-    """How many corrections the workspace has."""
-    params = {"actor": "", "claim_id": "", "since": "", "until": ""}
+def correction_count(*, workspace: HasGraph, filters: CorrectionFilters | None = None) -> int:
+    """How many corrections the workspace has (that the filters select)."""
+    params = (filters or CorrectionFilters()).params()
     return int(graph.ro_query(workspace, CORRECTION_COUNT, params)[0][0])
+
+
+def correction_page(
+    *, workspace: HasGraph, filters: CorrectionFilters, sort: str, descending: bool, offset: int, limit: int
+) -> list[Correction]:
+    """One page of the corrections the filters select, sorted by `sort` (a HISTORY_SORTS key)."""
+    query = CORRECTION_PAGES[(sort, descending)]
+    params = {**filters.params(), "offset": offset, "limit": limit}
+    return [Correction.from_map(row) for row in graph.ro_records(workspace, query, params)]
 
 
 # The same read as CORRECTION_GET, for many ids at once (the review queue names each decision's correction).

@@ -4,8 +4,11 @@ chain (and its picture), a correction's impact as a picture, and what happened t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
+from afterhack.ids import parse_id
+from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
 from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
@@ -17,6 +20,7 @@ from corrections.graph import Chain as Chain
 from corrections.graph import Correction as Correction
 from corrections.picture import Drawn, EdgeKind, NodeKind, Picture
 from corrections.propagation import DECISION
+from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent, Workspace
 
 # The shapes these reads return (and the largest revision a preview hands out) are re-exported above (`X as X`),
@@ -87,6 +91,18 @@ def _retracted(workspace: Workspace, claim: Claim) -> Fate:
     )
 
 
+def applied_impact(*, workspace: Workspace, correction_id: str) -> dict[str, Any] | None:
+    """The impact a correction had when it was applied, with the titles as they were (kept by its audit event);
+    None for a correction applied (or recovered) before the audit trail kept it."""
+    event = (
+        AuditEvent.objects.filter(workspace=workspace, verb="correction.applied", payload__correction_id=correction_id)
+        .order_by("created_at", "id")
+        .first()
+    )
+    impact = event.payload.get("impact") if event else None
+    return impact if isinstance(impact, dict) else None
+
+
 def correction_get(*, workspace: Workspace, correction_id: str) -> corrections_graph.Correction | None:
     """One correction with what it corrected, or None."""
     return corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
@@ -97,14 +113,39 @@ def corrections_get(*, workspace: Workspace, correction_ids: list[str]) -> list[
     return corrections_graph.corrections_get(workspace=workspace, correction_ids=correction_ids)
 
 
-def corrections_matching(
-    *, workspace: Workspace, actor: str = "", claim_id: str = "", since: str = "", until: str = ""
-) -> list[corrections_graph.Correction]:
-    """The workspace's corrections by this person, of this claim (old or replacement), applied in [since, until),
-    newest first; an empty filter selects all."""
-    return corrections_graph.correction_list(
-        workspace=workspace, actor=actor, claim_id=claim_id, since=since, until=until
+def corrections_of_claim(*, workspace: Workspace, claim_id: str) -> list[corrections_graph.Correction]:
+    """The corrections of this claim (as the old claim or as the replacement), newest first."""
+    return corrections_graph.correction_list(workspace=workspace, claim_id=claim_id)
+
+
+def history_filters(criteria: Criteria) -> corrections_graph.CorrectionFilters:
+    """The history's filters as the graph reads them: the person as part of a username (any case) or of a full
+    name, the claim id ('' when it is not one), whole UTC days from `since` through `until`, and the impact."""
+    person = criteria.get("actor").lower()
+    until = criteria.get("until")
+    # Up to the end of that day; the last day there is has no end to stop at.
+    end = date.fromisoformat(until) + timedelta(days=1) if until and until < date.max.isoformat() else None
+    return corrections_graph.CorrectionFilters(
+        actor=person,
+        actors=tuple(workspace_selectors.usernames_named(words=person)) if person else (),
+        claim_id=parse_id(criteria.get("claim")) or "",
+        since=criteria.get("since"),
+        until=end.isoformat() if end else "",
+        impact=criteria.get("kind"),
     )
+
+
+def history_page(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Correction]:
+    """One page of the corrections the history's criteria select, in their sort."""
+    return corrections_graph.correction_page(
+        workspace=workspace, filters=history_filters(criteria), sort=criteria.sort,
+        descending=criteria.descending, offset=offset, limit=limit,
+    )  # fmt: skip
+
+
+def history_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many corrections the history's criteria select."""
+    return corrections_graph.correction_count(workspace=workspace, filters=history_filters(criteria))
 
 
 def claim_chain(*, workspace: Workspace, claim_id: str) -> Chain | None:

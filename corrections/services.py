@@ -94,6 +94,27 @@ class Preview:
     statement: str = ""
     # Remaining supports of still-supported decisions that say what is being corrected.
     restating: list[str] = field(default_factory=list)
+    # The titles (a claim's statement) of what the impact names, as read with it.
+    titles: dict[str, str] = field(default_factory=dict)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The impact as it stands now, with titles and what keeps each still-supported decision up: what the
+        audit trail keeps, so the correction's page can show it as it was when applied, whatever happens later."""
+        impact, titles = self.impact, self.titles
+
+        def named(ids: list[str]) -> list[dict[str, str]]:
+            return [{"id": i, "title": titles.get(i, "")} for i in ids]
+
+        return {
+            "decisions_needing_review": named(impact.decisions_needing_review),
+            "decisions_still_supported": [
+                {"id": i, "title": titles.get(i, ""), "by": named(impact.still_supported_by.get(i, []))}
+                for i in impact.decisions_still_supported
+            ],
+            "actions_held": named(impact.actions_held),
+            "claims_unsupported": named(impact.claims_unsupported),
+            "restating": named(self.restating),
+        }
 
 
 @dataclass(frozen=True)
@@ -129,7 +150,7 @@ def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Previe
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
     fingerprint = sub.fingerprint(independent_sources=policy, statement=statement)
     flagged = restating(workspace, sub, result, corrected=claim, new=statement)
-    return Preview(claim, fingerprint, result, sub.revision, statement, flagged)
+    return Preview(claim, fingerprint, result, sub.revision, statement, flagged, sub.titles)
 
 
 def removed_words(old: str, new: str) -> set[str]:
@@ -371,7 +392,7 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
         )  # fmt: skip
         if written:
             _crash_point("after_graph")
-            _finish(intent, affected, cited.record() if cited else None, recovered=False)
+            _finish(intent, affected, cited.record() if cited else None, recovered=False, impact=plan.snapshot())
             return Outcome(ApplyStatus.APPLIED, str(intent.correction_id), str(intent.replacement_claim_id), affected)
         if passage is not None and not _still_citable(workspace, passage):
             _refuse(intent, "the cited source changed")
@@ -386,9 +407,15 @@ def _refuse(intent: CorrectionIntent, why: str) -> None:
 
 
 def _finish(
-    intent: CorrectionIntent, affected: dict[str, list[str]], cited: dict[str, Any] | None, *, recovered: bool
+    intent: CorrectionIntent,
+    affected: dict[str, list[str]],
+    cited: dict[str, Any] | None,
+    *,
+    recovered: bool,
+    impact: dict[str, Any] | None = None,
 ) -> None:
-    """Records the outcome and the audit event together."""
+    """Records the outcome and the audit event together; the event keeps the impact with its titles
+    (`Preview.snapshot`) when the apply computed it (a recovered correction has only its ids)."""
     with transaction.atomic():
         intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
         intent.save(update_fields=["state", "affected", "settled_at"])
@@ -398,7 +425,7 @@ def _finish(
                 "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
                 "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
                 "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
-                "evidence": cited,
+                "evidence": cited, **({"impact": impact} if impact is not None else {}),
             },
         )  # fmt: skip
         embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])

@@ -10,3 +10,12 @@ class ApplyStatus(StrEnum):
 
     APPLIED = "applied"
     ALREADY_APPLIED = "already_applied"
+
+
+class CorrectionImpact(StrEnum):
+    """What a correction did downstream, as the history filters it: sent decisions to review, held actions, or
+    left everything standing."""
+
+    REVIEW = "review"
+    HELD = "held"
+    NONE = "none"

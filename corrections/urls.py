@@ -16,6 +16,8 @@ urlpatterns = [
     path("w/<uuid:ws_id>/review/<str:decision_id>", views.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", views.history, name="history"),
     path("w/<uuid:ws_id>/corrections/<str:correction_id>/", views.detail, name="detail"),
-    path("audit/corrections/", views.audit, name="audit"),
+    path("audit/", views.audit, name="audit"),
+    path("audit/export.csv", views.audit_export, name="audit_export"),
+    path("audit/events/<int:event_id>/", views.audit_event, name="audit_event"),
     path("audit/corrections/<uuid:ws_id>/<str:correction_id>/", views.audit_detail, name="audit_detail"),
 ]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import uuid
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -14,7 +16,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -25,7 +27,8 @@ from afterhack import confirm
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
-from afterhack.text import MAX_ID_CHARS, MAX_REASON_CHARS, MAX_SEARCH_CHARS, MAX_STATEMENT_CHARS, MAX_USERNAME_CHARS
+from afterhack.listing import Filter, ListSpec
+from afterhack.text import MAX_REASON_CHARS, MAX_SEARCH_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
@@ -35,10 +38,10 @@ from claims.services import EvidenceNotFound
 from claims.statuses import SourceStatus
 from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import review, selectors, services
-from corrections.statuses import ApplyStatus
+from corrections.statuses import ApplyStatus, CorrectionImpact
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
-from workspaces.models import Membership, Workspace
+from workspaces.models import AuditEvent, Membership, Workspace
 
 
 class CorrectionForm(forms.Form):
@@ -660,54 +663,49 @@ def _back(request: HtmxRequest, default: str) -> str:
 # -- history ---------------------------------------------------------------------------------------
 
 
-class HistoryFilterForm(forms.Form):
-    """The filters of the history and audit pages; a filter that cannot be used is explained, never ignored."""
-
-    actor = forms.CharField(required=False, max_length=MAX_USERNAME_CHARS, label="Person")
-    claim = forms.CharField(required=False, max_length=MAX_ID_CHARS, label="Claim id")
-    since = forms.DateField(required=False, label="From")
-    until = forms.DateField(required=False, label="To")
-
-    def clean_claim(self) -> str:
-        value = self.cleaned_data["claim"]
-        claim_id = parse_id(value)
-        if value and claim_id is None:
-            raise forms.ValidationError("This is not a claim id; copy the id from the claim's page.")
-        return claim_id or ""
-
-    def corrections(self, workspace: Workspace) -> list[selectors.Correction]:
-        """The corrections these (valid) filters select."""
-        since, until = self.cleaned_data["since"], self.cleaned_data["until"]
-        return selectors.corrections_matching(
-            workspace=workspace,
-            actor=self.cleaned_data["actor"],
-            claim_id=self.cleaned_data["claim"],
-            since=since.isoformat() if since else "",
-            # Up to the end of that day; the last day there is has no end to stop at.
-            until=(until + timedelta(days=1)).isoformat() if until and until < date.max else "",
-        )
+HISTORY = ListSpec(
+    name="corrections",
+    noun=("correction", "corrections"),
+    sorts={"applied": "When", "actor": "Who"},
+    default_sort="-applied",
+    filters={
+        "actor": Filter("Person"),
+        "claim": Filter("Claim id", "id"),
+        "kind": Filter("Kind", "choice", (
+            (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
+            (CorrectionImpact.NONE, "Left everything standing"),
+        )),
+        "since": Filter("From", "day"),
+        "until": Filter("To", "day"),
+    },
+)  # fmt: skip
 
 
 @require_GET
 @login_required
 def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The workspace's corrections: paged, sorted, filtered by person, claim, impact and day."""
     membership = get_membership(request.user, ws_id)
-    filters = HistoryFilterForm(request.GET)
-    valid = filters.is_valid()
-    context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "corrections": filters.corrections(membership.workspace) if valid else [],
-        "filters": filters,
-    }
-    return render(request, "corrections/history.html", context, status=200 if valid else 400)
+    workspace = membership.workspace
+    listing = HISTORY.listing(
+        request.GET,
+        read=lambda criteria, offset, limit: selectors.history_page(
+            workspace=workspace, criteria=criteria, offset=offset, limit=limit
+        ),
+        count=lambda criteria: selectors.history_count(workspace=workspace, criteria=criteria),
+        path=request.path,
+    )
+    context = {"workspace": workspace, "membership": membership, "listing": listing}
+    return render(
+        request, "corrections/history.html#corrections" if request.htmx else "corrections/history.html", context
+    )
 
 
 @require_GET
 @login_required
 def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    return _detail(request, membership.workspace, correction_id, {"membership": membership})
+    return _detail(request, membership.workspace, correction_id, {"membership": membership, "can_open": True})
 
 
 def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> HttpResponse:
@@ -729,6 +727,7 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
     unsupported = claims_selectors.claims_by_ids(
         workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
     )
+    applied = selectors.applied_impact(workspace=workspace, correction_id=correction.id)
     context = {
         "workspace": workspace,
         "correction": correction,
@@ -740,32 +739,117 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
         "unsupported": unsupported,
         "picture": old and selectors.impact_picture(
             workspace=workspace, claim=old, affected=correction.affected, correction=correction,
-            linked=not extra.get("auditing"),
+            linked=bool(extra.get("can_open")),
         ),
+        "applied": applied,
+        "action_urls": {
+            a["id"]: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a["id"])
+            for a in (applied or {}).get("actions_held", [])
+        }
+        | {a.id: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
         **extra,
     }  # fmt: skip
     return render(request, "corrections/detail.html", context)
 
 
+def _audit_spec() -> ListSpec:
+    return workspace_selectors.event_spec("audit", workspaces=list(workspace_selectors.workspaces_by_name()))
+
+
 @require_GET
 @staff_member_required
 def audit(request: HtmxRequest) -> HttpResponse:
-    """Staff auditors: every workspace's corrections, read-only."""
-    filters = HistoryFilterForm(request.GET)
-    if not filters.is_valid():
-        return render(request, "corrections/audit.html", {"rows": [], "filters": filters}, status=400)
+    """Staff auditors: every audited event of every workspace, read-only, filtered and paged, and its CSV export."""
+    listing = workspace_selectors.event_listing(_audit_spec(), request.GET, path=request.path)
+    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
     rows = [
-        (workspace, c) for workspace in workspace_selectors.workspaces_by_name() for c in filters.corrections(workspace)
+        replace(row, detail_url=reverse("corrections:audit_event", args=[row.event.pk]))
+        for row in workspace_selectors.event_rows(listing.items, memberships=memberships)
     ]
-    rows.sort(key=lambda row: row[1].applied_at, reverse=True)
-    return render(request, "corrections/audit.html", {"rows": rows[:500], "filters": filters})
+    # The export takes the same filters and sort, and every page.
+    export = reverse("corrections:audit_export") + listing.href(page=1).removeprefix(listing.path)
+    context = {"listing": listing.with_items(rows), "export_href": export.removesuffix("?")}
+    return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
+
+
+@require_GET
+@staff_member_required
+def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
+    """One audited event for staff: who did what when, where, what it names, and everything it recorded."""
+    event = found(workspace_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
+    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
+    row = workspace_selectors.event_rows([event], memberships=memberships)[0]
+    context = {
+        "row": row,
+        "correction_url": _audit_detail_url(event),
+        "recorded": json.dumps(event.payload, indent=2, ensure_ascii=False, sort_keys=True),
+    }
+    return render(request, "corrections/audit_event.html", context)
+
+
+def _audit_detail_url(event: AuditEvent) -> str:
+    """A correction's page for auditors (whether or not they belong to its workspace); '' for other events."""
+    correction_id = event.payload.get("correction_id")
+    if event.verb != "correction.applied" or not isinstance(correction_id, str) or event.workspace_id is None:
+        return ""
+    return reverse("corrections:audit_detail", args=[event.workspace_id, correction_id])
+
+
+CSV_COLUMNS = ["time (UTC)", "workspace", "person", "kind", "summary", "target ids"]
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); a leading quote keeps it text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: str) -> str:
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+def _target_ids(payload: dict[str, Any]) -> str:
+    """The ids an event's payload names (`claim_id=…`, lists joined), in one cell."""
+    named = []
+    for key, value in sorted(payload.items()):
+        if key.endswith("_id") and isinstance(value, str):
+            named.append(f"{key}={value}")
+        elif (key.endswith("_ids") or key in ("retracted", "cancelled", "moved")) and isinstance(value, list):
+            named.append(f"{key}={' '.join(str(i) for i in value)}")
+    return "; ".join(named)
+
+
+def _csv_row(event: AuditEvent) -> list[str]:
+    when = event.created_at.astimezone(UTC).isoformat()
+    workspace = event.workspace.name if event.workspace else ""
+    cells = [when, workspace, event.actor_name, event.kind, event.summary, _target_ids(event.payload)]
+    return [_cell(cell) for cell in cells]
+
+
+class _Echo:
+    """A file that hands back what is written to it, so csv.writer can feed a streaming response line by line."""
+
+    def write(self, line: str) -> str:
+        return line
+
+
+@require_GET
+@staff_member_required
+def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
+    """The audit's filtered events as CSV: every page, streamed, in the list's order."""
+    criteria, _ = _audit_spec().criteria(request.GET)
+    events = workspace_selectors.audit_events(criteria=criteria).iterator(chunk_size=500)
+    writer = csv.writer(_Echo())
+    lines = (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, events)))
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    filename = f"afterhack-audit-{datetime.now(UTC):%Y-%m-%d}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @require_GET
 @staff_member_required
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
-    return _detail(request, workspace, correction_id, {"auditing": True})
+    # An auditor who also belongs to the workspace may open what the correction names; others read the titles.
+    member = workspace.id in workspace_selectors.memberships_by_workspace(user=request.user)
+    return _detail(request, workspace, correction_id, {"auditing": True, "can_open": member})
 
 
 @require_GET

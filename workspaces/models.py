@@ -104,6 +104,7 @@ EVENT_WORDS = {
     "correction.applied": "corrected a claim to “{target}”",
     "decision.created": "created the decision “{target}”",
     "decision.rejustified": "gave “{target}” a new justification",
+    "decision.revised": "revised a decision into “{target}”",
     "decision.dismissed": "dismissed “{target}”",
     "action.created": "added the action “{target}”",
     "action.done": "marked “{target}” done",
@@ -111,6 +112,40 @@ EVENT_WORDS = {
     "action.reopened": "reopened “{target}”",
     "agent.asked": "asked the agent “{target}”",
     "claims.embedded": "embedded claims for semantic search with the model “{target}”",
+    "mcp.session_opened": "opened an MCP session ({target})",
+}
+
+# What kind of thing each audited event is, in words: the audit's and the activity page's kind filter and column.
+# Every verb a service records has one (tests/workspaces/test_activity.py checks the source for new ones).
+EVENT_KINDS = {
+    "correction.applied": "Correction",
+    "source.retracted": "Source retracted",
+    "source.versioned": "New source version",
+    "decision.rejustified": "Re-justification",
+    "decision.revised": "Revision",
+    "decision.dismissed": "Dismissal",
+    "decision.created": "Decision created",
+    "action.created": "Action added",
+    "action.done": "Action done",
+    "action.cancelled": "Action cancelled",
+    "action.reopened": "Action reopened",
+    "source.added": "Source added",
+    "claim.added": "Claim added",
+    "claim.derived": "Claim derived",
+    "extraction.requested": "Extraction asked for",
+    "agent.asked": "Question to the agent",
+    "claims.embedded": "Claims embedded",
+    "workspace.created": "Workspace created",
+    "workspace.changed": "Workspace settings changed",
+    "demo.loaded": "Demo loaded",
+    "member.added": "Member added",
+    "member.role_changed": "Role changed",
+    "member.removed": "Member removed",
+    "token.issued": "API token issued",
+    "token.revoked": "API token revoked",
+    "token.restored": "API token restored",
+    "token.deleted": "API token deleted",
+    "mcp.session_opened": "MCP session opened",
 }
 
 
@@ -142,6 +177,11 @@ class AuditEvent(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise AuditEventImmutable("Audit events are append-only: they cannot be deleted.")
+
+    @property
+    def kind(self) -> str:
+        """What kind of event this is, in words, e.g. “Role changed”."""
+        return EVENT_KINDS.get(self.verb, self.verb)
 
     @property
     def summary(self) -> str:

@@ -8,13 +8,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Q, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import Q, QuerySet, Value
+from django.db.models.functions import Concat
+from django.urls import NoReverseMatch, reverse
 
 from afterhack import graph
 from afterhack.clock import stale_before
+from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
-from workspaces.models import AuditEvent, Membership, Workspace
+from workspaces.models import EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")
 
@@ -63,6 +67,179 @@ def members_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Pag
 def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEvent]:
     """The workspace's newest audit events."""
     return AuditEvent.objects.filter(workspace=workspace).order_by("-created_at", "-id")[:limit]
+
+
+# The workspace filter's value for events about accounts rather than a workspace (API tokens, MCP sessions).
+NO_WORKSPACE = "none"
+
+
+def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Filter]:
+    """The filters of an activity list: by workspace (the staff audit, across workspaces), person, kind, dates."""
+    choices = (*((str(w.id), w.name) for w in workspaces or []), (NO_WORKSPACE, "None (accounts: tokens, MCP)"))
+    by_workspace = {"workspace": Filter("Workspace", "choice", choices)} if workspaces is not None else {}
+    kinds = tuple(sorted(EVENT_KINDS.items(), key=lambda kind: kind[1]))
+    return {
+        **by_workspace,
+        "actor": Filter("Person"),
+        "kind": Filter("Kind", "choice", kinds),
+        "since": Filter("From", "day"),
+        "until": Filter("To", "day"),
+    }
+
+
+def event_spec(name: str, *, workspaces: list[Workspace] | None = None) -> ListSpec:
+    """How an activity list pages, sorts (by time) and filters; across `workspaces` for the staff audit."""
+    return ListSpec(
+        name=name, noun=("event", "events"), sorts={"when": "When"}, default_sort="-when",
+        filters=event_filters(workspaces=workspaces), search="Search the summaries",
+    )  # fmt: skip
+
+
+def audit_events(*, criteria: Criteria, workspace: Workspace | None = None) -> QuerySet[AuditEvent]:
+    """The audit events the criteria select, in their order (by time): of one workspace, or of every one (or the
+    criteria's `workspace`) for staff. The person filter is partial and case-insensitive, on the username and the
+    full name; dates are inclusive UTC days; the search matches the summary's words and what it names."""
+    events = AuditEvent.objects.select_related("workspace")
+    if workspace is not None:
+        events = events.filter(workspace=workspace)
+    elif (chosen := criteria.get("workspace")) == NO_WORKSPACE:
+        events = events.filter(workspace__isnull=True)
+    elif chosen:
+        events = events.filter(workspace_id=chosen)
+    if person := criteria.get("actor"):
+        events = events.annotate(actor_full_name=Concat("actor__first_name", Value(" "), "actor__last_name")).filter(
+            Q(actor_name__icontains=person) | Q(actor_full_name__icontains=person)
+        )
+    if kind := criteria.get("kind"):
+        events = events.filter(verb=kind)
+    if since := criteria.get("since"):
+        events = events.filter(created_at__date__gte=since)
+    if until := criteria.get("until"):
+        events = events.filter(created_at__date__lte=until)
+    if words := criteria.q.lower():
+        verbs = [verb for verb, summary in EVENT_WORDS.items() if words in summary.lower()]
+        verbs += [verb for verb, kind in EVENT_KINDS.items() if words in kind.lower()]
+        events = events.filter(Q(target__icontains=words) | Q(verb__in=verbs))
+    direction = "-" if criteria.descending else ""
+    return events.order_by(direction + "created_at", direction + "id")
+
+
+def event_listing(spec: ListSpec, params: Any, *, path: str, workspace: Workspace | None = None) -> Listing[AuditEvent]:
+    """The page of audit events the query string asks for (see `audit_events`)."""
+    return spec.listing(
+        params,
+        read=lambda criteria, offset, limit: list(
+            audit_events(criteria=criteria, workspace=workspace)[offset : offset + limit]
+        ),
+        count=lambda criteria: audit_events(criteria=criteria, workspace=workspace).count(),
+        path=path,
+    )
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """An audit event as a list shows it: what it names (its title) and that thing's page, where the reader may
+    open it ('' otherwise), the reader's way into its workspace, and (for staff auditors) the event's own page."""
+
+    event: AuditEvent
+    title: str
+    url: str = ""
+    workspace_url: str = ""
+    detail_url: str = ""
+
+
+# Which page an event names, by verb: the URL name and the payload field holding the id it takes.
+EVENT_PAGES: dict[str, tuple[str, str, str]] = {
+    "source.added": ("claims:source", "source_id", "source_id"),
+    "extraction.requested": ("claims:source", "source_id", "source_id"),
+    "source.retracted": ("claims:source", "source_id", "source_id"),
+    "source.versioned": ("claims:source", "source_id", "source_id"),
+    "claim.added": ("claims:claim", "claim_id", "claim_id"),
+    "claim.derived": ("claims:claim", "claim_id", "claim_id"),
+    "correction.applied": ("corrections:detail", "correction_id", "correction_id"),
+    "decision.created": ("agents:decision", "decision_id", "decision_id"),
+    "decision.rejustified": ("agents:decision", "decision_id", "decision_id"),
+    "decision.dismissed": ("agents:decision", "decision_id", "decision_id"),
+    "decision.revised": ("agents:decision", "new_decision_id", "decision_id"),
+    "action.created": ("agents:action", "action_id", "action_id"),
+    "action.done": ("agents:action", "action_id", "action_id"),
+    "action.cancelled": ("agents:action", "action_id", "action_id"),
+    "action.reopened": ("agents:action", "action_id", "action_id"),
+    "agent.asked": ("agents:run", "run_id", "run_id"),
+}
+# Events about the workspace itself, and about its members (whose page only its admins may open).
+WORKSPACE_VERBS = {"workspace.created", "workspace.changed", "demo.loaded"}
+MEMBER_VERBS = {"member.added", "member.role_changed", "member.removed"}
+
+
+def event_url(event: AuditEvent, *, admin: bool = False) -> str:
+    """The page of what the event names, for a member of its workspace ('' for none: tokens, sessions, or a
+    member event for a reader who is not the workspace's admin). Actions without a page of their own (before
+    `agents:action` exists) link to their decision, or to the workspace's actions."""
+    if event.workspace_id is None:
+        return ""
+    ws = {"ws_id": event.workspace_id}
+    if event.verb in WORKSPACE_VERBS:
+        return reverse("workspaces:dashboard", kwargs=ws)
+    if event.verb in MEMBER_VERBS:
+        return reverse("workspaces:members", kwargs=ws) if admin else ""
+    page = EVENT_PAGES.get(event.verb)
+    value = event.payload.get(page[1]) if page else None
+    if page is None or not isinstance(value, str) or not value:
+        return ""
+    url = _reversed(page[0], **ws, **{page[2]: value})
+    if url or not event.verb.startswith("action."):
+        return url
+    # No action page yet: a new action links to the decision it depends on, any other to the workspace's actions.
+    decisions = event.payload.get("decision_ids")
+    first = str(decisions[0]) if isinstance(decisions, list) and decisions else ""
+    return (first and _reversed("agents:decision", **ws, decision_id=first)) or _reversed("agents:actions", **ws)
+
+
+def action_url(*, workspace_id: UUID, action_id: str) -> str:
+    """An action's page (`agents:action`), or the workspace's actions while actions have no page of their own."""
+    return _reversed("agents:action", ws_id=workspace_id, action_id=action_id) or _reversed(
+        "agents:actions", ws_id=workspace_id
+    )
+
+
+def _reversed(name: str, **kwargs: Any) -> str:
+    try:
+        return reverse(name, kwargs=kwargs)
+    except NoReverseMatch:
+        return ""
+
+
+def event_rows(events: list[AuditEvent], *, memberships: dict[UUID, Membership]) -> list[EventRow]:
+    """Each event with what it names: linked where the reader (a member of the workspaces in `memberships`) may
+    open it, otherwise its title alone."""
+    rows = []
+    for event in events:
+        membership = memberships.get(event.workspace_id) if event.workspace_id else None
+        url = event_url(event, admin=membership.role == Role.ADMIN) if membership else ""
+        workspace_url = reverse("workspaces:dashboard", args=[event.workspace_id]) if membership else ""
+        rows.append(EventRow(event, event.target, url, workspace_url))
+    return rows
+
+
+# How many people a name filter matches by their full name, at most (a name is for finding someone, not everyone).
+MAX_NAMED = 200
+
+
+def usernames_named(*, words: str) -> list[str]:
+    """The usernames of the people whose full name contains `words` (any case): a person filter matches them too."""
+    named = get_user_model().objects.annotate(full_name=Concat("first_name", Value(" "), "last_name"))
+    return list(named.filter(full_name__icontains=words).values_list("username", flat=True)[:MAX_NAMED])
+
+
+def audit_event_get(*, event_id: int) -> AuditEvent | None:
+    """One audit event with its workspace and person (for staff auditors), or None."""
+    return AuditEvent.objects.select_related("workspace", "actor").filter(pk=event_id).first()
+
+
+def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
+    """The user's memberships by workspace id (which workspaces' pages the user may open)."""
+    return {m.workspace_id: m for m in Membership.objects.filter(user=user)}
 
 
 def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]:

@@ -57,9 +57,27 @@ def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         "summary": summary,
         # The menu's badges count the same things: it reads them from here instead of asking the graph again.
         "attention": summary.attention,
-        "events": selectors.recent_events(workspace=membership.workspace, limit=10),
+        "events": selectors.event_rows(
+            list(selectors.recent_events(workspace=membership.workspace, limit=10)),
+            memberships={membership.workspace_id: membership},
+        ),
     }
     return render(request, "workspaces/dashboard.html", context)
+
+
+ACTIVITY = selectors.event_spec("activity")
+
+
+@require_GET
+@login_required
+def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Everything audited in the workspace, newest first: paged, filtered by person, kind and day, searchable."""
+    membership = get_membership(request.user, ws_id)
+    listing = selectors.event_listing(ACTIVITY, request.GET, path=request.path, workspace=membership.workspace)
+    rows = selectors.event_rows(listing.items, memberships={membership.workspace_id: membership})
+    context = {"workspace": membership.workspace, "membership": membership, "listing": listing.with_items(rows)}
+    template = "workspaces/activity.html#events" if request.htmx else "workspaces/activity.html"
+    return render(request, template, context)
 
 
 def _members_context(

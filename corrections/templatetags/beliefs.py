@@ -40,7 +40,7 @@ def replaces(context: template.Context, claim: Claim) -> dict[str, Any]:
     workspace = context["workspace"]
     made_by = [
         correction
-        for correction in selectors.corrections_matching(workspace=workspace, claim_id=claim.id)
+        for correction in selectors.corrections_of_claim(workspace=workspace, claim_id=claim.id)
         if correction.replacement_claim_id == claim.id
     ]
     return {"workspace": workspace, "claim": claim, "correction": made_by[0] if made_by else None}

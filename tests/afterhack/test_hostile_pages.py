@@ -60,6 +60,7 @@ PAGES = {
     "workspaces": Page("/w/"),
     "workspace_create": Page("/w/new", form={"name": "New"}, kinds={"name": TEXT}),
     "dashboard": Page(WS + "/"),
+    "activity": Page(WS + "/activity/", params=("actor", "kind", "since", "until", "q", "sort", "page")),
     "members": Page(WS + "/members/"),
     "member_add": Page(
         WS + "/members/add", form={"username": "oscar", "role": "viewer"}, kinds={"username": TEXT, "role": CHOICE}
@@ -162,10 +163,14 @@ PAGES = {
         form={"resolution": "dismiss", "next": "/w/"},
         kinds={"next": [NUL, "//elsewhere.example/", "x" * 10_000, SURROGATE], "confirmed": [NUL, "no", "YES"]},
     ),
-    "history": Page(WS + "/corrections/", params=("actor", "claim", "since", "until")),
+    "history": Page(WS + "/corrections/", params=("actor", "claim", "kind", "since", "until", "sort", "page")),
     "correction": Page(WS + "/corrections/{correction}/"),
-    "audit": Page("/audit/corrections/", params=("actor", "claim", "since", "until"), staff=True),
+    "audit": Page("/audit/", params=("workspace", "actor", "kind", "since", "until", "q", "sort", "page"), staff=True),
+    "audit_export": Page(
+        "/audit/export.csv", params=("workspace", "actor", "kind", "since", "until", "q", "sort"), staff=True
+    ),
     "audit_detail": Page("/audit/corrections/{ws}/{correction}/", staff=True),
+    "audit_event": Page("/audit/events/{event}/", staff=True),
     # the admin
     "admin_events": Page(
         "/admin/workspaces/auditevent/",
@@ -217,7 +222,7 @@ PAGES = {
 }
 
 # Ids in paths: each one, in turn, replaced by a bad id.
-PATH_IDS = ("membership", "source", "june", "ana", "run", "decision", "action", "correction")
+PATH_IDS = ("membership", "source", "june", "ana", "run", "decision", "action", "correction", "event")
 
 
 @dataclass
@@ -248,7 +253,7 @@ def ids_of(world: World) -> Ids:
             "source": claim["source_id"], "decision": flagged, "action": action, "run": run,
             "correction": correction["correction_id"], "revision": str(world.preview(world.june).json()["revision"]),
             "membership": str(Membership.objects.get(user=trio.viewer).pk), "outsider": str(trio.outsider.pk),
-            "key": "sweep",
+            "key": "sweep", "event": str(AuditEvent.objects.latest("id").pk),
         }
     )  # fmt: skip
 
@@ -348,7 +353,7 @@ class HostilePageTests:
             if isinstance(pattern, URLPattern)
         }
         any_id = "00000000-0000-0000-0000-000000000001"
-        ids = Ids({**dict.fromkeys(KEYS, any_id), "membership": "1", "outsider": "1"})
+        ids = Ids({**dict.fromkeys(KEYS, any_id), "membership": "1", "outsider": "1", "event": "1"})
         swept = {resolve(ids.fill(page.path).split("?")[0]).view_name for page in PAGES.values()}
         assert views - swept == set()
 

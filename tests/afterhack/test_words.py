@@ -73,7 +73,7 @@ def main_pages(workspace: Workspace) -> list[str]:
     claims = claims_selectors.newest_claims(workspace=workspace)
     decisions = agents_selectors.newest_decisions(workspace=workspace)
     actions = agents_selectors.newest_actions(workspace=workspace)
-    corrections = corrections_selectors.corrections_matching(workspace=workspace)
+    corrections = corrections_selectors.corrections_page(workspace=workspace, limit=50, cursor=None).items
     return [
         f"{ws}/", f"{ws}/sources/", f"{ws}/claims/", f"{ws}/decisions/", f"{ws}/actions/", f"{ws}/review/",
         f"{ws}/corrections/", f"{ws}/ask/",
