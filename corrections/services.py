@@ -45,6 +45,7 @@ from claims.services import (
     embed_soon,
     fragment_ids,
     passage_find,
+    same_statement,
 )
 from claims.statuses import ClaimStatus, SourceStatus
 from claims.text import Span, clean_source_text, normalize
@@ -115,10 +116,21 @@ def _current_claim(workspace: Workspace, claim_id: str) -> Claim:
     return claim
 
 
+class UnchangedStatement(UserError):
+    def __init__(self) -> None:
+        super().__init__(
+            "The corrected statement says the same as the claim: change what is wrong in it (a correction "
+            "replaces the claim and flags what rests on it, so it must say something else)."
+        )
+
+
 def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
     """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on."""
     statement = clean_statement(statement)
     claim = _current_claim(workspace, claim_id)
+    # Case, spacing and a final full stop do not make another statement (the page starts with the claim's own).
+    if same_statement(statement) == same_statement(claim.statement):
+        raise UnchangedStatement()
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
     # The claim as the read behind the fingerprint saw it: a correction that landed in between
     # superseded it, which is the reason to give (the fingerprint differs only because of that).
@@ -348,7 +360,7 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
     for _ in range(WRITE_ATTEMPTS):
         try:
             plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
-        except (ClaimNotCurrent, ClaimNotFound) as error:
+        except (ClaimNotCurrent, ClaimNotFound, UnchangedStatement) as error:
             _refuse(intent, str(error))
             raise
         now = plan.fingerprint
