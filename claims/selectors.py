@@ -27,7 +27,7 @@ from claims.graph import RejectedClaim as RejectedClaim
 from claims.graph import SourceSummary as SourceSummary
 from claims.graph import SourceVersion as SourceVersion
 from claims.statuses import ClaimStatus, Match, SearchMode
-from claims.text import Span
+from claims.text import Span, same_statement
 from workspaces.models import Workspace
 
 logger = logging.getLogger("claims")
@@ -308,6 +308,11 @@ class SourceClaim:
     quote: str
     extractor: str
     created_in: str
+
+    @property
+    def quote_differs(self) -> bool:
+        """Whether the quote says more than the statement (else the page does not repeat it)."""
+        return same_statement(self.quote) != same_statement(self.statement)
 
 
 @dataclass(frozen=True)

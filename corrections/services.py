@@ -45,10 +45,9 @@ from claims.services import (
     embed_soon,
     fragment_ids,
     passage_find,
-    same_statement,
 )
 from claims.statuses import ClaimStatus, SourceStatus
-from claims.text import Span, clean_source_text, normalize
+from claims.text import Span, clean_source_text, normalize, same_statement
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
