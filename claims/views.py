@@ -111,7 +111,10 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
                 )
                 return redirect("claims:source", ws_id=workspace.id, source_id=added.id)
         status = 422
-    context = {"workspace": workspace, "form": form, "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES}
+    context = {
+        "workspace": workspace, "membership": get_membership(request.user, workspace.id), "form": form,
+        "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES,
+    }  # fmt: skip
     return render(request, "claims/source_new.html", context, status=status)
 
 

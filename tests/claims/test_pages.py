@@ -65,6 +65,10 @@ class AddSourcePageTests:
         assert response.status_code == 422 and words in response.content.decode()
         assert claims_graph.source_list(workspace=trio.workspace) == []
 
+    def test_its_menu_shows_members_to_an_admin(self, trio: Trio) -> None:
+        page = client_for(trio.owner).get(f"/w/{trio.workspace.id}/sources/new").content.decode()
+        assert f'href="/w/{trio.workspace.id}/members/"' in page
+
     def test_it_is_for_reviewers_and_admins_only(self, trio: Trio) -> None:
         assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/new").status_code == 403
         assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/sources/new").status_code == 404
@@ -168,7 +172,7 @@ class SourceWorkflowPageTests:
         outside = claim_page.replace(exact[0], "")
         assert "sha256" not in outside.lower() and "13–34" not in outside and "Fragment" not in outside
         cards = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/cards?ids={june.id}").content.decode()
-        assert "chars" not in cards and "13" not in cards
+        assert "chars" not in cards and "13–34" not in cards
 
     def test_adding_a_source_says_what_to_do_next_without_internal_counts(self, trio: Trio) -> None:
         response = client_for(trio.reviewer).post(
