@@ -185,7 +185,9 @@ class MembersPageTests:
         assert "reads everything in the workspace" in page and "also manages members" in page
         assert "an administrator creates in the Django admin" in page and "/admin/auth/user/" not in page
         unknown = client_for(trio.owner).post(self.url(trio, "add"), {"username": "Nobody", "role": "viewer"}).content
-        assert "There is no active user called 'Nobody'. Their account does not exist yet" in html.unescape(unknown.decode())
+        assert "There is no active user called 'Nobody'. Their account does not exist yet" in html.unescape(
+            unknown.decode()
+        )
         staff = make_user("sam", is_staff=True)
         Membership.objects.create(workspace=trio.workspace, user=staff, role="admin")
         assert (
