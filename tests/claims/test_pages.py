@@ -182,6 +182,16 @@ class SourceWorkflowPageTests:
         assert "Added “Plan” (22 characters). Extract claims from it" in body and "fragment" not in body
 
 
+@pytest.mark.django_db(transaction=True)
+class FastWorkerTests:
+    def test_an_extraction_finished_before_the_answer_reloads_the_page_at_once(self, trio: Trio, no_llm: None) -> None:
+        # Committed for real, the task runs (eagerly) before the answer is written, as a quick worker would.
+        source_id = make_source(trio)
+        response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/extract", headers=HTMX)
+        body = response.content.decode()
+        assert "Done:" in body and response["HX-Refresh"] == "true"
+
+
 class HighlightTests:
     def test_overlapping_spans_nest_and_every_piece_is_escaped(self) -> None:
         text = "a<b>cdef&g"
