@@ -30,6 +30,14 @@ REASON_WORDS = {
     Reason.NOT_AT_START: "The quote does not occur at the given start offset.",
 }
 
+# Each reason as a short label for the pages (the sentence above, or the row's own detail, says the rest).
+REASON_LABELS = {
+    Reason.EMPTY: "nothing to check",
+    Reason.WHITESPACE_ONLY: "blank quote",
+    Reason.NOT_FOUND: "quote not in the text",
+    Reason.NOT_AT_START: "quote not at that place",
+}
+
 
 @dataclass(frozen=True)
 class Rejection:

@@ -96,6 +96,8 @@ class ClaimSpan:
     status: str
     statement: str
     extractor: str = ""
+    # The write that created the claim: an extraction's id for the claims that extraction added.
+    created_in: str = ""
 
 
 # The role of the SUPPORTED_BY edges from a correction's replacement claim to the fragments of the
@@ -353,7 +355,7 @@ def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]
 VERSION_CLAIM_SPANS = """
 MATCH (c:Claim {version_id: $version_id})
 WITH c ORDER BY c.start, c.end DESC
-RETURN c {.id, .start, .end, .status, .statement, .extractor} AS span
+RETURN c {.id, .start, .end, .status, .statement, .extractor, created_in: coalesce(c.created_in, '')} AS span
 """
 
 

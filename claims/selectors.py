@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from html import escape
 from itertools import pairwise
 
@@ -17,6 +18,7 @@ from afterhack.ids import storable
 from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.text import MAX_SEARCH_CHARS
 from claims import graph as claims_graph
+from claims.evidence import REASON_LABELS, Reason
 from claims.graph import CitedPassage as CitedPassage
 from claims.graph import Claim as Claim
 from claims.graph import ClaimSpan, SearchHit
@@ -26,7 +28,7 @@ from claims.graph import RejectedClaim as RejectedClaim
 from claims.graph import SourceSummary as SourceSummary
 from claims.graph import SourceVersion as SourceVersion
 from claims.statuses import ClaimStatus, Match, SearchMode
-from claims.text import Span
+from claims.text import Span, same_statement
 from workspaces.models import Workspace
 
 logger = logging.getLogger("claims")
@@ -234,15 +236,20 @@ def _fulltext_scores(workspace: Workspace, words: list[str], limit: int) -> dict
 def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
     """The text, HTML-escaped, with every claim's evidence span marked; overlaps nest as deeper marks.
 
-    The text is cut at every span boundary; each piece is marked with the claims covering it.
+    The text is cut at every span boundary; each piece is marked with the claims covering it. So that
+    claims side by side read as separate passages, the claims alternate between two shades (`c0`, `c1`,
+    by their order in the text, the innermost claim of a piece deciding), and a piece where a claim
+    begins or ends says so (`from`, `to`: a border and a gap on the page).
     """
+    spans = [span for span in spans if 0 <= span.start < span.end <= len(text)]
+    in_order = sorted(spans, key=lambda span: (span.start, -span.end))
+    shade = {span.id: index % 2 for index, span in enumerate(in_order)}
     cuts = sorted({0, len(text), *(s.start for s in spans), *(s.end for s in spans)})
     starting: dict[int, list[ClaimSpan]] = {}
     ending: dict[int, list[ClaimSpan]] = {}
     for span in spans:
-        if 0 <= span.start < span.end <= len(text):
-            starting.setdefault(span.start, []).append(span)
-            ending.setdefault(span.end, []).append(span)
+        starting.setdefault(span.start, []).append(span)
+        ending.setdefault(span.end, []).append(span)
     active: dict[str, ClaimSpan] = {}
     parts: list[str] = []
     for here, following in pairwise(cuts):
@@ -251,15 +258,28 @@ def highlight(text: str, spans: list[ClaimSpan]) -> SafeString:
         for span in starting.get(here, ()):
             active[span.id] = span
         piece = escape(text[here:following], quote=False)
-        if not active:
-            parts.append(piece)
-            continue
-        ids = " ".join(active)
-        statuses = {span.status for span in active.values()}
-        status = ClaimStatus.CURRENT if ClaimStatus.CURRENT in statuses else next(iter(statuses))
-        depth = min(len(active), 3)
-        parts.append(f'<mark class="ev d{depth} st-{status}" data-claims="{ids}" tabindex="0">{piece}</mark>')
+        parts.append(_marked_piece(piece, list(active.values()), here, following, shade) if active else piece)
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped
+
+
+def _marked_piece(piece: str, active: list[ClaimSpan], here: int, following: int, shade: dict[str, int]) -> str:
+    """One piece of the text (escaped) in the mark of the claims covering it."""
+    statuses = {span.status for span in active}
+    status = ClaimStatus.CURRENT if ClaimStatus.CURRENT in statuses else next(iter(statuses))
+    innermost = max(active, key=lambda span: (span.start, -span.end))
+    classes = ["ev", f"d{min(len(active), 3)}", f"st-{status}", f"c{shade[innermost.id]}"]
+    if any(span.start == here for span in active):
+        classes.append("from")
+    if any(span.end == following for span in active):
+        classes.append("to")
+    ids = " ".join(span.id for span in active)
+    named = "; ".join(_short(span.statement) for span in active)
+    title = escape(f"Claim: {named}" if len(active) == 1 else f"{len(active)} claims: {named}")
+    return f'<mark class="{" ".join(classes)}" data-claims="{ids}" title="{title}" tabindex="0">{piece}</mark>'
+
+
+def _short(statement: str, limit: int = 120) -> str:
+    return statement if len(statement) <= limit else statement[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -273,6 +293,28 @@ class RejectedRow:
     hint: str | None
     hint_span: Span | None
 
+    @property
+    def reason_label(self) -> str:
+        """Why it was refused, in a few words."""
+        return REASON_LABELS[Reason(self.reason)] if self.reason in Reason else self.reason
+
+
+@dataclass(frozen=True)
+class SourceClaim:
+    """A claim citing the source's current version, as the source page lists it."""
+
+    id: str
+    statement: str
+    status: str
+    quote: str
+    extractor: str
+    created_in: str
+
+    @property
+    def quote_differs(self) -> bool:
+        """Whether the quote says more than the statement (else the page does not repeat it)."""
+        return same_statement(self.quote) != same_statement(self.statement)
+
 
 @dataclass(frozen=True)
 class SourcePage:
@@ -282,6 +324,19 @@ class SourcePage:
     extraction: claims_graph.Extraction | None
     rejected: list[RejectedRow]
     retracted: list[claims_graph.Retracted]
+    claims: list[SourceClaim] = field(default_factory=list)
+
+    @property
+    def added(self) -> list[SourceClaim]:
+        """The claims the latest extraction added (none while it runs)."""
+        if self.extraction is None:
+            return []
+        return [claim for claim in self.claims if claim.created_in == self.extraction.id]
+
+    @property
+    def rejected_reasons(self) -> list[tuple[str, int]]:
+        """Why claims proposed for this version were refused, in words, with how many each, most first."""
+        return Counter(row.reason_label for row in self.rejected).most_common()
 
 
 def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
@@ -300,6 +355,10 @@ def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
             for r in claims_graph.rejected_list(workspace=workspace, source_id=source_id)
         ],
         retracted=claims_graph.retracted_claims(workspace=workspace, source_id=source_id),
+        claims=[
+            SourceClaim(s.id, s.statement, s.status, version.text[s.start : s.end], s.extractor, s.created_in)
+            for s in spans
+        ],
     )
 
 

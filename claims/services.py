@@ -28,7 +28,7 @@ from claims.extraction import (
     rule_proposals,
 )
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
-from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize
+from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize, same_statement
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -82,11 +82,6 @@ def cut_fragments(text: str) -> list[claims_graph.Fragment]:
 def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
     """The ids of the fragments a span overlaps."""
     return [f.id for f in fragments_of(fragments, span)]
-
-
-def same_statement(statement: str) -> str:
-    """A statement reduced for comparison: case, spacing and final punctuation do not matter."""
-    return " ".join(statement.casefold().split()).rstrip(".!。！ ")
 
 
 def claim_key(*, version_id: str, start: int, end: int, statement: str) -> str:

@@ -164,3 +164,8 @@ def trim(text: str, span: Span) -> Span | None:
     while end > start and text[end - 1].isspace():
         end -= 1
     return Span(start, end) if start < end else None
+
+
+def same_statement(statement: str) -> str:
+    """A statement reduced for comparison: case, spacing and final punctuation do not matter."""
+    return " ".join(statement.casefold().split()).rstrip(".!。！ ")

@@ -11,7 +11,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -107,12 +106,15 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
             else:
                 messages.success(
                     request,
-                    f"Added “{added.title}” ({added.length:,} characters, {len(added.fragments)} "
-                    f"fragment{pluralize(len(added.fragments))}).",
+                    f"Added “{added.title}” ({added.length:,} characters). Extract claims from it, or "
+                    "select words in the text to add one.",
                 )
                 return redirect("claims:source", ws_id=workspace.id, source_id=added.id)
         status = 422
-    context = {"workspace": workspace, "form": form, "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES}
+    context = {
+        "workspace": workspace, "membership": get_membership(request.user, workspace.id), "form": form,
+        "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES,
+    }  # fmt: skip
     return render(request, "claims/source_new.html", context, status=status)
 
 
@@ -138,14 +140,14 @@ def source_detail(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
 @login_required
 def source_extraction(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     """The extraction box; polled while a run is going. When one finishes, the page reloads to show it."""
-    context = _source_context(request, ws_id, source_id)
+    return _extraction_box(request, _source_context(request, ws_id, source_id), reload=bool(request.GET.get("polling")))
+
+
+def _extraction_box(request: HtmxRequest, context: dict[str, Any], *, reload: bool) -> HttpResponse:
+    """The extraction box; with `reload`, a finished run has htmx reload the page (its highlights and lists)."""
     response = render(request, "claims/source_detail.html#extraction", context)
     extraction = context["page"].extraction
-    if (
-        request.GET.get("polling")
-        and extraction is not None
-        and extraction.status in (JobStatus.DONE, JobStatus.FAILED)
-    ):
+    if reload and extraction is not None and extraction.status in (JobStatus.DONE, JobStatus.FAILED):
         response["HX-Refresh"] = "true"
     return response
 
@@ -160,7 +162,8 @@ def source_extract(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpRes
         messages.error(request, str(error))
         return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
     if request.htmx:
-        return render(request, "claims/source_detail.html#extraction", _source_context(request, ws_id, source_id))
+        # A worker may finish before this answer is written: then the page reloads at once, as after polling.
+        return _extraction_box(request, _source_context(request, ws_id, source_id), reload=True)
     return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
 
 

@@ -47,7 +47,7 @@ from claims.services import (
     passage_find,
 )
 from claims.statuses import ClaimStatus, SourceStatus
-from claims.text import Span, clean_source_text, normalize
+from claims.text import Span, clean_source_text, normalize, same_statement
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
@@ -136,10 +136,21 @@ def _current_claim(workspace: Workspace, claim_id: str) -> Claim:
     return claim
 
 
+class UnchangedStatement(UserError):
+    def __init__(self) -> None:
+        super().__init__(
+            "The corrected statement says the same as the claim: change what is wrong in it (a correction "
+            "replaces the claim and flags what rests on it, so it must say something else)."
+        )
+
+
 def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
     """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on."""
     statement = clean_statement(statement)
     claim = _current_claim(workspace, claim_id)
+    # Case, spacing and a final full stop do not make another statement (the page starts with the claim's own).
+    if same_statement(statement) == same_statement(claim.statement):
+        raise UnchangedStatement()
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
     # The claim as the read behind the fingerprint saw it: a correction that landed in between
     # superseded it, which is the reason to give (the fingerprint differs only because of that).
@@ -369,7 +380,7 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
     for _ in range(WRITE_ATTEMPTS):
         try:
             plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
-        except (ClaimNotCurrent, ClaimNotFound) as error:
+        except (ClaimNotCurrent, ClaimNotFound, UnchangedStatement) as error:
             _refuse(intent, str(error))
             raise
         now = plan.fingerprint

@@ -234,9 +234,9 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
     if request.method != "POST":
         # The passage picker starts at the claim's own source; choosing another one reloads only the picker.
         chosen = request.GET.get("evidence_source_id", claim.source_id or "")
-        context = _correct_context(
-            request, workspace, claim, form=CorrectionForm(initial={"evidence_source_id": chosen})
-        )
+        # The statement starts as the claim's own, to be edited where it is wrong (an unchanged one is refused).
+        initial = {"evidence_source_id": chosen, "statement": claim.statement}
+        context = _correct_context(request, workspace, claim, form=CorrectionForm(initial=initial))
         if request.htmx and "evidence_source_id" in request.GET:
             return render(request, "corrections/partials/passage_picker.html", context)
         return render(request, "corrections/claim_correct.html", context)

@@ -33,6 +33,11 @@ def members_of(*, workspace: Workspace) -> QuerySet[Membership]:
     return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
 
 
+def member(*, workspace: Workspace, membership_id: int) -> Membership | None:
+    """One membership of the workspace with its user, or None."""
+    return members_of(workspace=workspace).filter(pk=membership_id).first()
+
+
 def memberships_page(*, user: Any, limit: int, cursor: str | None) -> Paged[Membership]:
     """A page of the user's memberships, by workspace name (then id)."""
 

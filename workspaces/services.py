@@ -121,13 +121,17 @@ def _locked(workspace: Workspace) -> None:
     list(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk", flat=True))
 
 
+class NoSuchUser(InvalidInput):
+    """No active account has that username (it may not exist yet: accounts are made outside workspaces)."""
+
+
 def _user_named(username: Any) -> Any:
     if not isinstance(username, str) or not username.strip():
         raise InvalidInput("Give the username of the person to add.")
     shown = username.strip()[:60] + ("…" if len(username.strip()) > 60 else "")
     return found(
         get_user_model().objects.filter(username=username.strip(), is_active=True).first(),
-        InvalidInput(f"There is no active user called {shown!r}."),
+        NoSuchUser(f"There is no active user called {shown!r}."),
     )
 
 

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
+from afterhack import confirm
 from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
 from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
-from workspaces.models import Role, Workspace
-from workspaces.services import InvalidInput
+from workspaces.models import Membership, Role, Workspace
+from workspaces.services import NEEDS_AN_ADMIN, InvalidInput, NoSuchUser
 
 
 @require_GET
@@ -81,7 +85,7 @@ def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 
 
 def _members_context(
-    request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None
+    request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None, unknown_user: bool = False
 ) -> dict[str, object]:
     return {
         "workspace": workspace,
@@ -89,6 +93,9 @@ def _members_context(
         "members": selectors.members_of(workspace=workspace),
         "form": form or MemberAddForm(),
         "roles": Role.choices,
+        # Where accounts come from, so the page can say it: the portal's sign-on, or the Django admin.
+        "portal": bool(settings.REMOTE_USER_HEADER),
+        "unknown_user": unknown_user,
     }
 
 
@@ -96,10 +103,17 @@ def _members_response(
     request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None, status: int = 200
 ) -> HttpResponse:
     """The member section for HTMX, or the page again after a plain form post."""
-    if request.htmx:
-        context = _members_context(request, workspace, form)
-        return render(request, "workspaces/members.html#member-section", context, status=status)
-    return redirect("workspaces:members", ws_id=workspace.id)
+    if not request.htmx:
+        return redirect("workspaces:members", ws_id=workspace.id)
+    context = _members_context(request, workspace, form)
+    response = render(request, "workspaces/members.html#member-section", context, status=status)
+    # A confirmed change was asked about in a row of the table; its answer is the whole section again.
+    return reswap(retarget(response, "#member-section"), "outerHTML")
+
+
+def _leave(request: HtmxRequest, target: str) -> HttpResponse:
+    """To `target` (the admin gave up managing this workspace, or left it): a page load, over HTMX too."""
+    return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
 
 
 @require_GET
@@ -114,45 +128,108 @@ def members(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def member_add(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     form = MemberAddForm(request.POST)
+    unknown_user = False
     if form.is_valid():
         try:
             services.member_add(workspace=workspace, actor=request.user, **form.cleaned_data)
         except InvalidInput as error:
             form.add_error("username", str(error))
+            unknown_user = isinstance(error, NoSuchUser)
         else:
             messages.success(request, f"{form.cleaned_data['username']} added as {form.cleaned_data['role']}.")
             return _members_response(request, workspace)
+    context = _members_context(request, workspace, form, unknown_user=unknown_user)
     if not request.htmx:
-        return render(request, "workspaces/members.html", _members_context(request, workspace, form), status=422)
-    return _members_response(request, workspace, form, status=422)
+        return render(request, "workspaces/members.html", context, status=422)
+    return render(request, "workspaces/members.html#member-section", context, status=422)
+
+
+# The columns of a member's row (members.html): a question asked in place takes the whole row.
+MEMBER_ROW_COLUMNS = 3
+
+
+def _role_question(request: HtmxRequest, workspace: Workspace, member: Membership, role: str) -> HttpResponse:
+    """Asks before a change to or from admin (who may manage members), in words."""
+    name, yourself = member.user.get_username(), member.user == request.user
+    if role == Role.ADMIN:
+        question = f"Make {name} an admin of {workspace.name}?"
+        consequence = "Admins also manage members: they add and remove people and change anyone's role, yours too."
+        yes = f"Make {name} admin"
+    elif yourself:
+        question = f"Give up being an admin of {workspace.name}?"
+        consequence = f"You will be a {role} and no longer manage its members; another admin can make you admin again."
+        yes = f"Make me {role}"
+    else:
+        question = f"Make {name} a {role} instead of an admin?"
+        consequence = f"{name} will no longer manage the members of {workspace.name}."
+        yes = f"Make {name} {role}"
+    back = reverse("workspaces:members", kwargs={"ws_id": workspace.id})
+    return confirm.ask(
+        request, question=question, consequence=consequence, yes=yes, action=request.path, fields={"role": role},
+        back=back, target=f"#member-{member.pk}", columns=MEMBER_ROW_COLUMNS,
+    )  # fmt: skip
 
 
 @require_POST
 @login_required
 def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
+    """A change to or from admin asks first (confirm.ask) and acts on the confirmed second POST."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     form = RoleForm(request.POST)
     try:
         if not form.is_valid():
             raise InvalidInput("Unknown role: choose viewer, reviewer or admin.")
+        role = form.cleaned_data["role"]
+        member = selectors.member(workspace=workspace, membership_id=membership_id)
+        if member is None:
+            raise InvalidInput("That person is not a member of this workspace.")
+        if member.role != role and Role.ADMIN in (member.role, role) and not confirm.is_confirmed(request):
+            if services.leaves_no_admin(member, role=role):
+                raise InvalidInput(NEEDS_AN_ADMIN)
+            return _role_question(request, workspace, member, role)
         membership = services.member_change_role(
-            workspace=workspace, membership_id=membership_id, role=form.cleaned_data["role"], actor=request.user
+            workspace=workspace, membership_id=membership_id, role=role, actor=request.user
         )
     except InvalidInput as error:
         messages.error(request, str(error))
         return _members_response(request, workspace, status=422)
     messages.success(request, f"{membership.user.get_username()} is now {membership.role}.")
+    if membership.user == request.user and membership.role != Role.ADMIN:
+        return _leave(request, reverse("workspaces:dashboard", kwargs={"ws_id": workspace.id}))
     return _members_response(request, workspace)
 
 
 @require_POST
 @login_required
 def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
+    """Asks first (confirm.ask), then removes the member on the confirmed second POST."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
+    member = selectors.member(workspace=workspace, membership_id=membership_id)
     try:
+        if member is not None and not confirm.is_confirmed(request):
+            if services.leaves_no_admin(member, role=None):
+                raise InvalidInput(NEEDS_AN_ADMIN)
+            return _remove_question(request, workspace, member)
         username = services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
     except InvalidInput as error:
         messages.error(request, str(error))
         return _members_response(request, workspace, status=422)
     messages.success(request, f"{username} removed from {workspace.name}.")
+    if member is not None and member.user == request.user:
+        return _leave(request, reverse("workspaces:list"))
     return _members_response(request, workspace)
+
+
+def _remove_question(request: HtmxRequest, workspace: Workspace, member: Membership) -> HttpResponse:
+    name = member.user.get_username()
+    if member.user == request.user:
+        question, yes = f"Leave {workspace.name}?", "Leave it"
+        consequence = "You will no longer see anything in it; an admin can add you again."
+    else:
+        question, yes = f"Remove {name} from {workspace.name}?", f"Remove {name}"
+        consequence = f"{name} will no longer see anything in it. What they did stays, with their name."
+    return confirm.ask(
+        request, question=question, consequence=consequence, yes=yes, action=request.path, fields={},
+        back=reverse("workspaces:members", kwargs={"ws_id": workspace.id}),
+        target=f"#member-{member.pk}", columns=MEMBER_ROW_COLUMNS,
+    )  # fmt: skip

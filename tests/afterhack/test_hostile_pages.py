@@ -66,7 +66,7 @@ PAGES = {
         WS + "/members/add", form={"username": "oscar", "role": "viewer"}, kinds={"username": TEXT, "role": CHOICE}
     ),
     "member_role": Page(WS + "/members/{membership}/role", form={"role": "reviewer"}, kinds={"role": CHOICE}),
-    "member_remove": Page(WS + "/members/{membership}/remove", form={"confirm": "yes"}),
+    "member_remove": Page(WS + "/members/{membership}/remove", form={"confirmed": "yes"}, kinds={"confirmed": [NUL]}),
     # sources and claims
     "sources": Page(WS + "/sources/"),
     "source_new": Page(

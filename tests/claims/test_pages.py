@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from claims.graph import ClaimSpan
 from claims.selectors import highlight
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
+from tests.llm_server import json_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -62,6 +64,10 @@ class AddSourcePageTests:
         response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "x", "file": upload})
         assert response.status_code == 422 and words in response.content.decode()
         assert claims_graph.source_list(workspace=trio.workspace) == []
+
+    def test_its_menu_shows_members_to_an_admin(self, trio: Trio) -> None:
+        page = client_for(trio.owner).get(f"/w/{trio.workspace.id}/sources/new").content.decode()
+        assert f'href="/w/{trio.workspace.id}/members/"' in page
 
     def test_it_is_for_reviewers_and_admins_only(self, trio: Trio) -> None:
         assert client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/new").status_code == 403
@@ -123,28 +129,107 @@ class SourcePageTests:
         assert "offline rule-based extractor" in page and page.count('<mark class="ev') >= 3
 
 
+class SourceWorkflowPageTests:
+    def test_after_an_extraction_the_page_lists_the_new_claims_and_why_others_were_rejected(
+        self, trio: Trio, llm: Any, django_capture_on_commit_callbacks: Any
+    ) -> None:
+        source_id = make_source(trio)
+        kept = add_claim(trio, source_id, "Ana owns the checklist.", "Ana owns the launch checklist")
+        llm.script(json_reply({"claims": [
+            {"statement": "The launch is in June.", "evidence_quote": "The launch is in June", "confidence": 0.9},
+            {"statement": "The CEO resigned.", "evidence_quote": "The CEO resigned yesterday", "confidence": 0.7},
+        ]}))  # fmt: skip
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/extract")
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
+        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        assert version is not None
+        spans = claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
+        june = next(span for span in spans if span.statement == "The launch is in June.")
+        added = page[page.index('aria-label="Claims this extraction added"') :].split("</ul>")[0]
+        assert f'href="/w/{trio.workspace.id}/claims/{june.id}/">The launch is in June.</a>' in added
+        assert "Ana owns" not in added
+        assert "Done: 1 new claim, 1 rejected." in page and "Why one was rejected:" in page
+        assert "quote not in the text" in page and ">not_found<" not in page
+        listed = page[page.index('id="claims"') :].split("</ol>")[0]
+        assert "Claims from this text (2)" in listed
+        assert f'href="/w/{trio.workspace.id}/claims/{kept.id}/">Ana owns the checklist.</a>' in listed
+        assert '<span class="badge st-current">current</span>' in listed and "added by a reviewer" in listed
+
+    def test_offsets_and_hashes_are_behind_a_details_toggle(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        june = add_claim(trio, source_id, "June.", "The launch is in June")
+        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        assert version is not None
+        page = client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
+        assert "Start offset" not in page and "fragments" not in page
+        toggles = re.findall(r"<details class=\"exact\"[^>]*>.*?</details>", page, re.S)
+        assert len(toggles) == 2 and version.sha256 in toggles[0] and 'id="start-input"' in toggles[1]
+        assert "Where the quote starts" in toggles[1] and version.sha256 not in page.replace(toggles[0], "")
+        claim_page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/{june.id}/").content.decode()
+        exact = re.findall(r"<details class=\"exact\">.*?</details>", claim_page, re.S)
+        assert len(exact) == 1 and version.sha256 in exact[0] and "Characters 13–34" in exact[0]
+        outside = claim_page.replace(exact[0], "")
+        assert "sha256" not in outside.lower() and "13–34" not in outside and "Fragment" not in outside
+        cards = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/cards?ids={june.id}").content.decode()
+        assert "chars" not in cards and "13–34" not in cards
+
+    def test_adding_a_source_says_what_to_do_next_without_internal_counts(self, trio: Trio) -> None:
+        response = client_for(trio.reviewer).post(
+            f"/w/{trio.workspace.id}/sources/new", {"title": "Plan", "text": "The launch is in June."}, follow=True
+        )
+        body = response.content.decode()
+        assert "Added “Plan” (22 characters). Extract claims from it" in body and "fragment" not in body
+
+
+@pytest.mark.django_db(transaction=True)
+class FastWorkerTests:
+    def test_an_extraction_finished_before_the_answer_reloads_the_page_at_once(self, trio: Trio, no_llm: None) -> None:
+        # Committed for real, the task runs (eagerly) before the answer is written, as a quick worker would.
+        source_id = make_source(trio)
+        response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/extract", headers=HTMX)
+        body = response.content.decode()
+        assert "Done:" in body and response["HX-Refresh"] == "true"
+
+
 class HighlightTests:
     def test_overlapping_spans_nest_and_every_piece_is_escaped(self) -> None:
         text = "a<b>cdef&g"
-        spans = [ClaimSpan("one", 1, 5, "current", ""), ClaimSpan("two", 3, 8, "current", "")]
+        spans = [ClaimSpan("one", 1, 5, "current", "One <1>"), ClaimSpan("two", 3, 8, "current", "Two")]
         html = str(highlight(text, spans))
         assert html == (
-            'a<mark class="ev d1 st-current" data-claims="one" tabindex="0">&lt;b</mark>'
-            '<mark class="ev d2 st-current" data-claims="one two" tabindex="0">&gt;c</mark>'
-            '<mark class="ev d1 st-current" data-claims="two" tabindex="0">def</mark>&amp;g'
+            'a<mark class="ev d1 st-current c0 from" data-claims="one" title="Claim: One &lt;1&gt;" tabindex="0">'
+            "&lt;b</mark>"
+            '<mark class="ev d2 st-current c1 from to" data-claims="one two" title="2 claims: One &lt;1&gt;; Two" '
+            'tabindex="0">&gt;c</mark>'
+            '<mark class="ev d1 st-current c1 to" data-claims="two" title="Claim: Two" tabindex="0">def</mark>&amp;g'
         )
+
+    def test_adjacent_claims_get_alternate_shades_and_their_own_edges(self) -> None:
+        text = "June.Ana.Budget."
+        spans = [
+            ClaimSpan("a", 0, 5, "current", "June"),
+            ClaimSpan("b", 5, 9, "current", "Ana"),
+            ClaimSpan("c", 9, 16, "current", "Budget"),
+        ]
+        html = str(highlight(text, spans))
+        classes = [found.split('"')[1] for found in html.split("<mark class=")[1:]]
+        assert classes == ["ev d1 st-current c0 from to", "ev d1 st-current c1 from to", "ev d1 st-current c0 from to"]
 
     def test_identical_and_nested_spans_and_emoji_offsets(self) -> None:
         text = "🚀 launch in June 🚀"
         spans = [
-            ClaimSpan("a", 2, 16, "current", ""),
-            ClaimSpan("b", 2, 16, "superseded", ""),
-            ClaimSpan("c", 9, 11, "current", ""),
+            ClaimSpan("a", 2, 16, "current", "A"),
+            ClaimSpan("b", 2, 16, "superseded", "B"),
+            ClaimSpan("c", 9, 11, "current", "C"),
         ]
         html = str(highlight(text, spans))
-        assert html.startswith('🚀 <mark class="ev d2 st-current" data-claims="a b" tabindex="0">launch ')
-        assert '<mark class="ev d3 st-current" data-claims="a b c" tabindex="0">in</mark>' in html
-        assert html.endswith("</mark> 🚀")
+        assert html.startswith('🚀 <mark class="ev d2 st-current c0 from" data-claims="a b" title="2 claims: A; B"')
+        assert (
+            '<mark class="ev d3 st-current c0 from to" data-claims="a b c" title="3 claims: A; B; C" tabindex="0">in</mark>'
+            in html
+        )
+        assert html.endswith("June</mark> 🚀")
 
 
 class SearchAndClaimPageTests:

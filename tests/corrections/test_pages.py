@@ -76,6 +76,22 @@ class CorrectPageTests:
         )
         assert again.status_code == 409 and "already superseded" in again.content.decode()
 
+    def test_the_form_starts_with_the_statement_and_an_unchanged_one_is_refused_in_words(self, world: World) -> None:
+        page = client_for(world.trio.reviewer).get(f"/w/{world.ws}/claims/{world.june}/correct").content.decode()
+        assert re.search(r'<input name="statement"[^>]*value="The launch is in June\."', page)
+        for same in ("The launch is in June.", "  the launch is in june "):
+            refused = client_for(world.trio.reviewer).post(
+                f"/w/{world.ws}/claims/{world.june}/correct", {"statement": same, "reason": "Board."}, headers=HTMX
+            )
+            body = refused.content.decode()
+            assert refused.status_code == 422 and "says the same as the claim" in body and 'id="impact"' not in body
+        api = world.preview(world.june, "The launch is in June.")
+        assert api.status_code == 422 and "says the same as the claim" in api.json()["detail"]
+        # An edit of the pre-filled statement previews as before, with its restating check.
+        world.decision("Launch in June", [world.june], [world.northwind])
+        edited = preview_over_htmx(world, world.june, "The launch is in July.")
+        assert "we were told the launch is in June" in edited[edited.index('id="restating"') :]
+
     def test_access(self, world: World) -> None:
         assert client_for(world.trio.viewer).get(f"/w/{world.ws}/claims/{world.june}/correct").status_code == 403
         assert client_for(world.trio.outsider).get(f"/w/{world.ws}/claims/{world.june}/correct").status_code == 404

@@ -107,14 +107,16 @@ class ContentSecurityPolicyTests:
         settled(page)
         watch.assert_clean()
 
-        # Members: a role changed in place over HTMX.
+        # Members: a role changed in place over HTMX, to admin through the confirm step.
         watch.visit(f"{base}/members/")
         page.get_by_label("Username").fill("rita")
-        page.get_by_role("button", name="Add").click()
+        page.get_by_role("button", name="Add", exact=True).click()
         page.get_by_text("rita added as reviewer").wait_for()
         settled(page)
-        page.get_by_label("Role of rita").select_option("viewer")
-        page.get_by_text("rita is now viewer").wait_for()
+        page.get_by_label("Role of rita").select_option("admin")
+        page.locator("tr", has_text="rita").get_by_role("button", name="Change role").click()
+        page.get_by_role("button", name="Make rita admin").click()
+        page.get_by_text("rita is now admin").wait_for()
         settled(page)
         screenshot(page, "csp-members")
         watch.assert_clean()

@@ -110,7 +110,7 @@ def workspace_routes(trio: Trio) -> list[tuple[str, str, dict[str, str], str]]:
         ("get", f"/w/{ws}/members/", {}, "admin"),
         ("post", f"/w/{ws}/members/add", {"username": "oscar", "role": "viewer"}, "admin"),
         ("post", f"/w/{ws}/members/{victor}/role", {"role": "reviewer"}, "admin"),
-        ("post", f"/w/{ws}/members/{victor}/remove", {}, "admin"),
+        ("post", f"/w/{ws}/members/{victor}/remove", {"confirmed": "yes"}, "admin"),
     ]
 
 

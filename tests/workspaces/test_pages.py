@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -183,10 +185,16 @@ class MembersPageTests:
         event = AuditEvent.objects.get(verb="member.role_changed")
         assert event.payload == {"from": "viewer", "to": "reviewer"} and event.actor == trio.owner
 
-    def test_it_removes_a_member_and_audits_it(self, trio: Trio) -> None:
+    def test_it_removes_a_member_after_asking_and_audits_it(self, trio: Trio) -> None:
         membership = Membership.objects.get(user=trio.reviewer)
-        response = client_for(trio.owner).post(self.url(trio, f"{membership.pk}/remove"), headers=HTMX)
-        assert response.status_code == 200
+        asked = client_for(trio.owner).post(self.url(trio, f"{membership.pk}/remove"), headers=HTMX)
+        question = asked.content.decode()
+        assert question.lstrip().startswith(f'<tr id="member-{membership.pk}" class="confirm-row">')
+        assert "Remove rita from Launch planning?" in question and Membership.objects.filter(pk=membership.pk).exists()
+        response = client_for(trio.owner).post(
+            self.url(trio, f"{membership.pk}/remove"), {"confirmed": "yes"}, headers=HTMX
+        )
+        assert response.status_code == 200 and response["HX-Retarget"] == "#member-section"
         assert not Membership.objects.filter(pk=membership.pk).exists()
         assert AuditEvent.objects.filter(verb="member.removed", target="rita").exists()
         assert client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/").status_code == 404
@@ -198,8 +206,78 @@ class MembersPageTests:
         removed = client.post(self.url(trio, f"{membership.pk}/remove"), headers=HTMX)
         assert demoted.status_code == removed.status_code == 422
         assert "at least one admin" in removed.content.decode()
+        for confirmed in (
+            client.post(self.url(trio, f"{membership.pk}/role"), {"role": "viewer", "confirmed": "yes"}, headers=HTMX),
+            client.post(self.url(trio, f"{membership.pk}/remove"), {"confirmed": "yes"}, headers=HTMX),
+        ):
+            assert confirmed.status_code == 422 and "at least one admin" in confirmed.content.decode()
         membership.refresh_from_db()
         assert membership.role == "admin"
+
+    def test_a_role_changes_with_its_button_and_to_or_from_admin_only_after_a_confirmation(self, trio: Trio) -> None:
+        page = client_for(trio.owner).get(self.url(trio)).content.decode()
+        assert 'hx-trigger="change"' not in page and page.count(">Change role</button>") == 3
+        victor = Membership.objects.get(user=trio.viewer)
+        asked = client_for(trio.owner).post(self.url(trio, f"{victor.pk}/role"), {"role": "admin"}, headers=HTMX)
+        question = asked.content.decode()
+        assert asked.status_code == 200 and "Make victor an admin of Launch planning?" in question
+        assert (
+            "Admins also manage members" in question and '<input type="hidden" name="role" value="admin">' in question
+        )
+        victor.refresh_from_db()
+        assert victor.role == "viewer" and not AuditEvent.objects.filter(verb="member.role_changed").exists()
+        done = client_for(trio.owner).post(
+            self.url(trio, f"{victor.pk}/role"), {"role": "admin", "confirmed": "yes"}, headers=HTMX
+        )
+        assert done.status_code == 200 and "victor is now admin" in done.content.decode()
+        victor.refresh_from_db()
+        assert victor.role == "admin"
+        back = client_for(trio.owner).post(self.url(trio, f"{victor.pk}/role"), {"role": "reviewer"}, headers=HTMX)
+        assert "Make victor a reviewer instead of an admin?" in back.content.decode()
+        victor.refresh_from_db()
+        assert victor.role == "admin"
+
+    def test_without_javascript_the_question_is_a_page(self, trio: Trio) -> None:
+        victor = Membership.objects.get(user=trio.viewer)
+        asked = client_for(trio.owner).post(self.url(trio, f"{victor.pk}/role"), {"role": "admin"})
+        assert (
+            asked.status_code == 200
+            and "<html" in asked.content.decode()
+            and "Make victor admin" in asked.content.decode()
+        )
+        done = client_for(trio.owner).post(self.url(trio, f"{victor.pk}/role"), {"role": "admin", "confirmed": "yes"})
+        assert done.status_code == 302 and done["Location"] == self.url(trio)
+
+    def test_an_admin_who_gives_up_the_role_is_taken_to_the_dashboard(self, trio: Trio) -> None:
+        Membership.objects.filter(user=trio.viewer).update(role="admin")
+        own = Membership.objects.get(user=trio.owner)
+        asked = client_for(trio.owner).post(self.url(trio, f"{own.pk}/role"), {"role": "reviewer"}, headers=HTMX)
+        assert "Give up being an admin of Launch planning?" in asked.content.decode()
+        done = client_for(trio.owner).post(
+            self.url(trio, f"{own.pk}/role"), {"role": "reviewer", "confirmed": "yes"}, headers=HTMX
+        )
+        assert done["HX-Redirect"] == f"/w/{trio.workspace.id}/"
+
+    def test_the_page_explains_roles_and_where_accounts_come_from(
+        self, trio: Trio, make_user: MakeUser, settings: Any
+    ) -> None:
+        page = client_for(trio.owner).get(self.url(trio)).content.decode()
+        assert "reads everything in the workspace" in page and "also manages members" in page
+        assert "an administrator creates in the Django admin" in page and "/admin/auth/user/" not in page
+        unknown = client_for(trio.owner).post(self.url(trio, "add"), {"username": "Nobody", "role": "viewer"}).content
+        assert "There is no active user called 'Nobody'. Their account does not exist yet" in html.unescape(
+            unknown.decode()
+        )
+        staff = make_user("sam", is_staff=True)
+        Membership.objects.create(workspace=trio.workspace, user=staff, role="admin")
+        assert (
+            'href="/admin/auth/user/add/">create an account</a>'
+            in client_for(staff).get(self.url(trio)).content.decode()
+        )
+        settings.REMOTE_USER_HEADER = "X-Forwarded-User"
+        portal = client_for(trio.owner).post(self.url(trio, "add"), {"username": "nobody", "role": "viewer"}).content
+        assert "sign in through the company portal" in portal.decode()
+        assert "They have not signed in through the company portal yet" in portal.decode()
 
     def test_it_refuses_a_membership_of_another_workspace(self, trio: Trio, make_user: MakeUser) -> None:
         from workspaces import services
