@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.picker import picker_request, picker_response
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import JobStatus, SearchMode
@@ -239,6 +240,15 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     ids = [value for value in request.GET.get("ids", "").split() if value][:20]
     claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
     return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
+
+
+@require_GET
+@login_required
+def claim_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The claim picker's results for what was typed (the newest claims before that): a fragment over HTMX."""
+    membership = get_membership(request.user, ws_id)
+    picker = selectors.claim_picker(workspace=membership.workspace, **picker_request(request.GET))
+    return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="claims")
 
 
 @require_GET

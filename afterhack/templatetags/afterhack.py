@@ -29,3 +29,9 @@ def when(value: Any) -> str:
     except ValueError:
         return str(value)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+@register.filter
+def pickable(picker: Any, item: Any) -> bool:
+    """Whether the picker lets a person pick this item (afterhack.picker.Picker.pickable)."""
+    return bool(picker.pickable(item))
