@@ -184,9 +184,15 @@ def newest_decisions(*, workspace: Workspace, status: str = "") -> list[agents_g
     return agents_graph.decision_list(workspace=workspace, status=status)
 
 
-def newest_actions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Action]:
-    """The newest actions (with this status, or all for '')."""
-    return agents_graph.action_list(workspace=workspace, status=status)
+def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str = "") -> list[agents_graph.Action]:
+    """The newest actions (with this status, or all for ''); only those depending on the decision, if one is named
+    (none for a decision that does not exist)."""
+    if not decision_id:
+        return agents_graph.action_list(workspace=workspace, status=status)
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    actions = agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids) if decision else []
+    actions.sort(key=lambda action: (action.created_at, action.id), reverse=True)
+    return [action for action in actions if not status or action.status == status]
 
 
 # -- the review queue ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.ids import parse_id
 from afterhack.picker import Picker, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
@@ -315,9 +316,20 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The actions, filtered by ?status= and by ?decision= (the decision they depend on, chosen with its picker)."""
+    membership = get_membership(request.user, ws_id)
+    picked = chosen_ids(request.GET, field="decision", single=True)
+    decision_id = picked[0] if picked and parse_id(picked[0]) else ""
+    # Over HTMX only the table changes (a status filter): the picker is not read for it.
+    picker = None if request.htmx else selectors.decision_picker(
+        workspace=membership.workspace, field="decision", query=query_in(request.GET, "decision"), chosen=picked,
+        single=True, needs_support=False, label="Decision they depend on",
+        empty_words="Any decision: find one to see only its actions.",
+    )  # fmt: skip
     return _status_list(
         request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
-        items="actions", read=selectors.newest_actions,
+        items="actions", read=lambda **asked: selectors.newest_actions(**asked, decision_id=decision_id),
+        decision_picker=picker,
     )  # fmt: skip
 
 

@@ -83,8 +83,15 @@ PAGES = {
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",
-        form={"statement": "So it is summer.", "derived_from": "{june}", "q": "june"},
-        kinds={"statement": TEXT, "derived_from": IDS, "q": [NUL]},
+        form={"statement": "So it is summer.", "derived_from": "{june}"},
+        kinds={
+            "statement": TEXT,
+            "derived_from": IDS,
+            "derived_from_q": [NUL],
+            "pick": CHOICE,
+            "unpick": CHOICE,
+            "find": CHOICE,
+        },
     ),
     "claim": Page(WS + "/claims/{june}/"),
     "claim_pick": Page(WS + "/claims/pick?field=x", params=("field", "key", "x", "x_q", "single", "any")),
@@ -111,7 +118,7 @@ PAGES = {
     "decision_pick": Page(WS + "/decisions/pick", params=("field", "key", "q", "chosen", "single", "any", "x_q")),
     "decision": Page(WS + "/decisions/{decision}/"),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
-    "actions": Page(WS + "/actions/", params=("status",)),
+    "actions": Page(WS + "/actions/", params=("status", "decision", "decision_q", "pick", "unpick")),
     "action_mark": Page(
         WS + "/actions/{action}/status",
         form={"status": "done", "next": "/w/", "confirmed": "yes"},

@@ -169,3 +169,91 @@ class NewDecisionTests:
         viewer = get(world, "decisions/new", user=world.trio.viewer)
         assert viewer.status_code == 302 and viewer["Location"] == f"/w/{world.ws}/decisions/"
         assert get(world, "decisions/new", user=world.trio.outsider).status_code == 404
+
+
+class DeriveTests:
+    def test_the_claims_page_offers_the_derive_form_with_its_picker_before_any_search(self, world: World) -> None:
+        page = body(get(world, "claims/"))
+        assert "Derive a claim from other claims" in page and "Find the claims it follows from" in page
+        assert "The newest claims" in page and "No claim chosen yet" in chosen(page, "derived_from")
+        assert "Derive a claim" not in body(get(world, "claims/", user=world.trio.viewer))
+
+    def test_deriving_from_picked_claims(self, world: World) -> None:
+        response = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/derive", {"statement": "It is a summer launch.", "derived_from": [world.june]}
+        )
+        assert response.status_code == 302
+        derived = body(client_for(world.trio.viewer).get(response["Location"]))
+        assert "Derived from" in derived and "The launch is in June." in derived
+
+    def test_a_failed_derive_keeps_the_statement_and_the_chosen_claims(self, world: World) -> None:
+        revision = world.preview(world.june).json()["revision"]
+        world.apply(world.june, revision)
+        before = written(world)
+        url = f"/w/{world.ws}/claims/derive"
+        refused = client_for(world.trio.reviewer).post(
+            url, {"statement": "It is a summer launch.", "derived_from": [world.june, world.ana]}
+        )
+        page = body(refused)
+        assert refused.status_code == 422 and "Nothing was derived:" in page and "superseded" in page
+        assert 'value="It is a summer launch."' in page and re.search(
+            r'<details class="card derive" id="derive" open>', page
+        )
+        assert world.june in chosen(page, "derived_from") and world.ana in chosen(page, "derived_from")
+        empty = client_for(world.trio.reviewer).post(url, {"statement": "", "derived_from": world.ana})
+        assert (
+            empty.status_code == 422
+            and "Write the statement" in body(empty)
+            and world.ana in chosen(body(empty), "derived_from")
+        )
+        stepped = client_for(world.trio.reviewer).post(
+            url, {"statement": "Typed.", "derived_from": world.ana, "pick": f"derived_from {world.may}"}
+        )
+        assert stepped.status_code == 200 and 'value="Typed."' in body(stepped)
+        assert world.may in chosen(body(stepped), "derived_from")
+        assert written(world) == before
+
+
+class HistoryFilterTests:
+    def test_picking_a_claim_filters_and_the_page_names_it(self, world: World) -> None:
+        revision = world.preview(world.june).json()["revision"]
+        world.apply(world.june, revision)
+        page = body(get(world, f"corrections/?claim={world.june}"))
+        assert "The launch is in June." in chosen(page, "claim") and "Remove" in chosen(page, "claim")
+        assert "The launch is in July." in page.split("</form>")[-1]
+        # Without JavaScript, Add is a button of the filter form: the picked claim becomes the filter.
+        other = body(get(world, f"corrections/?claim={world.june}&pick=claim+{world.ana}"))
+        assert "Ana owns the checklist." in chosen(other, "claim") and "No corrections." in other
+        cleared = body(get(world, f"corrections/?claim={world.june}&unpick=claim+{world.june}"))
+        assert "Any claim" in chosen(cleared, "claim") and "The launch is in July." in cleared.split("</form>")[-1]
+
+    def test_an_unknown_claim_is_said_in_words(self, world: World) -> None:
+        page = body(get(world, f"corrections/?claim={UNKNOWN}"))
+        assert "No claim of this workspace has the id" in page and "No corrections." in page
+
+
+class ActionDecisionFilterTests:
+    def test_picking_a_decision_lists_only_its_actions_and_names_it(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        checklist = world.decision("Ana runs the checklist", [world.ana])
+        world.action("Print the flyers", launch)
+        world.action("Book the hall", checklist)
+        page = body(get(world, f"actions/?decision={launch}"))
+        table = page.split('<section id="action-table">')[1]
+        assert "Print the flyers" in table and "Book the hall" not in table
+        assert "Launch in June" in chosen(page, "decision")
+        done = body(get(world, f"actions/?decision={launch}&status=done")).split('<section id="action-table">')[1]
+        assert "Print the flyers" not in done
+        # Without JavaScript, Add is a button of the filter form.
+        other = body(get(world, f"actions/?decision={launch}&pick=decision+{checklist}"))
+        assert "Ana runs the checklist" in chosen(other, "decision")
+        assert "Book the hall" in other.split('<section id="action-table">')[1]
+
+    def test_an_unknown_or_odd_decision_is_explained_not_an_error(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        world.action("Print the flyers", launch)
+        unknown = get(world, f"actions/?decision={UNKNOWN}")
+        assert unknown.status_code == 200 and "No decision of this workspace has the id" in body(unknown)
+        assert "Print the flyers" not in body(unknown).split('<section id="action-table">')[1]
+        odd = get(world, "actions/?decision=nope")
+        assert odd.status_code == 200 and "No decision of this workspace has the id nope" in body(odd)
