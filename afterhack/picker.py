@@ -166,3 +166,14 @@ def picker_response(request: HttpRequest, picker: Picker, **context: Any) -> Htt
     if getattr(request, "htmx", False):
         return render(request, "partials/picker.html#picker-results", {"picker": picker, **context})
     return render(request, "pick.html", {"picker": picker, **context})
+
+
+def cannot_support(items: list[PickItem], only: str = "current claims and supported decisions") -> str:
+    """Why chosen items cannot support what is being made, in words with their statements or titles; '' if
+    they all can (the services' refusals name ids)."""
+    weak = [item for item in items if not item.usable]
+    if not weak:
+        return ""
+    named = "; ".join(f"“{item.text}” is {item.status_words}" for item in weak)
+    them = "it" if len(weak) == 1 else "them"
+    return f"{named}. Only {only} can support it: remove {them} and pick another."

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
@@ -21,7 +22,7 @@ from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
-from afterhack.picker import Picker, chosen_ids, is_step, picker_request, picker_response, query_in
+from afterhack.picker import Picker, cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionStatus
@@ -183,11 +184,13 @@ def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 
 
 def _form_context(workspace: Workspace, form: DecisionForm, data: QueryDict | None = None) -> dict[str, Any]:
+    """The new decision form with its pickers as `data` left them; a refusal names what cannot support it."""
     data = data if data is not None else QueryDict()
-    return {
-        "form": form,
-        "justifications": justification_pickers(workspace, data, range(1, justification_count(data) + 1)),
-    }
+    justifications = justification_pickers(workspace, data, range(1, justification_count(data) + 1))
+    chosen = [item for j in justifications for picker in (j.claims, j.decisions) for item in picker.chosen]
+    if form.errors.get("justifications") and (weak := cannot_support(chosen)):
+        form.errors["justifications"] = form.error_class([f"Nothing was saved: {weak}"])
+    return {"form": form, "justifications": justifications}
 
 
 def _status_list(
@@ -329,7 +332,7 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     return _status_list(
         request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
         items="actions", read=lambda **asked: selectors.newest_actions(**asked, decision_id=decision_id),
-        decision_picker=picker,
+        decision_picker=picker, keep=urlencode({"decision": decision_id}) if decision_id else "",
     )  # fmt: skip
 
 

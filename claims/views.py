@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.picker import chosen_ids, is_step, picker_request, picker_response, query_in
+from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import JobStatus, SearchMode
@@ -317,4 +317,6 @@ def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
             return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
     membership = get_membership(request.user, ws_id)
     context = _search_context(membership, "", None, derive=True, derived=derived)
+    if derived.get("error") and (weak := cannot_support(context["derive"]["picker"].chosen, only="current claims")):
+        context["derive"]["error"] = f"Nothing was derived: {weak}"
     return render(request, "claims/claim_search.html", context, status=422 if derived.get("error") else 200)

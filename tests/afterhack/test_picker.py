@@ -159,7 +159,9 @@ class NewDecisionTests:
         world.apply(world.june, revision)
         before = written(world)
         refused = client_for(world.trio.reviewer).post(url, {"title": "Launch", "j1_claims": world.june})
-        assert refused.status_code == 422 and "superseded" in body(refused)
+        assert refused.status_code == 422 and "Nothing was saved: “The launch is in June.” is superseded." in body(
+            refused
+        )
         assert f'name="j1_claims" value="{world.june}"' in chosen(body(refused), "j1_claims")
         assert written(world) == before
 
@@ -195,9 +197,11 @@ class DeriveTests:
             url, {"statement": "It is a summer launch.", "derived_from": [world.june, world.ana]}
         )
         page = body(refused)
-        assert refused.status_code == 422 and "Nothing was derived:" in page and "superseded" in page
+        assert refused.status_code == 422
+        # Said with the claim's statement, not its id.
+        assert "Nothing was derived: “The launch is in June.” is superseded." in page
         assert 'value="It is a summer launch."' in page and re.search(
-            r'<details class="card derive" id="derive" open>', page
+            r'<details class="card derive" id="derive" open data-scroll-here>', page
         )
         assert world.june in chosen(page, "derived_from") and world.ana in chosen(page, "derived_from")
         empty = client_for(world.trio.reviewer).post(url, {"statement": "", "derived_from": world.ana})
@@ -244,6 +248,8 @@ class ActionDecisionFilterTests:
         assert "Launch in June" in chosen(page, "decision")
         done = body(get(world, f"actions/?decision={launch}&status=done")).split('<section id="action-table">')[1]
         assert "Print the flyers" not in done
+        # The status filter keeps the decision picked.
+        assert f'href="?status=done&amp;decision={launch}"'.replace("&amp;", "&") in done
         # Without JavaScript, Add is a button of the filter form.
         other = body(get(world, f"actions/?decision={launch}&pick=decision+{checklist}"))
         assert "Ana runs the checklist" in chosen(other, "decision")

@@ -88,7 +88,12 @@
     if (line && window.htmx) window.htmx.process(line);
   }
 
-  document.addEventListener("DOMContentLoaded", function () { setUp(document); });
+  // A form that came back (a refusal, or a picker's own button without JavaScript) is scrolled into view.
+  document.addEventListener("DOMContentLoaded", function () {
+    setUp(document);
+    var back = document.querySelector("[data-scroll-here]");
+    if (back) back.scrollIntoView({ block: "start" });
+  });
   document.addEventListener("htmx:load", function (event) { setUp(event.detail.elt); });
 
   document.addEventListener("focusin", function (event) {
