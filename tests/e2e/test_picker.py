@@ -224,3 +224,35 @@ class PickerTests:
         page.wait_for_url(re.compile(rf"/w/{workspace.id}/actions/\??$"))
         page.locator("#action-table tbody tr", has_text="Send the launch announcement").wait_for()
         watch.assert_clean()
+
+
+class WithoutJavaScriptTests:
+    def test_a_decision_is_made_with_the_pickers_buttons_alone(
+        self, browser: Any, live_server: Any, demo_workspace: Workspace
+    ) -> None:
+        from tests.e2e.conftest import log_in
+
+        context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        owner = demo_workspace.memberships.get(role="admin").user
+        log_in(page, live_server, owner)
+        page.goto(f"/w/{demo_workspace.id}/decisions/new")
+        form = page.locator("#new-decision")
+        form.get_by_label("Title").fill("Tell Northwind the date")
+        # The results are shown as they are, the newest first; Search asks the server, keeping what was typed.
+        first = page.locator("#justification-1 .picker").first
+        first.locator("[data-picker-q]").fill("Northwind")
+        first.get_by_role("button", name="Search").click()
+        first = page.locator("#justification-1 .picker").first
+        first.locator(".pick-caption", has_text="Claims matching “Northwind”").wait_for()
+        assert form.get_by_label("Title").input_value() == "Tell Northwind the date"
+        first.locator(".pick-results li", has_text="Northwind expects the launch in June.").get_by_role(
+            "button", name="Add"
+        ).click()
+        page.locator("#justification-1 ul.chosen li.chosen-item", has_text="Northwind expects").wait_for()
+        screenshot(page, "picker-without-javascript")
+        page.locator("#new-decision").get_by_role("button", name="Create decision").click()
+        page.wait_for_url("**/decisions/*/")
+        assert page.locator("h1").inner_text() == "Tell Northwind the date"
+        context.close()
