@@ -67,7 +67,7 @@ class Filter:
             if canonical is None:
                 return (
                     "",
-                    f"“{value[:60]}” is not a {self.label.lower()}; the {self.label.lower()} filter was left out.",
+                    f"“{value[:60]}” is not the id of a {self.label.lower()}; the {self.label.lower()} filter was left out.",
                 )
             return canonical, None
         if self.kind == "day":
@@ -179,6 +179,8 @@ class Listing[Item]:
     pages: int
     notes: list[str]
     path: str = ""
+    # How a filter's value reads in the "filtered by" sentence when the spec cannot say it (an id → its title).
+    names: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def target(self) -> str:
@@ -203,7 +205,7 @@ class Listing[Item]:
         used = [(self.spec.search or "Search", f"“{self.criteria.q}”")] if self.criteria.q else []
         for name, spec in self.spec.filters.items():
             if value := self.criteria.get(name):
-                used.append((spec.label, spec.shown(value)))
+                used.append((spec.label, f"“{self.names[name]}”" if name in self.names else spec.shown(value)))
         return used
 
     @property
@@ -281,6 +283,10 @@ class Listing[Item]:
             }
             for name, spec in self.spec.filters.items()
         ]
+
+    def named(self, **names: str) -> Listing[Item]:
+        """The same page, saying these filters' values by these words (e.g. a claim id by its statement)."""
+        return replace(self, names={**self.names, **names})
 
     def with_items[Other](self, items: list[Other]) -> Listing[Other]:
         """The same page with its items shaped for the template (e.g. joined with what they link to)."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.holds import claim_holds, decision_holds, holds, status_holds
+from afterhack.holds import claim_holds, decision_holds, holds
 from afterhack.ids import parse_id
 from agents import mcp_graph
 from agents.coordinator import NO_ANSWER_TITLE
@@ -347,6 +347,23 @@ def decisions_get(*, workspace: HasGraph, decision_ids: list[str]) -> list[Decis
         for d in map(_decision, graph.ro_records(workspace, DECISIONS_GET, {"decision_ids": ids, **KIND_PARAMS}))
     }
     return [found[i] for i in ids if i in found]
+
+
+# The decisions a picker finds: those whose title (or question) contains the phrase first, then those with
+# more of its words, newest first; every decision, newest first, for an empty phrase.
+DECISION_FIND = (
+    "MATCH (d:Decision) "
+    "WITH d, toLower(d.title + ' ' + coalesce(d.question, '')) AS words "
+    "WITH d, words CONTAINS $phrase AS whole, size([w IN $words WHERE words CONTAINS w]) AS hits "
+    "WHERE $phrase = '' OR whole OR hits > 0 "
+    "RETURN d.id AS id ORDER BY whole DESC, hits DESC, d.created_at DESC, d.id LIMIT $limit"
+)
+
+
+def decision_find(*, workspace: HasGraph, phrase: str, words: list[str], limit: int) -> list[str]:
+    """The ids of the decisions whose title or question contains the (lower-cased) phrase or any of the words."""
+    rows = graph.ro_query(workspace, DECISION_FIND, {"phrase": phrase, "words": words, "limit": limit})
+    return [str(row[0]) for row in rows]
 
 
 # -- actions ------------------------------------------------------------------------------------
@@ -751,42 +768,3 @@ def review_list(*, workspace: HasGraph, unanswered: bool, limit: int) -> list[De
     """At most `limit` decisions needing review and not dismissed: the unanswered questions, or the others."""
     params = {"unanswered": unanswered, "limit": limit, **KIND_PARAMS}
     return [_decision(row) for row in graph.ro_records(workspace, REVIEW_LIST, params)]
-
-
-# -- claims as the review page's picker shows them --------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClaimCard:
-    """A claim with what a reviewer needs to choose it: its statement, status and where it comes from."""
-
-    id: str
-    statement: str
-    status: str
-    source_id: str | None
-    source_title: str | None
-    confidence_kind: str | None
-
-    @property
-    def usable(self) -> bool:
-        """Whether it can support a decision now (only a current claim can)."""
-        return status_holds(decision=False, status=self.status)
-
-
-CLAIM_CARDS = """
-UNWIND range(0, size($claim_ids) - 1) AS position
-MATCH (c:Claim {id: $claim_ids[position]})
-OPTIONAL MATCH (c)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
-WHERE coalesce(e.role, 'evidence') <> 'cited_passage'
-WITH position, c, collect(DISTINCT src.title)[0] AS source_title ORDER BY position
-RETURN {id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, source_title: source_title,
-        confidence_kind: c.confidence_kind} AS card
-"""
-
-
-def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]:
-    """The claims with these ids that exist, in the order given, each with its source's title."""
-    ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
-    if not ids:
-        return []
-    return [ClaimCard(**row) for row in graph.ro_records(workspace, CLAIM_CARDS, {"claim_ids": ids})]

@@ -6,16 +6,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.holds import status_holds
+from afterhack.ids import storable
 from afterhack.pagination import Paged, workspace_page
+from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
+from afterhack.text import MAX_SEARCH_CHARS
 from agents import graph as agents_graph
 from agents.graph import Action as Action
-from agents.graph import ClaimCard as ClaimCard
 from agents.graph import Decision as Decision
 from agents.graph import Run as Run
 from agents.graph import Support as Support
-from agents.statuses import ActionStatus, DecisionStatus, TrajectoryEventKind
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
+from claims.selectors import ClaimCard as ClaimCard
 from workspaces.models import Workspace
 
 # The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a graph.py.
@@ -207,9 +210,15 @@ def newest_decisions(*, workspace: Workspace, status: str = "") -> list[agents_g
     return agents_graph.decision_list(workspace=workspace, status=status)
 
 
-def newest_actions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Action]:
-    """The newest actions (with this status, or all for '')."""
-    return agents_graph.action_list(workspace=workspace, status=status)
+def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str = "") -> list[agents_graph.Action]:
+    """The newest actions (with this status, or all for ''); only those depending on the decision, if one is named
+    (none for a decision that does not exist)."""
+    if not decision_id:
+        return agents_graph.action_list(workspace=workspace, status=status)
+    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    actions = agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids) if decision else []
+    actions.sort(key=lambda action: (action.created_at, action.id), reverse=True)
+    return [action for action in actions if not status or action.status == status]
 
 
 # -- the review queue ---------------------------------------------------------------------------------
@@ -217,8 +226,6 @@ def newest_actions(*, workspace: Workspace, status: str = "") -> list[agents_gra
 # Each side of the review queue shows at most this many decisions, the most recently flagged first;
 # GET /decisions?status=needs_review pages through all of them.
 REVIEW_LIMIT = 200
-# The claim picker of the review page shows this many search results.
-PICKER_LIMIT = 10
 
 
 @dataclass(frozen=True)
@@ -262,12 +269,46 @@ def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Deci
     return agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
 
 
-def claim_choices(*, workspace: Workspace, query: str, limit: int = PICKER_LIMIT) -> list[agents_graph.ClaimCard]:
-    """The claims a search finds (ranked as the claim search ranks them), each with its status and source."""
-    hits = claims_selectors.claim_search(workspace=workspace, query=query, limit=limit).hits
-    return agents_graph.claim_cards(workspace=workspace, claim_ids=[hit.id for hit in hits])
-
-
-def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[agents_graph.ClaimCard]:
+def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard]:
     """These claims (those that exist, in order), each with its status and source."""
-    return agents_graph.claim_cards(workspace=workspace, claim_ids=claim_ids)
+    return claims_selectors.claim_cards(workspace=workspace, claim_ids=claim_ids)
+
+
+# -- the decision picker ---------------------------------------------------------------------------
+
+
+def pick_item(decision: agents_graph.Decision) -> PickItem:
+    """A decision as the pickers show it: where it comes from in words."""
+    if decision.kind == DecisionKind.UNANSWERED:
+        origin = f"the agent could not answer “{decision.question or 'a question'}”"
+    elif decision.origin == Origin.AGENT:
+        origin = f"the agent's answer to “{decision.question}”" if decision.question else "the agent's answer"
+    else:
+        origin = f"by {decision.created_by}" if decision.created_by else "by a reviewer"
+    usable = status_holds(decision=True, status=decision.status)
+    return PickItem(decision.id, decision.title, decision.status, origin, decision.created_at, usable)
+
+
+def decision_items(*, workspace: Workspace, decision_ids: list[str]) -> list[PickItem]:
+    """These decisions as the pickers show them (those that exist, in order)."""
+    return [pick_item(d) for d in decisions_get(workspace=workspace, decision_ids=decision_ids)]
+
+
+def decision_finds(*, workspace: Workspace, query: str, limit: int = PICK_LIMIT) -> list[PickItem]:
+    """The decisions whose title or question has the query or its words (the newest for an empty one)."""
+    query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
+    words = claims_selectors.content_words(query)
+    ids = agents_graph.decision_find(workspace=workspace, phrase=query.lower(), words=words, limit=limit)
+    return decision_items(workspace=workspace, decision_ids=ids)
+
+
+def decision_picker(
+    *, workspace: Workspace, field: str, query: str = "", chosen: list[str] | tuple[str, ...] = (), **shown: object
+) -> Picker:
+    """A decision picker (`agents:pick` answers its searches) with its results for `query` and the `chosen` ones."""
+    return picker_of(
+        find=lambda q: decision_finds(workspace=workspace, query=q),
+        get=lambda ids: decision_items(workspace=workspace, decision_ids=ids),
+        query=query, chosen=chosen, endpoint="agents:pick", field=field, noun="decision",
+        **{"key": field, "label": "Find decisions", **shown},
+    )  # fmt: skip

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,11 +21,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.ids import parse_id
+from afterhack.picker import Picker, cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionStatus
+from claims import selectors as claims_selectors
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
+from workspaces.models import Workspace
 
 # The status filters of the decision and action lists: "" is every status, then each by its name in words.
 DECISION_STATUSES = [("", "All")] + [(status, status.replace("_", " ").capitalize()) for status in DecisionStatus]
@@ -36,7 +43,9 @@ class AskForm(forms.Form):
 class DecisionForm(forms.Form):
     title = forms.CharField(max_length=MAX_TITLE_CHARS, strip=True)
     rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    # Ids typed by hand, the fallback behind the pickers: one justification per line.
     justifications = forms.CharField(
+        required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text="One justification per line: the ids of claims or decisions that together suffice, separated by spaces or commas.",
     )
@@ -44,6 +53,67 @@ class DecisionForm(forms.Form):
     def clean_justifications(self) -> list[list[str]]:
         lines = self.cleaned_data["justifications"].splitlines()
         return [ids for line in lines if (ids := [i for i in line.replace(",", " ").split() if i])]
+
+
+# The new decision form shows at most this many justifications (each a claim picker and a decision picker).
+MAX_JUSTIFICATIONS = 12
+
+
+@dataclass(frozen=True)
+class JustificationPickers:
+    """One justification of the new decision form: the claims and the decisions that together suffice."""
+
+    number: int
+    claims: Picker
+    decisions: Picker
+
+
+def justification_count(data: QueryDict) -> int:
+    """How many justifications the form shows: as many as it sent (`groups`, or the highest numbered field),
+    one more after “Add another”."""
+    sent = str(data.get("groups") or "")
+    numbers = [int(match[1]) for name in data if (match := JUSTIFICATION_FIELD.fullmatch(name))]
+    count = max(int(sent) if sent.isdecimal() and len(sent) < 4 else 1, *numbers, 1)
+    return max(1, min(count + (1 if data.get("more") else 0), MAX_JUSTIFICATIONS))
+
+
+JUSTIFICATION_FIELD = re.compile(r"j(\d{1,3})_(claims|decisions)")
+
+
+def _fields(number: int) -> tuple[str, str]:
+    return f"j{number}_claims", f"j{number}_decisions"
+
+
+def picked_justifications(data: QueryDict) -> list[list[str]]:
+    """Each justification the pickers sent: the chosen claims and decisions of one, when any are chosen."""
+    groups = []
+    for number in range(1, justification_count(data) + 1):
+        ids = [i for name in _fields(number) for i in chosen_ids(data, field=name)]
+        if ids:
+            groups.append(list(dict.fromkeys(ids)))
+    return groups
+
+
+def justification_pickers(workspace: Workspace, data: QueryDict, numbers: range) -> list[JustificationPickers]:
+    """The pickers of these justifications, as the form sent them (nothing chosen for a new one)."""
+    pickers = []
+    for number in numbers:
+        claims, decisions = _fields(number)
+        pickers.append(
+            JustificationPickers(
+                number,
+                claims_selectors.claim_picker(
+                    workspace=workspace, field=claims, query=query_in(data, claims),
+                    chosen=chosen_ids(data, field=claims), label="Find claims", empty_words="No claim chosen yet.",
+                ),
+                selectors.decision_picker(
+                    workspace=workspace, field=decisions, query=query_in(data, decisions),
+                    chosen=chosen_ids(data, field=decisions), label="Find decisions",
+                    empty_words="No decision chosen.",
+                ),
+            )
+        )  # fmt: skip
+    return pickers
 
 
 class ActionForm(forms.Form):
@@ -105,10 +175,23 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
 @require_GET
 @login_required
 def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    # Only the table over HTMX (a status filter): the form and its pickers are not read for it.
+    form = {} if request.htmx or not membership.can_write else _form_context(membership.workspace, DecisionForm())
     return _status_list(
         request, ws_id, template="agents/decision_list.html", table="decision-table", statuses=DECISION_STATUSES,
-        items="decisions", read=selectors.newest_decisions, form=DecisionForm(),
+        items="decisions", read=selectors.newest_decisions, **form,
     )  # fmt: skip
+
+
+def _form_context(workspace: Workspace, form: DecisionForm, data: QueryDict | None = None) -> dict[str, Any]:
+    """The new decision form with its pickers as `data` left them; a refusal names what cannot support it."""
+    data = data if data is not None else QueryDict()
+    justifications = justification_pickers(workspace, data, range(1, justification_count(data) + 1))
+    chosen = [item for j in justifications for picker in (j.claims, j.decisions) for item in picker.chosen]
+    if form.errors.get("justifications") and (weak := cannot_support(chosen)):
+        form.errors["justifications"] = form.error_class([f"Nothing was saved: {weak}"])
+    return {"form": form, "justifications": justifications}
 
 
 def _status_list(
@@ -134,25 +217,65 @@ def _status_list(
     return render(request, f"{template}#{table}" if request.htmx else template, context)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Create a decision from its justifications, each chosen with pickers. A GET shows the form (over HTMX with
+    `more`, one more justification); a POST from a picker's own button comes back changed, and saves nothing."""
+    membership = get_membership(request.user, ws_id)
+    if request.method == "GET" and not membership.can_write:
+        return redirect("agents:decisions", ws_id=ws_id)
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    form = DecisionForm(request.POST)
-    if form.is_valid():
-        try:
-            decision = services.decision_add(workspace=workspace, actor=request.user, **form.cleaned_data)
-        except UserError as error:
-            form.add_error("justifications", str(error))
-        else:
+    if request.method == "GET" and request.htmx and request.GET.get("more"):
+        number = justification_count(request.GET)
+        context = {
+            "workspace": workspace,
+            "count": number,
+            "j": justification_pickers(workspace, request.GET, range(number, number + 1))[0],
+        }
+        return render(request, "agents/decision_list.html#justification-more", context)
+    data = request.POST if request.method == "POST" else QueryDict()
+    if request.method == "GET" or is_step(data):
+        # Nothing to save yet: the form as it was sent, without errors for what is still to be filled in.
+        form = DecisionForm(initial={name: data.get(name, "") for name in ("title", "rationale", "justifications")})
+    else:
+        form = DecisionForm(data)
+        decision = _create(request, workspace, form) if form.is_valid() else None
+        if decision is not None:
             messages.success(request, f"Decision “{decision.title}” created.")
             return redirect("agents:decision", ws_id=workspace.id, decision_id=decision.id)
-    membership = get_membership(request.user, ws_id)
     context = {
         "workspace": workspace, "membership": membership, "status": "", "statuses": DECISION_STATUSES,
-        "decisions": selectors.newest_decisions(workspace=workspace), "form": form,
+        "decisions": selectors.newest_decisions(workspace=workspace), **_form_context(workspace, form, data),
     }  # fmt: skip
-    return render(request, "agents/decision_list.html", context, status=422)
+    return render(request, "agents/decision_list.html", context, status=422 if form.errors else 200)
+
+
+def _create(request: HtmxRequest, workspace: Workspace, form: DecisionForm) -> selectors.Decision | None:
+    """The decision the valid form describes, or None with the refusal on the form."""
+    groups = picked_justifications(request.POST) + form.cleaned_data["justifications"]
+    try:
+        if not groups:
+            raise UserError(NOTHING_CHOSEN)
+        return services.decision_add(
+            workspace=workspace, actor=request.user, title=form.cleaned_data["title"],
+            rationale=form.cleaned_data["rationale"], justifications=groups,
+        )  # fmt: skip
+    except UserError as error:
+        form.add_error("justifications", str(error))
+        return None
+
+
+NOTHING_CHOSEN = "Choose what it rests on: find the claims (or decisions) of at least one justification and add them."
+
+
+@require_GET
+@login_required
+def decision_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The decision picker's results for what was typed (the newest decisions before that): a fragment over HTMX."""
+    membership = get_membership(request.user, ws_id)
+    picker = selectors.decision_picker(workspace=membership.workspace, **picker_request(request.GET))
+    return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="decisions")
 
 
 @require_GET
@@ -197,9 +320,20 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The actions, filtered by ?status= and by ?decision= (the decision they depend on, chosen with its picker)."""
+    membership = get_membership(request.user, ws_id)
+    picked = chosen_ids(request.GET, field="decision", single=True)
+    decision_id = picked[0] if picked and parse_id(picked[0]) else ""
+    # Over HTMX only the table changes (a status filter): the picker is not read for it.
+    picker = None if request.htmx else selectors.decision_picker(
+        workspace=membership.workspace, field="decision", query=query_in(request.GET, "decision"), chosen=picked,
+        single=True, needs_support=False, label="Decision they depend on",
+        empty_words="Any decision: find one to see only its actions.",
+    )  # fmt: skip
     return _status_list(
         request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
-        items="actions", read=selectors.newest_actions,
+        items="actions", read=lambda **asked: selectors.newest_actions(**asked, decision_id=decision_id),
+        decision_picker=picker, keep=urlencode({"decision": decision_id}) if decision_id else "",
     )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.holds import claim_holds
+from afterhack.holds import claim_holds, status_holds
 from afterhack.ids import parse_id
 from claims.statuses import JobStatus
 
@@ -552,6 +552,46 @@ def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
     if not claim_ids:
         return []
     return [Claim.from_map(row) for row in graph.ro_records(workspace, CLAIMS_GET, {"claim_ids": claim_ids})]
+
+
+# -- claims as the pickers show them ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaimCard:
+    """A claim with what a person needs to choose it: its statement, status, where it comes from and when."""
+
+    id: str
+    statement: str
+    status: str
+    source_id: str | None
+    source_title: str | None
+    confidence_kind: str | None
+    created_at: str = ""
+
+    @property
+    def usable(self) -> bool:
+        """Whether it can support a decision or a derived claim now (only a current claim can)."""
+        return status_holds(decision=False, status=self.status)
+
+
+CLAIM_CARDS = """
+UNWIND range(0, size($claim_ids) - 1) AS position
+MATCH (c:Claim {id: $claim_ids[position]})
+OPTIONAL MATCH (c)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source)
+WHERE coalesce(e.role, 'evidence') <> 'cited_passage'
+WITH position, c, collect(DISTINCT src.title)[0] AS source_title ORDER BY position
+RETURN {id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, source_title: source_title,
+        confidence_kind: c.confidence_kind, created_at: coalesce(c.created_at, '')} AS card
+"""
+
+
+def claim_cards(*, workspace: HasGraph, claim_ids: list[str]) -> list[ClaimCard]:
+    """The claims with these ids that exist, in the order given, each with its source's title."""
+    ids = list(dict.fromkeys(canonical for i in claim_ids if (canonical := parse_id(i))))
+    if not ids:
+        return []
+    return [ClaimCard(**row) for row in graph.ro_records(workspace, CLAIM_CARDS, {"claim_ids": ids})]
 
 
 # Derived claims rest on their premises through DERIVED_FROM (pointing back); decisions rest on

@@ -13,6 +13,7 @@ urlpatterns = [
     path("<uuid:ws_id>/sources/<str:source_id>/claims", views.claim_add, name="claim_add"),
     path("<uuid:ws_id>/claims/", views.claim_search, name="search"),
     path("<uuid:ws_id>/claims/cards", views.claim_cards, name="cards"),
+    path("<uuid:ws_id>/claims/pick", views.claim_pick, name="pick"),
     path("<uuid:ws_id>/claims/derive", views.claim_derive, name="derive"),
     path("<uuid:ws_id>/claims/<str:claim_id>/", views.claim_detail, name="claim"),
 ]

@@ -17,13 +17,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import JobStatus, SearchMode
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
-from workspaces.models import Workspace
+from workspaces.models import Membership
 
 MAX_UPLOAD_BYTES = 8 * 1024 * 1024
 
@@ -57,11 +58,8 @@ class ClaimForm(forms.Form):
 
 
 class DerivedClaimForm(forms.Form):
+    # The claims it follows from come from the claim picker (the `derived_from` fields).
     statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
-    derived_from = forms.CharField(required=False)
-
-    def clean_derived_from(self) -> list[str]:
-        return [value for value in self.data.getlist("derived_from") if value]  # type: ignore[attr-defined]
 
 
 def extractor_label() -> str:
@@ -206,17 +204,9 @@ def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     # A mode the page does not offer is the default mode (a hand-edited address is not an error on a page).
     mode = SearchMode(request.GET["mode"]) if request.GET.get("mode") in SearchMode else None
-    result = selectors.claim_search(workspace=membership.workspace, query=request.GET.get("q", ""), mode=mode)
-    context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "result": result,
-        "modes": SEARCH_MODES if llm.embedding_configured() else [],
-        "mode": mode or selectors.default_mode(),
-        "derive_form": DerivedClaimForm(),
-        "newest": [] if result.query else selectors.newest_claims(workspace=membership.workspace),
-    }
+    context = _search_context(membership, request.GET.get("q", ""), mode, derive=not request.htmx)
     if request.htmx:
+        result = context["result"]
         response = render(request, "claims/claim_search.html#results", context)
         # The address follows the search, so reloading or sharing it shows the same results.
         asked = {"q": result.query} if result.query else {}
@@ -227,6 +217,35 @@ def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         )
         return response
     return render(request, "claims/claim_search.html", context)
+
+
+def _search_context(
+    membership: Membership, query: str, mode: SearchMode | None, *, derive: bool, derived: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The claims page: the search's results (the newest claims before one), and for a member who writes, the
+    derive form with its claim picker (as the form sent it back in `derived`: statement, chosen, query, error)."""
+    workspace = membership.workspace
+    result = selectors.claim_search(workspace=workspace, query=query, mode=mode)
+    context = {
+        "workspace": workspace,
+        "membership": membership,
+        "result": result,
+        "modes": SEARCH_MODES if llm.embedding_configured() else [],
+        "mode": mode or selectors.default_mode(),
+        "newest": [] if result.query else selectors.newest_claims(workspace=workspace),
+    }
+    if derive and membership.can_write:
+        derived = derived or {}
+        context["derive"] = {
+            "statement": derived.get("statement", ""), "error": derived.get("error", ""),
+            "open": bool(derived),
+            "picker": selectors.claim_picker(
+                workspace=workspace, field="derived_from", query=derived.get("query", ""),
+                chosen=derived.get("chosen", []), label="Find the claims it follows from",
+                empty_words="No claim chosen yet: find the claims it follows from and add them.",
+            ),
+        }  # fmt: skip
+    return context
 
 
 # The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
@@ -245,6 +264,15 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     ids = [value for value in request.GET.get("ids", "").split() if value][:20]
     claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
     return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
+
+
+@require_GET
+@login_required
+def claim_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The claim picker's results for what was typed (the newest claims before that): a fragment over HTMX."""
+    membership = get_membership(request.user, ws_id)
+    picker = selectors.claim_picker(workspace=membership.workspace, **picker_request(request.GET))
+    return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="claims")
 
 
 @require_GET
@@ -268,27 +296,33 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
 @require_POST
 @login_required
 def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Derive a claim from the claims chosen in the picker. A button of the picker (no JavaScript) or a refusal
+    shows the claims page again with the statement and the chosen claims kept."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    form = DerivedClaimForm(request.POST)
-    if form.is_valid():
+    data = request.POST
+    derived: dict[str, Any] = {
+        "statement": str(data.get("statement", ""))[:MAX_STATEMENT_CHARS],
+        "query": query_in(data, "derived_from"),
+        "chosen": chosen_ids(data, field="derived_from"),
+    }
+    if not is_step(data):
+        form = DerivedClaimForm(data)
         try:
+            if not form.is_valid():
+                raise UserError("Write the statement of the derived claim.")
+            if not derived["chosen"]:
+                raise UserError("Choose the claims the new one follows from: find them, then add them.")
             claim = services.derived_claim_add(
-                workspace=workspace, statement=form.cleaned_data["statement"],
-                derived_from=form.cleaned_data["derived_from"], actor=request.user,
+                workspace=workspace, statement=form.cleaned_data["statement"], derived_from=derived["chosen"],
+                actor=request.user,
             )  # fmt: skip
         except UserError as error:
-            words = "Tick the claims the new one follows from." if not form.cleaned_data["derived_from"] else str(error)
-            messages.error(request, words)
+            derived["error"] = f"Nothing was derived: {error}"
         else:
             messages.success(request, f"Derived claim added: “{claim.statement}”")
             return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
-    else:
-        messages.error(request, "Write the statement of the derived claim.")
-    return _back_to_search(request, workspace)
-
-
-def _back_to_search(request: HtmxRequest, workspace: Workspace) -> HttpResponse:
-    query = request.POST.get("q", "")
-    target = redirect("claims:search", ws_id=workspace.id)
-    target["Location"] += f"?{urlencode({'q': query})}" if query else ""
-    return target
+    membership = get_membership(request.user, ws_id)
+    context = _search_context(membership, "", None, derive=True, derived=derived)
+    if derived.get("error") and (weak := cannot_support(context["derive"]["picker"].chosen, only="current claims")):
+        context["derive"]["error"] = f"Nothing was derived: {weak}"
+    return render(request, "claims/claim_search.html", context, status=422 if derived.get("error") else 200)

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
-from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
@@ -26,9 +25,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.ids import parse_id
 from afterhack.listing import Filter, ListSpec
-from afterhack.text import MAX_REASON_CHARS, MAX_SEARCH_CHARS, MAX_STATEMENT_CHARS
+from afterhack.picker import Picker, chosen_ids, ids_in, is_step, query_in
+from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
@@ -379,53 +378,30 @@ def _hidden_field_errors(form: forms.Form) -> str:
 
 
 @dataclass(frozen=True)
-class Picker:
-    """One decision's claim picker: the search typed, what it found, the claims chosen so far, and the
-    corrected claim's replacement as a suggestion (shown with its text, never chosen for the reviewer).
-
-    `here` is the page it is on: without JavaScript, adding or removing a claim is a link to that page
-    with the picker's state in its query string.
-    """
-
-    decision_id: str
-    here: str
-    query: str
-    results: list[agents_selectors.ClaimCard]
-    chosen: list[agents_selectors.ClaimCard]
-    suggestion: agents_selectors.ClaimCard | None = None
-
-    @property
-    def chosen_ids(self) -> list[str]:
-        return [claim.id for claim in self.chosen]
-
-    @property
-    def add_links(self) -> dict[str, str]:
-        """For each claim on offer, the page with it added to the chosen ones."""
-        offered = [*self.results, *([self.suggestion] if self.suggestion else [])]
-        return {claim.id: self.href([*self.chosen_ids, claim.id]) for claim in offered}
-
-    @property
-    def remove_links(self) -> dict[str, str]:
-        """For each chosen claim, the page with it taken out again."""
-        return {claim.id: self.href([i for i in self.chosen_ids if i != claim.id]) for claim in self.chosen}
-
-    def href(self, chosen: list[str]) -> str:
-        query = urlencode({"for": self.decision_id, "q": self.query, "chosen": chosen}, doseq=True)
-        return f"{self.here}?{query}#decision-{self.decision_id}"
-
-
-@dataclass(frozen=True)
 class ReviewItem:
-    """A decision waiting for review with what a reviewer needs to decide, and the forms' state."""
+    """A decision waiting for review with what a reviewer needs to decide, and the forms' state.
+
+    `here` is the page it is on (where a dismissal returns); the picker chooses the claims it rests on now.
+    """
 
     decision: agents_selectors.Decision
     correction: selectors.Correction | None
     actions: list[agents_selectors.Action]
     open_actions: list[agents_selectors.Action]
     picker: Picker
+    here: str
     title: str = ""
     rationale: str = ""
     error: str = ""
+
+
+# The field the chosen claims of a review are sent in (the resolve form reads it).
+SUPPORTS_FIELD = "support_ids"
+
+
+def picker_key(decision_id: str) -> str:
+    """The key of a decision's claim picker: unique on the review page, which lists many."""
+    return f"d{decision_id}"
 
 
 @dataclass(frozen=True)
@@ -441,29 +417,21 @@ class PickerState:
 
     @classmethod
     def from_query(cls, request: HtmxRequest) -> PickerState:
-        # Over HTMX the picker sends the live chosen list (support_ids); a plain GET carries the
-        # chosen claims of the link that was followed.
-        chosen = _ids_in(request.GET, "support_ids" if request.htmx else "chosen")
+        """The state a link carries: the decision it is `for`, its search `q`, the `chosen` claims."""
         return cls(
-            decision_id=request.GET.get("for", ""), query=request.GET.get("q", "")[:MAX_SEARCH_CHARS], chosen_ids=chosen
-        )
+            decision_id=request.GET.get("for", ""), query=query_in(request.GET, ""),
+            chosen_ids=tuple(ids_in(request.GET, "chosen")),
+        )  # fmt: skip
 
-
-def _ids_in(params: Any, name: str) -> tuple[str, ...]:
-    """The ids in a (repeated, or space- or comma-separated) field, canonical and without repeats."""
-    values = [i for value in params.getlist(name) for i in value.replace(",", " ").split()]
-    return tuple(dict.fromkeys(canonical for value in values[:100] if (canonical := parse_id(value))))
-
-
-def picker_of(
-    workspace: Workspace, state: PickerState, here: str, suggestion: agents_selectors.ClaimCard | None = None
-) -> Picker:
-    """The picker as `state` left it: the claims found for its search, the chosen ones, and the
-    suggestion if it can support a decision and is not chosen already."""
-    chosen = agents_selectors.claim_cards(workspace=workspace, claim_ids=list(state.chosen_ids))
-    results = agents_selectors.claim_choices(workspace=workspace, query=state.query) if state.query else []
-    offered = suggestion if suggestion and suggestion.usable and suggestion.id not in state.chosen_ids else None
-    return Picker(state.decision_id, here, state.query, results, chosen, offered)
+    @classmethod
+    def from_form(cls, data: Any, decision_id: str, error: str = "") -> PickerState:
+        """The state the resolve form sent back (a picker's own button, or a refusal): all of it kept."""
+        key = picker_key(decision_id)
+        return cls(
+            decision_id=decision_id, query=query_in(data, key),
+            chosen_ids=tuple(chosen_ids(data, field=SUPPORTS_FIELD, key=key)),
+            title=data.get("title", "")[:300], rationale=data.get("rationale", "")[:4000], error=error,
+        )  # fmt: skip
 
 
 def review_items(
@@ -474,15 +442,27 @@ def review_items(
     flagged_by = [d.flagged_by for d in decisions if d.flagged_by]
     corrections = {c.id: c for c in selectors.corrections_get(workspace=workspace, correction_ids=flagged_by)}
     replacements = [c.replacement_claim_id for c in corrections.values()]
-    cards = {c.id: c for c in agents_selectors.claim_cards(workspace=workspace, claim_ids=replacements)}
+    suggestions = {i.id: i for i in claims_selectors.claim_items(workspace=workspace, claim_ids=replacements)}
     actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
+    # The newest claims, offered before anything is typed, are read once for every picker on the page.
+    newest = claims_selectors.claim_finds(workspace=workspace, query="") if decisions else []
     items = []
     for decision in decisions:
         mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
         correction = corrections.get(decision.flagged_by or "")
+        suggestion = suggestions.get(correction.replacement_claim_id) if correction else None
+        offered = suggestion if suggestion and suggestion.usable and suggestion.id not in mine.chosen_ids else None
+        picker = claims_selectors.claim_picker(
+            workspace=workspace, field=SUPPORTS_FIELD, key=picker_key(decision.id), query=mine.query,
+            chosen=mine.chosen_ids, newest=newest, suggestion=offered,
+            suggestion_words="Suggested: the corrected statement",
+            label="Find the claims that answer it" if decision.kind == DecisionKind.UNANSWERED
+            else "Find the claims it rests on now",
+            empty_words="Nothing chosen yet: find the claims that support it and add them. "
+            "The decision will rest on all of them together.",
+        )  # fmt: skip
         own = actions[decision.id]
-        picker = picker_of(workspace, mine, here, cards.get(correction.replacement_claim_id) if correction else None)
-        item = ReviewItem(decision, correction, own, agents_selectors.open_actions(own), picker,
+        item = ReviewItem(decision, correction, own, agents_selectors.open_actions(own), picker, here,
                           title=mine.title, rationale=mine.rationale, error=mine.error)  # fmt: skip
         items.append(item)
     return items
@@ -528,40 +508,6 @@ def _review_page(
     return render(request, "corrections/review_decision.html", context, status=status)
 
 
-@require_GET
-@login_required
-def review_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """The claim picker's results for what was typed (a fragment); without HTMX, the page that shows them."""
-    membership = get_membership(request.user, ws_id)
-    state = PickerState.from_query(request)
-    picker = picker_of(membership.workspace, state, reverse("corrections:review", args=[ws_id]))
-    if not request.htmx:
-        return redirect(picker.href(picker.chosen_ids))
-    context = {"workspace": membership.workspace, "picker": picker}
-    return render(request, "corrections/partials/claim_picker.html#picker-results", context)
-
-
-@require_GET
-@login_required
-def review_choose(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """A claim picked in the picker, as a line of the chosen list (its id in a hidden support_ids field)."""
-    membership = get_membership(request.user, ws_id)
-    state = PickerState.from_query(request)
-    picked = _ids_in(request.GET, "claim")[:1]
-    picker = picker_of(
-        membership.workspace, replace(state, chosen_ids=picked), reverse("corrections:review", args=[ws_id])
-    )
-    if not picker.chosen:
-        raise claims_services.ClaimNotFound()
-    if not request.htmx:
-        return redirect(picker.href(picker.chosen_ids))
-    claim = picker.chosen[0]
-    context = {"workspace": membership.workspace, "picker": picker, "claim": claim}
-    if not claim.usable:
-        return render(request, "corrections/partials/claim_picker.html#unusable-claim", context, status=422)
-    return render(request, "corrections/partials/claim_picker.html#chosen-claim", context)
-
-
 @require_POST
 @login_required
 def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
@@ -571,10 +517,14 @@ def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Htt
     resolution = request.POST.get("resolution", "")
     if resolution == "dismiss":
         return _dismiss(request, workspace, decision_id)
-    support_ids = list(_ids_in(request.POST, "support_ids"))
+    if is_step(request.POST):
+        # A button of the claim picker (no JavaScript): the page comes back with the picker changed.
+        state = PickerState.from_form(request.POST, decision_id)
+        return _review_page(request, get_membership(request.user, ws_id), decision_id, state)
+    support_ids = ids_in(request.POST, SUPPORTS_FIELD)
     try:
         if not support_ids or resolution not in ("rejustify", "revise"):
-            raise UserError("Choose the claims it rests on now: search for them, then add them to the chosen list.")
+            raise UserError("Choose the claims it rests on now: find them, then add them to the chosen list.")
         if resolution == "rejustify":
             decision = review.decision_rejustify(
                 workspace=workspace, decision_id=decision_id, justifications=[support_ids], actor=request.user
@@ -583,10 +533,7 @@ def decision_resolve(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Htt
         else:
             _revise(request, workspace, decision_id, support_ids)
     except (UserError, Conflict) as error:
-        state = PickerState(
-            decision_id=decision_id, chosen_ids=tuple(support_ids), title=request.POST.get("title", "")[:300],
-            rationale=request.POST.get("rationale", "")[:4000], error=str(error),
-        )  # fmt: skip
+        state = PickerState.from_form(request.POST, decision_id, error=str(error))
         status = 409 if isinstance(error, Conflict) else 422
         return _review_page(request, get_membership(request.user, ws_id), decision_id, state, status=status)
     return redirect("corrections:review", ws_id=workspace.id)
@@ -670,7 +617,7 @@ HISTORY = ListSpec(
     default_sort="-applied",
     filters={
         "actor": Filter("Person"),
-        "claim": Filter("Claim id", "id"),
+        "claim": Filter("Claim", "id"),
         "kind": Filter("Kind", "choice", (
             (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
             (CorrectionImpact.NONE, "Left everything standing"),
@@ -687,15 +634,27 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The workspace's corrections: paged, sorted, filtered by person, claim, impact and day."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
+    params = request.GET.copy()
+    if is_step(request.GET):
+        # The claim picker's own button (no JavaScript): the claim it picked or removed is the filter now.
+        params["claim"] = " ".join(chosen_ids(request.GET, field="claim", single=True))
     listing = HISTORY.listing(
-        request.GET,
+        params,
         read=lambda criteria, offset, limit: selectors.history_page(
             workspace=workspace, criteria=criteria, offset=offset, limit=limit
         ),
         count=lambda criteria: selectors.history_count(workspace=workspace, criteria=criteria),
         path=request.path,
     )
-    context = {"workspace": workspace, "membership": membership, "listing": listing}
+    claim = listing.criteria.get("claim")
+    picker = claims_selectors.claim_picker(
+        workspace=workspace, field="claim", query=query_in(request.GET, "claim"),
+        chosen=[claim] if claim else [], single=True, needs_support=False, label="Claim",
+        empty_words="Any claim: find one to see its corrections.",
+    )  # fmt: skip
+    # The filter sentence names the claim by its statement, not its id.
+    listing = listing.named(claim=picker.chosen[0].text) if picker.chosen else listing
+    context = {"workspace": workspace, "membership": membership, "listing": listing, "claim_picker": picker}
     return render(
         request, "corrections/history.html#corrections" if request.htmx else "corrections/history.html", context
     )

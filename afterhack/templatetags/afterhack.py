@@ -82,3 +82,9 @@ def in_words(value: Any) -> str:
     """A status, kind or event value as words (`needs_review` → "needs review"); CSS keeps the raw value."""
     text = str(value or "")
     return IN_WORDS.get(text, text.replace("_", " "))
+
+
+@register.filter
+def pickable(picker: Any, item: Any) -> bool:
+    """Whether the picker lets a person pick this item (afterhack.picker.Picker.pickable)."""
+    return bool(picker.pickable(item))

@@ -84,22 +84,42 @@ PAGES = {
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",
-        form={"statement": "So it is summer.", "derived_from": "{june}", "q": "june"},
-        kinds={"statement": TEXT, "derived_from": IDS, "q": [NUL]},
+        form={"statement": "So it is summer.", "derived_from": "{june}"},
+        kinds={
+            "statement": TEXT,
+            "derived_from": IDS,
+            "derived_from_q": [NUL],
+            "pick": CHOICE,
+            "unpick": CHOICE,
+            "find": CHOICE,
+        },
     ),
     "claim": Page(WS + "/claims/{june}/"),
+    "claim_pick": Page(WS + "/claims/pick?field=x", params=("field", "key", "x", "x_q", "single", "any")),
     # the agent, decisions, actions
     "ask": Page(WS + "/ask/", form={"question": "When?"}, kinds={"question": TEXT}),
     "run": Page(WS + "/runs/{run}/", params=("before",)),
     "decisions": Page(WS + "/decisions/", params=("status",)),
     "decision_create": Page(
         WS + "/decisions/new",
-        form={"title": "D", "rationale": "r", "justifications": "{june}"},
-        kinds={"title": TEXT, "rationale": TEXT, "justifications": IDS},
+        params=("more", "groups", "j3_claims_q", "j3_claims"),
+        form={"title": "D", "rationale": "r", "justifications": "{june}", "j2_claims": "{board}"},
+        kinds={
+            "title": TEXT,
+            "rationale": TEXT,
+            "justifications": IDS,
+            "j1_claims": IDS,
+            "j2_decisions": IDS,
+            "pick": [*CHOICE, "j1_claims {june}"],
+            "unpick": CHOICE,
+            "find": CHOICE,
+            "more": CHOICE,
+        },
     ),
+    "decision_pick": Page(WS + "/decisions/pick", params=("field", "key", "q", "chosen", "single", "any", "x_q")),
     "decision": Page(WS + "/decisions/{decision}/"),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
-    "actions": Page(WS + "/actions/", params=("status",)),
+    "actions": Page(WS + "/actions/", params=("status", "decision", "decision_q", "pick", "unpick")),
     "action": Page(WS + "/actions/{action}/"),
     "action_mark": Page(
         WS + "/actions/{action}/status",
@@ -145,12 +165,16 @@ PAGES = {
     "revise": Page(WS + "/sources/{source}/revise", form={"text": "Another text."}, kinds={"text": TEXT}),
     "review": Page(WS + "/review/", params=("for", "q", "chosen")),
     "review_decision": Page(WS + "/review/{decision}/", params=("q", "chosen")),
-    "pick": Page(WS + "/review/pick?for={decision}", params=("q", "chosen", "support_ids")),
-    "choose": Page(WS + "/review/pick/chosen?for={decision}", params=("claim",)),
     "resolve": Page(
         WS + "/review/{decision}",
         form={"resolution": "rejustify", "support_ids": "{board}"},
         kinds={"resolution": [NUL, *CHOICE], "support_ids": IDS},
+    ),
+    # A button of the claim picker (no JavaScript) only shows the page again, changed.
+    "resolve_pick": Page(
+        WS + "/review/{decision}",
+        form={"resolution": "rejustify", "support_ids": "{board}", "pick": "d{decision} {june}"},
+        kinds={"pick": CHOICE, "unpick": CHOICE, "find": CHOICE},
     ),
     "resolve_revise": Page(
         WS + "/review/{decision}",
@@ -163,7 +187,10 @@ PAGES = {
         form={"resolution": "dismiss", "next": "/w/"},
         kinds={"next": [NUL, "//elsewhere.example/", "x" * 10_000, SURROGATE], "confirmed": [NUL, "no", "YES"]},
     ),
-    "history": Page(WS + "/corrections/", params=("actor", "claim", "kind", "since", "until", "sort", "page")),
+    "history": Page(
+        WS + "/corrections/",
+        params=("actor", "claim", "kind", "since", "until", "sort", "page", "claim_q", "pick", "unpick"),
+    ),
     "correction": Page(WS + "/corrections/{correction}/"),
     "audit": Page("/audit/", params=("workspace", "actor", "kind", "since", "until", "q", "sort", "page"), staff=True),
     "audit_export": Page(

@@ -61,14 +61,14 @@ class ListSpecTests:
         assert "no page “99”; showing page 13 of 13" in words and "search could not be read" in words
 
     def test_an_id_filter_takes_ids_in_their_canonical_form_and_explains_anything_else(self) -> None:
-        by_claim = Filter("Claim id", kind="id")
+        by_claim = Filter("Claim", kind="id")
         assert by_claim.clean("claim", "6F9619FF-8B86-D011-B42D-00C04FC964FF") == (
             "6f9619ff-8b86-d011-b42d-00c04fc964ff",
             None,
         )
         assert by_claim.clean("claim", "not-a-claim") == (
             "",
-            "“not-a-claim” is not a claim id; the claim id filter was left out.",
+            "“not-a-claim” is not the id of a claim; the claim filter was left out.",
         )
 
     def test_page_links_show_the_neighbours_the_ends_and_gaps(self) -> None:

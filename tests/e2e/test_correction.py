@@ -50,10 +50,11 @@ class CorrectionFlowTests:
         screenshot(page, "review-queue")
         # Nothing is chosen for the reviewer: the claim it rests on now is picked through the search.
         item.get_by_label("Find the claims it rests on now").press_sequentially("campaign starts", delay=30)
-        item.locator(".picker-results li", has_text="The marketing campaign starts in May.").get_by_role(
-            "link", name="Add"
+        item.locator(".pick-caption", has_text="Claims matching").wait_for()
+        item.locator(".pick-results li", has_text="The marketing campaign starts in May.").get_by_role(
+            "button", name="Add"
         ).click()
-        item.locator("ul.chosen li.chosen-claim").wait_for()
+        item.locator("ul.chosen li.chosen-item").wait_for()
         settled(page)
         item.get_by_role("button", name="Re-justify with the chosen claims").click()
         page.get_by_text("is supported again").wait_for()

@@ -77,19 +77,21 @@ class ReviewPageTests:
         watch.visit(f"/w/{workspace.id}/review/")
         item = page.locator(f"#decision-{decision.id}")
         item.get_by_label("Find the claims it rests on now").press_sequentially("in July", delay=30)
-        results = item.locator(".picker-results li", has_text="The product launch is in July.")
+        # The newest claims are offered before typing; then the search's own results come.
+        item.locator(".pick-caption", has_text="Claims matching “in July”").wait_for()
+        results = item.locator(".pick-results li", has_text="The product launch is in July.")
         results.wait_for()
         assert "current" in results.inner_text() and "a reviewer's correction" in results.inner_text()
-        superseded = item.locator(".picker-results li", has_text="The product launch is in June.")
+        superseded = item.locator(".pick-results li", has_text="The product launch is in June.")
         assert superseded.count() == 0 or "cannot support" in superseded.inner_text()
         screenshot(page, "review-case1-picker-results")
-        results.get_by_role("link", name="Add").click()
-        item.locator("ul.chosen li.chosen-claim", has_text="The product launch is in July.").wait_for()
+        results.get_by_role("button", name="Add").click()
+        item.locator("ul.chosen li.chosen-item", has_text="The product launch is in July.").wait_for()
         settled(page)
         assert item.locator("ul.chosen input[name=support_ids]").count() == 1
         # Offered claims that are chosen now say so; the suggestion was the same claim.
-        assert results.locator("a[data-pick]").inner_text() == "Chosen"
-        assert item.locator(".suggestion a[data-pick]").inner_text() == "Chosen"
+        assert results.locator("[data-pick]").inner_text() == "Chosen"
+        assert item.locator(".suggestion [data-pick]").inner_text() == "Chosen"
         item.get_by_label("What is decided now").fill("The product launch is in July")
         item.get_by_label("Move it to the new decision").check()
         screenshot(page, "review-case1-picked")

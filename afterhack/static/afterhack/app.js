@@ -122,33 +122,3 @@ document.addEventListener("input", function (event) {
   note.textContent = "You changed the correction after this preview: preview it again to apply it.";
   apply.closest("form").before(note);
 });
-
-// Review page, claim picker: "Remove" takes a chosen claim out of the list (without JavaScript it is
-// a link to the page without it), a claim added twice is listed once, and the "Add" of a claim that
-// is already chosen says so instead.
-function syncPicker(item) {
-  if (!item) return;
-  var chosen = {};
-  item.querySelectorAll("ul.chosen li[data-claim]").forEach(function (line) {
-    if (chosen[line.dataset.claim]) line.remove();
-    else chosen[line.dataset.claim] = true;
-  });
-  item.querySelectorAll("a[data-pick]").forEach(function (link) {
-    var on = Boolean(chosen[link.dataset.pick]);
-    link.classList.toggle("is-chosen", on);
-    link.setAttribute("aria-disabled", on ? "true" : "false");
-    link.textContent = on ? "Chosen" : link.dataset.label;
-  });
-}
-document.addEventListener("click", function (event) {
-  var link = event.target.closest && event.target.closest("a[data-unchoose]");
-  if (!link || !link.closest("ul.chosen")) return;
-  event.preventDefault();
-  var item = link.closest(".review-item");
-  link.closest("li").remove();
-  syncPicker(item);
-});
-document.addEventListener("htmx:afterSwap", function (event) {
-  var target = event.detail.target;
-  if (target && target.closest && target.closest(".picker-results, ul.chosen")) syncPicker(target.closest(".review-item"));
-});
