@@ -148,7 +148,8 @@ class ListSpec:
         total = count(criteria)
         pages = max(1, math.ceil(total / self.per_page))
         raw_page = params.get("page", "") or "1"
-        number = int(raw_page) if raw_page.isdigit() and 0 < len(raw_page) < 7 else 0
+        # isascii: "²".isdigit() is true, but int("²") fails.
+        number = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) < 7 else 0
         if number < 1 or number > pages:
             if raw_page != "1":
                 notes.append(
@@ -227,7 +228,7 @@ class Listing[Item]:
         if any(name != "page" for name in changes):
             changes.setdefault("page", 1)
         params = self._params(**changes)
-        return self.path + ("?" + urlencode(params) if params else "?")
+        return self.path + "?" + urlencode(params) if params else self.path or "?"
 
     @property
     def clear_href(self) -> str:

@@ -32,14 +32,14 @@ NUL = "a\x00b"
 SURROGATE, NOT_UTF8 = "%ED%A0%80", "%FF%FE"
 HUGE_TEXT = "x" * (MAX_SOURCE_CHARS + 1)
 HUGE_NUMBERS = [str(2**63), str(2**64), "1" + "0" * 30, "9" * 5000]
-ODD_NUMBERS = ["-1", "1.5", "1e400", "NaN", "abc", ""]
+ODD_NUMBERS = ["-1", "1.5", "1e400", "NaN", "abc", "²", "١٢", ""]
 BAD_IDS = ["not-a-uuid", "%00", "x" * 5000, SURROGATE, "99999999999999999999", "00000000-0000-0000-0000-000000000000"]
 
 TEXT = [NUL, HUGE_TEXT]
 NUMBER = [NUL, *HUGE_NUMBERS, *ODD_NUMBERS]
 CHOICE = [NUL, "abc", "x" * 10_000, SURROGATE]
 IDS = [NUL, "not-a-uuid", "x" * 100_000, SURROGATE, "00000000-0000-0000-0000-000000000000"]
-QUERY = [NUL, "%00", SURROGATE, NOT_UTF8, "x" * 100_000, *HUGE_NUMBERS, "-1", "1.5", "9999-12-31", "0001-01-01"]
+QUERY = [NUL, "%00", SURROGATE, NOT_UTF8, "x" * 100_000, *HUGE_NUMBERS, "-1", "1.5", "²", "9999-12-31", "0001-01-01"]
 
 
 @dataclass(frozen=True)

@@ -227,13 +227,14 @@ class HistoryFilterTests:
         assert "The launch is in July." in page.split("</form>")[-1]
         # Without JavaScript, Add is a button of the filter form: the picked claim becomes the filter.
         other = body(get(world, f"corrections/?claim={world.june}&pick=claim+{world.ana}"))
-        assert "Ana owns the checklist." in chosen(other, "claim") and "No corrections." in other
+        assert "Ana owns the checklist." in chosen(other, "claim")
+        assert "No corrections match claim “Ana owns the checklist.”" in other and "Clear filters" in other
         cleared = body(get(world, f"corrections/?claim={world.june}&unpick=claim+{world.june}"))
         assert "Any claim" in chosen(cleared, "claim") and "The launch is in July." in cleared.split("</form>")[-1]
 
     def test_an_unknown_claim_is_said_in_words(self, world: World) -> None:
         page = body(get(world, f"corrections/?claim={UNKNOWN}"))
-        assert "No claim of this workspace has the id" in page and "No corrections." in page
+        assert "No claim of this workspace has the id" in page and "No corrections match" in page
 
 
 class ActionDecisionFilterTests:

@@ -69,7 +69,7 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
         "corrections": f"{ws}/corrections/",
         "correction": f"{ws}/corrections/{outcome.correction_id}/",
         "members": f"{ws}/members/",
-        "audit": "/audit/corrections/",
+        "audit": "/audit/",
     }
 
 
