@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -17,9 +18,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.listing import Filter, ListSpec, render_listing, tidy
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
-from claims.statuses import JobStatus, SearchMode
+from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -74,16 +76,50 @@ def extractor_label() -> str:
 # -- sources ------------------------------------------------------------------------------------
 
 
+# Statuses and states in words, for the lists' filters and badges.
+SOURCE_STATUS_WORDS = ((SourceStatus.ACTIVE, "Active"), (SourceStatus.RETRACTED, "Retracted"))
+EXTRACTION_WORDS = (
+    ("failed", "Failed"), ("running", "Queued or running"), ("done", "Done"), ("none", "Never extracted"),
+)  # fmt: skip
+CLAIM_STATUS_WORDS = (
+    (ClaimStatus.CURRENT, "Current"),
+    (ClaimStatus.SUPERSEDED, "Superseded by a correction"),
+    (ClaimStatus.RETRACTED, "Retracted"),
+    (ClaimStatus.UNSUPPORTED, "Unsupported (its premises fell)"),
+)
+ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
+
+SOURCES = ListSpec(
+    name="sources",
+    noun=("source", "sources"),
+    sorts={"title": "Title", "claims": "Claims", "author": "Added by", "created": "Added"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=SOURCE_STATUS_WORDS),
+        "extraction": Filter("Extraction", kind="choice", choices=EXTRACTION_WORDS),
+        **ADDED,
+    },
+    search="Title",
+)
+
+
 @require_GET
 @login_required
 def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    listing = SOURCES.listing(
+        request.GET, path=request.path,
+        read=lambda criteria, offset, limit: selectors.source_rows(
+            workspace=workspace, criteria=criteria, offset=offset, limit=limit
+        ),
+        count=lambda criteria: selectors.source_rows_count(workspace=workspace, criteria=criteria),
+    )  # fmt: skip
     context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "sources": selectors.sources(workspace=membership.workspace),
-    }
-    return render(request, "claims/source_list.html", context)
+        "workspace": workspace, "membership": membership, "listing": listing,
+        "status_words": dict(SOURCE_STATUS_WORDS), "extraction_words": dict(EXTRACTION_WORDS),
+    }  # fmt: skip
+    return render_listing(request, "claims/source_list.html", context, listing=listing)
 
 
 @require_http_methods(["GET", "POST"])
@@ -194,41 +230,69 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
 # -- claims ---------------------------------------------------------------------------------------
 
 
+# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
+# No mode is the default, words and meaning fused.
+SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Words only"))
+
+CLAIMS = ListSpec(
+    name="claims",
+    noun=("claim", "claims"),
+    sorts={"statement": "Claim", "status": "Status", "created": "Added"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=CLAIM_STATUS_WORDS),
+        "source": Filter("Source"),
+        **ADDED,
+    },
+    search="Search claims",
+    live=True,
+)
+# With a search: the same list, ranked by the search (best first) unless another sort is chosen.
+CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
+MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
+
+
+def claims_spec(*, searching: bool) -> ListSpec:
+    """The claims list's spec: ranked by relevance while searching; with the search modes when there are any."""
+    spec = CLAIM_RESULTS if searching else CLAIMS
+    if llm.embedding_configured():
+        spec = replace(spec, filters={**spec.filters, "mode": MODE_FILTER})
+    return spec
+
+
 @require_GET
 @login_required
 def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Every claim, newest first, or what a search finds, best first; filtered, sorted and paged from the address."""
     membership = get_membership(request.user, ws_id)
-    # A mode the page does not offer is the default mode (a hand-edited address is not an error on a page).
-    mode = SearchMode(request.GET["mode"]) if request.GET.get("mode") in SearchMode else None
-    result = selectors.claim_search(workspace=membership.workspace, query=request.GET.get("q", ""), mode=mode)
+    workspace = membership.workspace
+    params = request.GET.copy()
+    # The default mode is no mode (hybrid, spelled out by an older address, is the default).
+    if params.get("mode") == SearchMode.HYBRID:
+        params.pop("mode")
+    spec = claims_spec(searching=bool(tidy(params.get("q", ""))))
+    criteria, _ = spec.criteria(params)
+    mode = SearchMode(criteria.get("mode")) if criteria.get("mode") else None
+    result = selectors.claim_search(
+        workspace=workspace, query=criteria.q, mode=mode, limit=selectors.MAX_SEARCH_RESULTS
+    )
+    ranked = [hit.id for hit in result.hits] if criteria.q else None
+    listing = spec.listing(
+        params, path=request.path,
+        read=lambda criteria, offset, limit: selectors.claim_rows(
+            workspace=workspace, criteria=criteria, offset=offset, limit=limit, ranked=ranked
+        ),
+        count=lambda criteria: selectors.claim_rows_count(workspace=workspace, criteria=criteria, ranked=ranked),
+    )  # fmt: skip
+    source = listing.criteria.get("source")
+    if source and (named := selectors.source_get(workspace=workspace, source_id=source)) is not None:
+        listing = listing.with_shown(source=f"“{named.title}”")
     context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "result": result,
-        "modes": SEARCH_MODES if llm.embedding_configured() else [],
-        "mode": mode or selectors.default_mode(),
-        "derive_form": DerivedClaimForm(),
-        "newest": [] if result.query else selectors.newest_claims(workspace=membership.workspace),
-    }
-    if request.htmx:
-        response = render(request, "claims/claim_search.html#results", context)
-        # The address follows the search, so reloading or sharing it shows the same results.
-        asked = {"q": result.query} if result.query else {}
-        if mode is not None:
-            asked["mode"] = mode
-        response["HX-Push-Url"] = reverse("claims:search", kwargs={"ws_id": membership.workspace.id}) + (
-            f"?{urlencode(asked)}" if asked else ""
-        )
-        return response
-    return render(request, "claims/claim_search.html", context)
-
-
-# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
-SEARCH_MODES = [
-    (SearchMode.HYBRID, "Words and meaning"),
-    (SearchMode.SEMANTIC, "Meaning"),
-    (SearchMode.LEXICAL, "Words"),
-]
+        "workspace": workspace, "membership": membership, "listing": listing, "result": result,
+        "matches": {hit.id: hit.match for hit in result.hits}, "modes": bool(llm.embedding_configured()),
+        "status_words": dict(CLAIM_STATUS_WORDS), "derive_form": DerivedClaimForm(),
+    }  # fmt: skip
+    return render_listing(request, "claims/claim_search.html", context, listing=listing)
 
 
 @require_GET

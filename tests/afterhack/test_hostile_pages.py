@@ -67,7 +67,7 @@ PAGES = {
     "member_role": Page(WS + "/members/{membership}/role", form={"role": "reviewer"}, kinds={"role": CHOICE}),
     "member_remove": Page(WS + "/members/{membership}/remove", form={"confirm": "yes"}),
     # sources and claims
-    "sources": Page(WS + "/sources/"),
+    "sources": Page(WS + "/sources/", params=("q", "status", "extraction", "author", "from", "to", "sort", "page")),
     "source_new": Page(
         WS + "/sources/new", form={"title": "T", "text": "A new text."}, kinds={"title": TEXT, "text": TEXT}
     ),
@@ -79,7 +79,9 @@ PAGES = {
         form={"statement": "Marketing starts.", "evidence_quote": "Marketing starts in May", "start": "60"},
         kinds={"statement": TEXT, "evidence_quote": TEXT, "start": NUMBER[:-1]},
     ),
-    "search": Page(WS + "/claims/", params=("q", "mode")),
+    "search": Page(
+        WS + "/claims/", params=("q", "mode", "status", "source", "author", "from", "to", "sort", "page")
+    ),
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",
