@@ -166,6 +166,23 @@ class ListSpec:
         items = read(criteria, offset, self.per_page) if total else []
         return Listing(self, criteria, items, total, number, pages, notes, path)
 
+    def read_page[Item](
+        self,
+        params: Mapping[str, str],
+        *,
+        path: str,
+        read: Callable[..., list[Item]],
+        count: Callable[..., int],
+        **scope: Any,
+    ) -> Listing[Item]:
+        """`listing` with keyword selectors: `read(criteria=, offset=, limit=, **scope)` and
+        `count(criteria=, **scope)`, e.g. with `workspace=` as their scope."""
+        return self.listing(
+            params, path=path,
+            read=lambda criteria, offset, limit: read(criteria=criteria, offset=offset, limit=limit, **scope),
+            count=lambda criteria: count(criteria=criteria, **scope),
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class PageLink:

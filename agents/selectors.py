@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
 from agents import graph as agents_graph
 from agents.graph import Action as Action
@@ -175,14 +176,37 @@ def newest_runs(*, workspace: Workspace, limit: int = 20) -> list[agents_graph.R
     return agents_graph.run_list(workspace=workspace, limit=limit)
 
 
-def newest_decisions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Decision]:
-    """The newest decisions (with this status, or all for '')."""
-    return agents_graph.decision_list(workspace=workspace, status=status)
+# -- the pages' lists (afterhack/listing.py) ---------------------------------------------------------------
 
 
-def newest_actions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Action]:
-    """The newest actions (with this status, or all for '')."""
-    return agents_graph.action_list(workspace=workspace, status=status)
+def decision_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Decision]:
+    """One page of the decisions list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.decision_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def decision_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many decisions the decisions list has with these filters."""
+    return agents_graph.decision_rows_count(workspace=workspace, criteria=criteria)
+
+
+def action_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Action]:
+    """One page of the actions list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.action_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def action_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many actions the actions list has with these filters."""
+    return agents_graph.action_rows_count(workspace=workspace, criteria=criteria)
+
+
+def run_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Run]:
+    """One page of the runs list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.run_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def run_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many runs the runs list has with these filters."""
+    return agents_graph.run_rows_count(workspace=workspace, criteria=criteria)
 
 
 # -- the review queue ---------------------------------------------------------------------------------

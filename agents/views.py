@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 from uuid import UUID
 
 from django import forms
@@ -18,14 +16,78 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
-from agents.statuses import ActionStatus, DecisionStatus
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
+from claims.statuses import JobStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
-# The status filters of the decision and action lists: "" is every status, then each by its name in words.
-DECISION_STATUSES = [("", "All")] + [(status, status.replace("_", " ").capitalize()) for status in DecisionStatus]
-ACTION_STATUSES = [("", "All")] + [(status, status.capitalize()) for status in ActionStatus]
+# Statuses, kinds and origins in words, for the lists' filters and badges.
+DECISION_STATUS_WORDS = (
+    (DecisionStatus.SUPPORTED, "Supported"),
+    (DecisionStatus.NEEDS_REVIEW, "Needs review"),
+    (DecisionStatus.SUPERSEDED, "Revised"),
+)
+DECISION_KIND_WORDS = (
+    (DecisionKind.MANUAL, "Made by a person"),
+    (DecisionKind.AGENT, "The agent's answer"),
+    (DecisionKind.UNANSWERED, "A question the agent could not answer"),
+)
+ACTION_STATUS_WORDS = (
+    (ActionStatus.PENDING, "Pending"),
+    (ActionStatus.HELD, "Held"),
+    (ActionStatus.DONE, "Done"),
+    (ActionStatus.CANCELLED, "Cancelled"),
+)
+RUN_STATUS_WORDS = (
+    (JobStatus.QUEUED, "Queued"),
+    (JobStatus.RUNNING, "Running (or an open MCP session)"),
+    (JobStatus.DONE, "Done"),
+    (JobStatus.FAILED, "Failed"),
+)
+RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "Asked here (page or API)"), (RunOrigin.MCP, "An outside agent over MCP"))
+MADE = {"author": Filter("By"), "from": Filter("From", kind="day"), "to": Filter("To", kind="day")}
+
+DECISIONS = ListSpec(
+    name="decisions",
+    noun=("decision", "decisions"),
+    sorts={"title": "Decision", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=DECISION_STATUS_WORDS),
+        "kind": Filter("Kind", kind="choice", choices=DECISION_KIND_WORDS),
+        **MADE,
+    },
+    search="Title",
+)
+# `decision` filters by one decision's id: the actions that depend on it.
+ACTIONS = ListSpec(
+    name="actions",
+    noun=("action", "actions"),
+    sorts={"title": "Action", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=ACTION_STATUS_WORDS),
+        "decision": Filter("Depends on decision"),
+        **MADE,
+    },
+    search="Title",
+)
+RUNS = ListSpec(
+    name="runs",
+    noun=("run", "runs"),
+    sorts={"question": "Question", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "origin": Filter("From", kind="choice", choices=RUN_ORIGIN_WORDS),
+        "status": Filter("Status", kind="choice", choices=RUN_STATUS_WORDS),
+        "person": Filter("Asked by"),
+        "from": Filter("Asked from", kind="day"),
+        "to": Filter("Asked to", kind="day"),
+    },
+    search="Question",
+)
 
 
 class AskForm(forms.Form):
@@ -98,39 +160,45 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     return render(request, template, context)
 
 
+@require_GET
+@login_required
+def run_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Every run of the workspace: the built-in agent's and outside agents' MCP sessions."""
+    membership = get_membership(request.user, ws_id)
+    listing = RUNS.read_page(
+        request.GET, path=request.path, read=selectors.run_rows, count=selectors.run_rows_count,
+        workspace=membership.workspace,
+    )  # fmt: skip
+    context = {
+        "workspace": membership.workspace, "membership": membership, "listing": listing,
+        "status_words": dict(RUN_STATUS_WORDS),
+    }  # fmt: skip
+    return render_listing(request, "agents/run_list.html", context, listing=listing)
+
+
 # -- decisions ------------------------------------------------------------------------------------
 
 
 @require_GET
 @login_required
 def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    return _status_list(
-        request, ws_id, template="agents/decision_list.html", table="decision-table", statuses=DECISION_STATUSES,
-        items="decisions", read=selectors.newest_decisions, form=DecisionForm(),
-    )  # fmt: skip
+    return _decision_page(request, ws_id, form=DecisionForm())
 
 
-def _status_list(
-    request: HtmxRequest,
-    ws_id: UUID,
-    *,
-    template: str,
-    table: str,
-    statuses: list[tuple[str, str]],
-    items: str,
-    read: Callable[..., Any],
-    **extra: Any,
-) -> HttpResponse:
-    """A list page filtered by ?status= (one of `statuses`; anything else shows all), newest first;
-    over HTMX only its table (the `table` partial), so the filter swaps the rows in place."""
+def _decision_page(request: HtmxRequest, ws_id: UUID, *, form: DecisionForm, status: int = 200) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    status = request.GET.get("status", "")
-    status = status if status in dict(statuses) else ""
+    path = reverse("agents:decisions", kwargs={"ws_id": membership.workspace.id})
+    # A form sent back with its errors shows the list as it is first seen.
+    params = request.GET if request.method == "GET" else {}
+    listing = DECISIONS.read_page(
+        params, path=path, read=selectors.decision_rows, count=selectors.decision_rows_count,
+        workspace=membership.workspace,
+    )  # fmt: skip
     context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": statuses,
-        items: read(workspace=membership.workspace, status=status), **extra,
+        "workspace": membership.workspace, "membership": membership, "listing": listing, "form": form,
+        "status_words": dict(DECISION_STATUS_WORDS), "kind_words": dict(DECISION_KIND_WORDS),
     }  # fmt: skip
-    return render(request, f"{template}#{table}" if request.htmx else template, context)
+    return render_listing(request, "agents/decision_list.html", context, listing=listing, status=status)
 
 
 @require_POST
@@ -146,12 +214,7 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         else:
             messages.success(request, f"Decision “{decision.title}” created.")
             return redirect("agents:decision", ws_id=workspace.id, decision_id=decision.id)
-    membership = get_membership(request.user, ws_id)
-    context = {
-        "workspace": workspace, "membership": membership, "status": "", "statuses": DECISION_STATUSES,
-        "decisions": selectors.newest_decisions(workspace=workspace), "form": form,
-    }  # fmt: skip
-    return render(request, "agents/decision_list.html", context, status=422)
+    return _decision_page(request, ws_id, form=form, status=422)
 
 
 @require_GET
@@ -196,10 +259,20 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    return _status_list(
-        request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
-        items="actions", read=selectors.newest_actions,
+    membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    listing = ACTIONS.read_page(
+        request.GET, path=request.path, read=selectors.action_rows, count=selectors.action_rows_count,
+        workspace=workspace,
     )  # fmt: skip
+    decision = listing.criteria.get("decision")
+    if decision and (named := selectors.decision_get(workspace=workspace, decision_id=decision)) is not None:
+        listing = listing.with_shown(decision=f"“{named.title}”")
+    context = {
+        "workspace": workspace, "membership": membership, "listing": listing,
+        "status_words": dict(ACTION_STATUS_WORDS),
+    }  # fmt: skip
+    return render_listing(request, "agents/action_list.html", context, listing=listing)
 
 
 # The moves that ask first, with the question and what it means. A reopen does not ask: it is the undo.
@@ -217,7 +290,7 @@ ACTION_MARKED = {
     ActionStatus.PENDING: "“{title}” is reopened: it is pending again.",
 }
 # The columns of an action's row for a member who can write (agents/partials/action_table.html).
-ACTION_ROW_COLUMNS = 4
+ACTION_ROW_COLUMNS = 5
 
 
 @require_POST

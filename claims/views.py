@@ -108,12 +108,9 @@ SOURCES = ListSpec(
 def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
-    listing = SOURCES.listing(
-        request.GET, path=request.path,
-        read=lambda criteria, offset, limit: selectors.source_rows(
-            workspace=workspace, criteria=criteria, offset=offset, limit=limit
-        ),
-        count=lambda criteria: selectors.source_rows_count(workspace=workspace, criteria=criteria),
+    listing = SOURCES.read_page(
+        request.GET, path=request.path, read=selectors.source_rows, count=selectors.source_rows_count,
+        workspace=workspace,
     )  # fmt: skip
     context = {
         "workspace": workspace, "membership": membership, "listing": listing,
@@ -277,12 +274,9 @@ def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         workspace=workspace, query=criteria.q, mode=mode, limit=selectors.MAX_SEARCH_RESULTS
     )
     ranked = [hit.id for hit in result.hits] if criteria.q else None
-    listing = spec.listing(
-        params, path=request.path,
-        read=lambda criteria, offset, limit: selectors.claim_rows(
-            workspace=workspace, criteria=criteria, offset=offset, limit=limit, ranked=ranked
-        ),
-        count=lambda criteria: selectors.claim_rows_count(workspace=workspace, criteria=criteria, ranked=ranked),
+    listing = spec.read_page(
+        params, path=request.path, read=selectors.claim_rows, count=selectors.claim_rows_count,
+        workspace=workspace, ranked=ranked,
     )  # fmt: skip
     source = listing.criteria.get("source")
     if source and (named := selectors.source_get(workspace=workspace, source_id=source)) is not None:

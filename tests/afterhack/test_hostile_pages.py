@@ -79,9 +79,7 @@ PAGES = {
         form={"statement": "Marketing starts.", "evidence_quote": "Marketing starts in May", "start": "60"},
         kinds={"statement": TEXT, "evidence_quote": TEXT, "start": NUMBER[:-1]},
     ),
-    "search": Page(
-        WS + "/claims/", params=("q", "mode", "status", "source", "author", "from", "to", "sort", "page")
-    ),
+    "search": Page(WS + "/claims/", params=("q", "mode", "status", "source", "author", "from", "to", "sort", "page")),
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",
@@ -91,8 +89,9 @@ PAGES = {
     "claim": Page(WS + "/claims/{june}/"),
     # the agent, decisions, actions
     "ask": Page(WS + "/ask/", form={"question": "When?"}, kinds={"question": TEXT}),
+    "runs": Page(WS + "/runs/", params=("q", "origin", "status", "person", "from", "to", "sort", "page")),
     "run": Page(WS + "/runs/{run}/", params=("before",)),
-    "decisions": Page(WS + "/decisions/", params=("status",)),
+    "decisions": Page(WS + "/decisions/", params=("q", "status", "kind", "author", "from", "to", "sort", "page")),
     "decision_create": Page(
         WS + "/decisions/new",
         form={"title": "D", "rationale": "r", "justifications": "{june}"},
@@ -100,7 +99,7 @@ PAGES = {
     ),
     "decision": Page(WS + "/decisions/{decision}/"),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
-    "actions": Page(WS + "/actions/", params=("status",)),
+    "actions": Page(WS + "/actions/", params=("q", "status", "decision", "author", "from", "to", "sort", "page")),
     "action_mark": Page(
         WS + "/actions/{action}/status",
         form={"status": "done", "next": "/w/", "confirmed": "yes"},
