@@ -254,6 +254,11 @@ class Listing[Item]:
         return self.path + ("?" + urlencode(params) if params else "?")
 
     @property
+    def address(self) -> str:
+        """This very page's address in its shortest form: no empty, default or unknown values."""
+        return self.href().removesuffix("?") or self.path
+
+    @property
     def clear_href(self) -> str:
         """The list without its search and filters (its sort kept)."""
         blank = dict.fromkeys([*self.spec.filters, "q"], "")
@@ -330,6 +335,9 @@ def render_listing(
     htmx = getattr(request, "htmx", None)
     partial = bool(htmx) and getattr(htmx, "target", None) == listing.target
     response = render(request, f"{template}#list" if partial else template, context, status=status)
+    if partial:
+        # The form sends its empty fields too; the address kept in the history is the list's own, shortest one.
+        response["HX-Push-Url"] = listing.address
     # The same address answers a page or a section: a cache must keep them apart.
     patch_vary_headers(response, ["HX-Request", "HX-Target"])
     return response

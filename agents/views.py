@@ -46,7 +46,7 @@ RUN_STATUS_WORDS = (
     (JobStatus.DONE, "Done"),
     (JobStatus.FAILED, "Failed"),
 )
-RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "Asked here (page or API)"), (RunOrigin.MCP, "An outside agent over MCP"))
+RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "This app (page or API)"), (RunOrigin.MCP, "An outside agent (MCP)"))
 MADE = {"author": Filter("By"), "from": Filter("From", kind="day"), "to": Filter("To", kind="day")}
 
 DECISIONS = ListSpec(
@@ -80,7 +80,7 @@ RUNS = ListSpec(
     sorts={"question": "Question", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "origin": Filter("From", kind="choice", choices=RUN_ORIGIN_WORDS),
+        "origin": Filter("Origin", kind="choice", choices=RUN_ORIGIN_WORDS),
         "status": Filter("Status", kind="choice", choices=RUN_STATUS_WORDS),
         "person": Filter("Asked by"),
         "from": Filter("Asked from", kind="day"),

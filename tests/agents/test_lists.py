@@ -120,6 +120,6 @@ class RunListTests:
 
     def test_a_hostile_address_is_explained_and_outsiders_get_nothing(self, story: Story) -> None:
         html = page(story, "/runs/?origin=email&status=%F0%9F%92%A5&sort=--created&page=99999999999")
-        assert "“email” is not a from this list knows" in html and "cannot be sorted by “--created”" in html
+        assert "“email” is not a origin this list knows" in html and "cannot be sorted by “--created”" in html
         assert "No runs yet." in html
         assert client_for(story.trio.outsider).get(f"/w/{story.trio.workspace.id}/runs/").status_code == 404
