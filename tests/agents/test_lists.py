@@ -87,7 +87,7 @@ class ActionListTests:
         assert action_titles(page(story, "/actions/?status=held")) == []
         decisions = page(story, "/decisions/")
         actions_link = (
-            f'/w/{story.trio.workspace.id}/actions/?decision={launch}" aria-label="2 actions of Launch in June"'
+            f'/w/{story.trio.workspace.id}/actions/?decision={launch}" aria-label="2 actions resting on this decision"'
         )
         assert actions_link in decisions
 

@@ -72,6 +72,11 @@ class ClaimPagingTests:
         page.go_back()
         expect(pager.locator(".range")).to_have_text("1–25 of 120 claims")
 
+        # A row's link is a plain link to its page (only the list's own controls swap the list).
+        rows(page).first.get_by_role("link", name="Fact 120 holds.").click()
+        expect(page.locator("main h1")).not_to_have_text("Claims")
+        assert page.evaluate("window.__sameDocument") is None
+
     def test_the_pager_and_sort_work_without_javascript(self, browser: Any, live_server: Any, trio: Trio) -> None:
         add_claims(trio, 30)
         context = browser.new_context(
@@ -181,7 +186,9 @@ class FiltersInTheAddressTests:
         # A decision's action count opens the actions list filtered by that decision, named by its title.
         page.goto(f"/w/{trio.workspace.id}/decisions/")
         screenshot(page, "lists-decisions")
-        page.get_by_role("link", name="1 action of Trust fact one").click()
+        page.locator("tr", has_text="Trust fact one").get_by_role(
+            "link", name="1 action resting on this decision"
+        ).click()
         expect(page.locator("#actions-list p.filtered")).to_contain_text(
             "1 action matches depends on decision “Trust fact one”."
         )
