@@ -92,8 +92,16 @@ class SourceListTests:
 
     def test_htmx_gets_only_the_list_and_outsiders_nothing(self, trio: Trio) -> None:
         make_source(trio, TEXT)
-        fragment = page(trio, "/sources/?q=launch", **HTMX, **{"HX-Target": "sources-list"})
+        asked = client_for(trio.viewer).get(
+            f"/w/{trio.workspace.id}/sources/?q=launch&status=&from=", headers={**HTMX, "HX-Target": "sources-list"}
+        )
+        fragment = asked.content.decode().lstrip()
         assert fragment.startswith('<section id="sources-list"') and "<html" not in fragment
+        # The address kept in the history leaves out the form's empty fields; caches keep page and list apart.
+        assert asked["HX-Push-Url"] == f"/w/{trio.workspace.id}/sources/?q=launch"
+        assert "HX-Target" in asked["Vary"] and "HX-Request" in asked["Vary"]
+        # An htmx request for something else on the page gets the page.
+        assert "<html" in page(trio, "/sources/", **HTMX, **{"HX-Target": "messages"})
         assert client_for(trio.outsider).get(f"/w/{trio.workspace.id}/sources/").status_code == 404
 
 
