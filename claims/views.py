@@ -241,7 +241,7 @@ CLAIMS = ListSpec(
         "source": Filter("Source"),
         **ADDED,
     },
-    search="Search claims",
+    search="Search",
     live=True,
 )
 # With a search: the same list, ranked by the search (best first) unless another sort is chosen.

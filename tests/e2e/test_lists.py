@@ -165,9 +165,10 @@ class FiltersInTheAddressTests:
             )  # fmt: skip
         log_in(page, live_server, trio.viewer)
         page.goto(f"/w/{trio.workspace.id}/claims/")
-        page.get_by_label("Search claims").fill("fact 002")
+        page.get_by_label("Search", exact=True).fill("fact 002")
         expect(rows(page)).to_have_count(1)
         expect(rows(page).first).to_contain_text("Fact 002 holds.")
+        expect(page.locator("#claims-list p.filtered")).to_contain_text("1 claim matches search “fact 002”.")
         settled(page)
         assert page.url.endswith("/claims/?q=fact+002")
         screenshot(page, "lists-claims-searched")

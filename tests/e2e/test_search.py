@@ -32,7 +32,7 @@ class SearchModeTests:
         mode = page.get_by_label("Match by")
         # No mode is the default: words and meaning fused.
         assert mode.input_value() == ""
-        page.get_by_label("Search claims").fill("When is the release?")
+        page.get_by_label("Search", exact=True).fill("When is the release?")
         first = page.locator("#claims-list tbody tr").first
         first.get_by_text("The launch is in June.").wait_for()
         assert "meaning" in first.locator(".badge.match").inner_text()
