@@ -254,6 +254,11 @@ class Listing[Item]:
         return self.path + ("?" + urlencode(params) if params else "?")
 
     @property
+    def max_chars(self) -> int:
+        """The most characters a typed filter keeps (its input's maxlength)."""
+        return MAX_QUERY_CHARS
+
+    @property
     def address(self) -> str:
         """This very page's address in its shortest form: no empty, default or unknown values."""
         return self.href().removesuffix("?") or self.path
@@ -307,6 +312,8 @@ class Listing[Item]:
                 "name": name,
                 "label": spec.label,
                 "kind": spec.kind,
+                # The input the form draws ("choice", "day" or "text"); templates compare it, not a status.
+                "widget": spec.kind,
                 "choices": spec.choices,
                 "blank": spec.blank,
                 "value": self.criteria.get(name),
