@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import redis
@@ -192,6 +193,14 @@ def ro_records_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dic
     if any(parse_id(i) is None for i in node_ids.values()):
         return []
     return ro_records(workspace, cypher, node_ids)
+
+
+def order_by(columns: Mapping[str, str], *, sort: str, descending: bool, tiebreak: str) -> str:
+    """The ORDER BY of a page of a list (afterhack/listing.py): the column expression of the sort key, chosen
+    from the caller's constants (never text from a request), then `tiebreak` in the same direction, so that
+    rows with equal values keep one order and pages never overlap."""
+    direction = " DESC" if descending else ""
+    return " ORDER BY " + columns[sort] + direction + ", " + tiebreak + direction + " "
 
 
 def graph_delete(workspace: HasGraph) -> None:

@@ -20,9 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from afterhack.ids import is_storable, parse_id
 
@@ -48,6 +52,8 @@ class Filter:
     label: str
     kind: str = "text"
     choices: tuple[tuple[str, str], ...] = ()
+    # The words of a choice filter's empty choice (no filter, or the list's default).
+    blank: str = "All"
 
     def clean(self, name: str, raw: str) -> tuple[str, str | None]:
         """The value to filter by ('' for none) and, when the raw value was refused, a sentence why."""
@@ -97,6 +103,13 @@ class Criteria:
     def get(self, name: str) -> str:
         return self.filters.get(name, "")
 
+    def day_range(self, start: str = "from", end: str = "to") -> tuple[str, str]:
+        """The first day asked and the day after the last (both 'YYYY-MM-DD', '' when not asked), so that a
+        query keeps `since <= created_at < before` and the last day is in it whole."""
+        last = self.get(end)
+        after = (date.fromisoformat(last) + timedelta(days=1)).isoformat() if last and last < "9999-12-31" else ""
+        return self.get(start), after
+
 
 @dataclass(frozen=True)
 class ListSpec:
@@ -110,6 +123,8 @@ class ListSpec:
     filters: Mapping[str, Filter] = field(default_factory=dict)
     search: str | None = None
     per_page: int = DEFAULT_PER_PAGE
+    # Whether the search box searches as a person types (over htmx; the form's button still works without it).
+    live: bool = False
 
     def criteria(self, params: Mapping[str, str]) -> tuple[Criteria, list[str]]:
         """The cleaned criteria of a query string, and a sentence for each value that was left out."""
@@ -160,6 +175,23 @@ class ListSpec:
         items = read(criteria, offset, self.per_page) if total else []
         return Listing(self, criteria, items, total, number, pages, notes, path)
 
+    def read_page[Item](
+        self,
+        params: Mapping[str, str],
+        *,
+        path: str,
+        read: Callable[..., list[Item]],
+        count: Callable[..., int],
+        **scope: Any,
+    ) -> Listing[Item]:
+        """`listing` with keyword selectors: `read(criteria=, offset=, limit=, **scope)` and
+        `count(criteria=, **scope)`, e.g. with `workspace=` as their scope."""
+        return self.listing(
+            params, path=path,
+            read=lambda criteria, offset, limit: read(criteria=criteria, offset=offset, limit=limit, **scope),
+            count=lambda criteria: count(criteria=criteria, **scope),
+        )  # fmt: skip
+
 
 @dataclass(frozen=True)
 class PageLink:
@@ -180,8 +212,8 @@ class Listing[Item]:
     pages: int
     notes: list[str]
     path: str = ""
-    # How a filter's value reads in the "filtered by" sentence when the spec cannot say it (an id → its title).
-    names: Mapping[str, str] = field(default_factory=dict)
+    # Words for filter values the address holds as ids (a source's title for `?source=<id>`), by filter name.
+    shown: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def target(self) -> str:
@@ -206,7 +238,7 @@ class Listing[Item]:
         used = [(self.spec.search or "Search", f"“{self.criteria.q}”")] if self.criteria.q else []
         for name, spec in self.spec.filters.items():
             if value := self.criteria.get(name):
-                used.append((spec.label, f"“{self.names[name]}”" if name in self.names else spec.shown(value)))
+                used.append((spec.label, self.shown[name] if name in self.shown else spec.shown(value)))
         return used
 
     @property
@@ -229,6 +261,16 @@ class Listing[Item]:
             changes.setdefault("page", 1)
         params = self._params(**changes)
         return self.path + "?" + urlencode(params) if params else self.path or "?"
+
+    @property
+    def max_chars(self) -> int:
+        """The most characters a typed filter keeps (its input's maxlength)."""
+        return MAX_QUERY_CHARS
+
+    @property
+    def address(self) -> str:
+        """This very page's address in its shortest form: no empty, default or unknown values."""
+        return self.href().removesuffix("?") or self.path
 
     @property
     def clear_href(self) -> str:
@@ -279,20 +321,39 @@ class Listing[Item]:
                 "name": name,
                 "label": spec.label,
                 "kind": spec.kind,
+                # The input the form draws ("choice", "day" or "text"); templates compare it, not a status.
+                "widget": spec.kind,
                 "choices": spec.choices,
+                "blank": spec.blank,
                 "value": self.criteria.get(name),
             }
             for name, spec in self.spec.filters.items()
         ]
 
-    def named(self, **names: str) -> Listing[Item]:
-        """The same page, saying these filters' values by these words (e.g. a claim id by its statement)."""
-        return replace(self, names={**self.names, **names})
-
     def with_items[Other](self, items: list[Other]) -> Listing[Other]:
         """The same page with its items shaped for the template (e.g. joined with what they link to)."""
         return replace(self, items=items)  # type: ignore[arg-type, return-value]
 
+    def with_shown(self, **words: str) -> Listing[Item]:
+        """The same page, its filters named in these words in the 'filtered by' sentence (e.g. source=title)."""
+        return replace(self, shown={**self.shown, **words})
+
 
 # Sort keys that read best newest or largest first when a person clicks their column.
 TIME_AND_COUNT_KEYS = frozenset({"created", "when", "updated", "applied", "claims", "decisions", "actions", "count"})
+
+
+def render_listing(
+    request: HttpRequest, template: str, context: dict[str, Any], *, listing: Listing[Any], status: int = 200
+) -> HttpResponse:
+    """The page with its list, or, when htmx asks for the list's section (its filter form, sort headers, pager
+    and search box target it), only that section: the template's `list` partial."""
+    htmx = getattr(request, "htmx", None)
+    partial = bool(htmx) and getattr(htmx, "target", None) == listing.target
+    response = render(request, f"{template}#list" if partial else template, context, status=status)
+    if partial:
+        # The form sends its empty fields too; the address kept in the history is the list's own, shortest one.
+        response["HX-Push-Url"] = listing.address
+    # The same address answers a page or a section: a cache must keep them apart.
+    patch_vary_headers(response, ["HX-Request", "HX-Target"])
+    return response

@@ -22,6 +22,7 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, decision_holds, holds
 from afterhack.ids import parse_id
+from afterhack.listing import Criteria
 from agents import mcp_graph
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.mcp_trajectory import mcp_trajectory
@@ -98,6 +99,7 @@ class Action:
     created_at: str
     decision_ids: list[str] = field(default_factory=list)
     decision_titles: list[str] = field(default_factory=list)
+    created_by: str | None = None
 
     @property
     def decisions(self) -> list[tuple[str, str]]:
@@ -484,7 +486,8 @@ def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[Unhe
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
 ACTION_FIELDS = (
-    "a {.id, .title, .status, .origin, .created_at, decision_ids: decision_ids, decision_titles: titles} AS action"
+    "a {.id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles} "
+    "AS action"
 )
 ACTION_DECISIONS = (
     "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) WITH a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
@@ -768,3 +771,156 @@ def review_list(*, workspace: HasGraph, unanswered: bool, limit: int) -> list[De
     """At most `limit` decisions needing review and not dismissed: the unanswered questions, or the others."""
     params = {"unanswered": unanswered, "limit": limit, **KIND_PARAMS}
     return [_decision(row) for row in graph.ro_records(workspace, REVIEW_LIST, params)]
+
+
+# -- the pages' lists (afterhack/listing.py): one query for a page, one for the count -------------------------
+#
+# Every filter is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
+# columns below (graph.order_by), never written from a request. What a row shows of its neighbours is read by
+# pattern comprehensions (no aggregation, so the page keeps its order), and the page is sorted again at the end.
+
+
+# Who made it and when, as every list filters them: $author (lower-cased, partial) and the days [$since, $before).
+def made(node: str) -> str:
+    """The condition on who made `node` (one of this module's variables) and when."""
+    return (
+        "AND ($author = '' OR toLower(coalesce(" + node + ".created_by, '')) CONTAINS $author) "
+        "AND ($since = '' OR "
+        + node
+        + ".created_at >= $since) AND ($before = '' OR "
+        + node
+        + ".created_at < $before) "
+    )
+
+
+@dataclass(frozen=True)
+class NodeList:
+    """A list of `node`s: `match` finds those the $params ask for, `read` returns a page's rows (RETURN …),
+    `columns` are its sort keys' expressions."""
+
+    node: str
+    match: str
+    columns: dict[str, str]
+    read: str
+
+    def page(
+        self, workspace: HasGraph, *, criteria: Criteria, params: dict[str, Any], offset: int, limit: int
+    ) -> list[dict[str, Any]]:
+        """The rows of one page, in the criteria's order."""
+        order = graph.order_by(
+            self.columns, sort=criteria.sort, descending=criteria.descending, tiebreak=self.node + ".id"
+        )
+        cypher = self.match + "WITH " + self.node + order + "SKIP $offset LIMIT $limit " + self.read + order
+        return graph.ro_records(workspace, cypher, {**params, "offset": offset, "limit": limit})
+
+    def count(self, workspace: HasGraph, *, params: dict[str, Any]) -> int:
+        """How many match."""
+        return int(graph.ro_query(workspace, self.match + "RETURN count(" + self.node + ")", params)[0][0])
+
+
+def _made(criteria: Criteria, person: str = "author") -> dict[str, str]:
+    since, before = criteria.day_range()
+    return {"author": criteria.get(person).lower(), "since": since, "before": before}
+
+
+DECISION_ROWS_MATCH = (
+    "MATCH (d:Decision) WHERE ($status = '' OR d.status = $status) AND ($q = '' OR toLower(d.title) CONTAINS $q) "
+    + made("d")
+    + "WITH d, "
+    + DECISION_KIND
+    + " AS kind WHERE $kind = '' OR kind = $kind "
+)
+DECISION_ROWS = NodeList(
+    "d",
+    match=DECISION_ROWS_MATCH,
+    columns={"created": "d.created_at", "title": "toLower(d.title)", "status": "d.status"},
+    read="WITH d, [(s)-[j:SUPPORTS]->(d) | {" + SUPPORT_FIELDS + "}] AS supports, "
+    "[(a:Action)-[:DEPENDS_ON]->(d) | a.id] AS action_ids RETURN " + DECISION_FIELDS,
+)
+
+
+def _decision_params(criteria: Criteria) -> dict[str, Any]:
+    return {
+        "q": criteria.q.lower(), "status": criteria.get("status"), "kind": criteria.get("kind"),
+        **_made(criteria), **KIND_PARAMS,
+    }  # fmt: skip
+
+
+def decision_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Decision]:
+    """One page of the decisions that match the criteria, in its order, each with its supports and actions."""
+    params = _decision_params(criteria)
+    rows = DECISION_ROWS.page(workspace, criteria=criteria, params=params, offset=offset, limit=limit)
+    return [_decision(row) for row in rows]
+
+
+def decision_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
+    """How many decisions match the criteria."""
+    return DECISION_ROWS.count(workspace, params=_decision_params(criteria))
+
+
+ACTION_ROWS_MATCH = (
+    "MATCH (a:Action) WHERE ($status = '' OR a.status = $status) AND ($q = '' OR toLower(a.title) CONTAINS $q) "
+    + made("a")
+    + "WITH a, [(a)-[:DEPENDS_ON]->(x:Decision) | x.id] AS depends_on "
+    "WHERE $decision = '' OR $decision IN depends_on "
+)
+ACTION_ROWS = NodeList(
+    "a",
+    match=ACTION_ROWS_MATCH,
+    columns={"created": "a.created_at", "title": "toLower(a.title)", "status": "a.status"},
+    read="WITH a, [(a)-[:DEPENDS_ON]->(d:Decision) | [d.id, d.title]] AS pairs "
+    "WITH a, [p IN pairs | p[0]] AS decision_ids, [p IN pairs | p[1]] AS titles RETURN " + ACTION_FIELDS,
+)
+
+
+def _action_params(criteria: Criteria) -> dict[str, Any]:
+    decision = criteria.get("decision")
+    # A decision that is not an id matches no action (rather than every one).
+    return {
+        "q": criteria.q.lower(), "status": criteria.get("status"),
+        "decision": (parse_id(decision) or "no such decision") if decision else "", **_made(criteria),
+    }  # fmt: skip
+
+
+def action_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Action]:
+    """One page of the actions that match the criteria, in its order, each with the decisions it depends on."""
+    params = _action_params(criteria)
+    return [
+        _action(row)
+        for row in ACTION_ROWS.page(workspace, criteria=criteria, params=params, offset=offset, limit=limit)
+    ]
+
+
+def action_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
+    """How many actions match the criteria."""
+    return ACTION_ROWS.count(workspace, params=_action_params(criteria))
+
+
+RUN_ROWS_MATCH = (
+    "MATCH (r:AgentRun) WHERE ($q = '' OR toLower(r.question) CONTAINS $q) AND ($status = '' OR r.status = $status) "
+    "AND ($origin = '' OR coalesce(r.origin, 'agent') = $origin) " + made("r")
+)
+# A run as a list shows it: without its trajectory, with the decisions it recorded.
+RUN_ROWS = NodeList(
+    "r",
+    match=RUN_ROWS_MATCH,
+    columns={"created": "r.created_at", "question": "toLower(r.question)", "status": "r.status"},
+    read="WITH r, '{}' AS trajectory, [(r)-[:PRODUCED]->(d:Decision) | d.id] AS decision_ids, [] AS action_ids "
+    "RETURN " + RUN_FIELDS,
+)
+
+
+def _run_params(criteria: Criteria) -> dict[str, Any]:
+    return {"q": criteria.q.lower(), "status": criteria.get("status"), "origin": criteria.get("origin"),
+            **_made(criteria, person="person")}  # fmt: skip
+
+
+def run_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Run]:
+    """One page of the runs that match the criteria, in its order (without their trajectories)."""
+    params = _run_params(criteria)
+    return [_run(row) for row in RUN_ROWS.page(workspace, criteria=criteria, params=params, offset=offset, limit=limit)]
+
+
+def run_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
+    """How many runs match the criteria."""
+    return RUN_ROWS.count(workspace, params=_run_params(criteria))

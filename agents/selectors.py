@@ -7,6 +7,7 @@ from typing import Any
 
 from afterhack.holds import status_holds
 from afterhack.ids import storable
+from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
@@ -205,9 +206,7 @@ def newest_runs(*, workspace: Workspace, limit: int = 20) -> list[agents_graph.R
     return agents_graph.run_list(workspace=workspace, limit=limit)
 
 
-def newest_decisions(*, workspace: Workspace, status: str = "") -> list[agents_graph.Decision]:
-    """The newest decisions (with this status, or all for '')."""
-    return agents_graph.decision_list(workspace=workspace, status=status)
+# -- the pages' lists (afterhack/listing.py) ---------------------------------------------------------------
 
 
 def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str = "") -> list[agents_graph.Action]:
@@ -219,6 +218,36 @@ def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str =
     actions = agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids) if decision else []
     actions.sort(key=lambda action: (action.created_at, action.id), reverse=True)
     return [action for action in actions if not status or action.status == status]
+
+
+def decision_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Decision]:
+    """One page of the decisions list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.decision_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def decision_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many decisions the decisions list has with these filters."""
+    return agents_graph.decision_rows_count(workspace=workspace, criteria=criteria)
+
+
+def action_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Action]:
+    """One page of the actions list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.action_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def action_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many actions the actions list has with these filters."""
+    return agents_graph.action_rows_count(workspace=workspace, criteria=criteria)
+
+
+def run_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Run]:
+    """One page of the runs list, filtered, sorted and paged as the criteria ask."""
+    return agents_graph.run_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def run_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many runs the runs list has with these filters."""
+    return agents_graph.run_rows_count(workspace=workspace, criteria=criteria)
 
 
 # -- the review queue ---------------------------------------------------------------------------------

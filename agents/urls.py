@@ -6,6 +6,7 @@ app_name = "agents"
 
 urlpatterns = [
     path("<uuid:ws_id>/ask/", views.ask, name="ask"),
+    path("<uuid:ws_id>/runs/", views.run_list, name="runs"),
     path("<uuid:ws_id>/runs/<str:run_id>/", views.run_detail, name="run"),
     path("<uuid:ws_id>/decisions/", views.decision_list, name="decisions"),
     path("<uuid:ws_id>/decisions/pick", views.decision_pick, name="pick"),

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
@@ -21,19 +19,82 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.ids import parse_id
+from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.picker import Picker, cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
-from agents.statuses import ActionStatus, DecisionStatus
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims import selectors as claims_selectors
+from claims.statuses import JobStatus
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
-from workspaces.models import Workspace
+from workspaces.models import Membership, Workspace
 
-# The status filters of the decision and action lists: "" is every status, then each by its name in words.
-DECISION_STATUSES = [("", "All")] + [(status, status.replace("_", " ").capitalize()) for status in DecisionStatus]
-ACTION_STATUSES = [("", "All")] + [(status, status.capitalize()) for status in ActionStatus]
+# Statuses, kinds and origins in words, for the lists' filters and badges.
+DECISION_STATUS_WORDS = (
+    (DecisionStatus.SUPPORTED, "Supported"),
+    (DecisionStatus.NEEDS_REVIEW, "Needs review"),
+    (DecisionStatus.SUPERSEDED, "Revised"),
+)
+DECISION_KIND_WORDS = (
+    (DecisionKind.MANUAL, "Made by a person"),
+    (DecisionKind.AGENT, "The agent's answer"),
+    (DecisionKind.UNANSWERED, "A question the agent could not answer"),
+)
+ACTION_STATUS_WORDS = (
+    (ActionStatus.PENDING, "Pending"),
+    (ActionStatus.HELD, "Held"),
+    (ActionStatus.DONE, "Done"),
+    (ActionStatus.CANCELLED, "Cancelled"),
+)
+RUN_STATUS_WORDS = (
+    (JobStatus.QUEUED, "Queued"),
+    (JobStatus.RUNNING, "Running (or an open MCP session)"),
+    (JobStatus.DONE, "Done"),
+    (JobStatus.FAILED, "Failed"),
+)
+RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "This app (page or API)"), (RunOrigin.MCP, "An outside agent (MCP)"))
+MADE = {"author": Filter("By"), "from": Filter("From", kind="day"), "to": Filter("To", kind="day")}
+
+DECISIONS = ListSpec(
+    name="decisions",
+    noun=("decision", "decisions"),
+    sorts={"title": "Decision", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=DECISION_STATUS_WORDS),
+        "kind": Filter("Kind", kind="choice", choices=DECISION_KIND_WORDS),
+        **MADE,
+    },
+    search="Title",
+)
+# `decision` filters by one decision's id: the actions that depend on it.
+ACTIONS = ListSpec(
+    name="actions",
+    noun=("action", "actions"),
+    sorts={"title": "Action", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=ACTION_STATUS_WORDS),
+        "decision": Filter("Depends on decision"),
+        **MADE,
+    },
+    search="Title",
+)
+RUNS = ListSpec(
+    name="runs",
+    noun=("run", "runs"),
+    sorts={"question": "Question", "status": "Status", "created": "When"},
+    default_sort="-created",
+    filters={
+        "origin": Filter("Origin", kind="choice", choices=RUN_ORIGIN_WORDS),
+        "status": Filter("Status", kind="choice", choices=RUN_STATUS_WORDS),
+        "person": Filter("Asked by"),
+        "from": Filter("Asked from", kind="day"),
+        "to": Filter("Asked to", kind="day"),
+    },
+    search="Question",
+)
 
 
 class AskForm(forms.Form):
@@ -169,6 +230,22 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     return render(request, template, context)
 
 
+@require_GET
+@login_required
+def run_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Every run of the workspace: the built-in agent's and outside agents' MCP sessions."""
+    membership = get_membership(request.user, ws_id)
+    listing = RUNS.read_page(
+        request.GET, path=request.path, read=selectors.run_rows, count=selectors.run_rows_count,
+        workspace=membership.workspace,
+    )  # fmt: skip
+    context = {
+        "workspace": membership.workspace, "membership": membership, "listing": listing,
+        "status_words": dict(RUN_STATUS_WORDS),
+    }  # fmt: skip
+    return render_listing(request, "agents/run_list.html", context, listing=listing)
+
+
 # -- decisions ------------------------------------------------------------------------------------
 
 
@@ -176,12 +253,7 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
 @login_required
 def decision_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    # Only the table over HTMX (a status filter): the form and its pickers are not read for it.
-    form = {} if request.htmx or not membership.can_write else _form_context(membership.workspace, DecisionForm())
-    return _status_list(
-        request, ws_id, template="agents/decision_list.html", table="decision-table", statuses=DECISION_STATUSES,
-        items="decisions", read=selectors.newest_decisions, **form,
-    )  # fmt: skip
+    return _decision_page(request, membership, form=DecisionForm())
 
 
 def _form_context(workspace: Workspace, form: DecisionForm, data: QueryDict | None = None) -> dict[str, Any]:
@@ -194,27 +266,32 @@ def _form_context(workspace: Workspace, form: DecisionForm, data: QueryDict | No
     return {"form": form, "justifications": justifications}
 
 
-def _status_list(
+def _decision_page(
     request: HtmxRequest,
-    ws_id: UUID,
+    membership: Membership,
     *,
-    template: str,
-    table: str,
-    statuses: list[tuple[str, str]],
-    items: str,
-    read: Callable[..., Any],
-    **extra: Any,
+    form: DecisionForm,
+    data: QueryDict | None = None,
+    status: int = 200,
 ) -> HttpResponse:
-    """A list page filtered by ?status= (one of `statuses`; anything else shows all), newest first;
-    over HTMX only its table (the `table` partial), so the filter swaps the rows in place."""
-    membership = get_membership(request.user, ws_id)
-    status = request.GET.get("status", "")
-    status = status if status in dict(statuses) else ""
+    """The decisions list, and for a member who writes the new decision form with its pickers (not read when
+    htmx asks for the list alone)."""
+    path = reverse("agents:decisions", kwargs={"ws_id": membership.workspace.id})
+    # A form sent back with its errors shows the list as it is first seen.
+    params = request.GET if request.method == "GET" else {}
+    listing = DECISIONS.read_page(
+        params, path=path, read=selectors.decision_rows, count=selectors.decision_rows_count,
+        workspace=membership.workspace,
+    )  # fmt: skip
+    asks_list_only = request.htmx and request.headers.get("HX-Target") == listing.target
+    form_context = (
+        _form_context(membership.workspace, form, data) if membership.can_write and not asks_list_only else {}
+    )
     context = {
-        "workspace": membership.workspace, "membership": membership, "status": status, "statuses": statuses,
-        items: read(workspace=membership.workspace, status=status), **extra,
+        "workspace": membership.workspace, "membership": membership, "listing": listing, "form": form,
+        "status_words": dict(DECISION_STATUS_WORDS), "kind_words": dict(DECISION_KIND_WORDS), **form_context,
     }  # fmt: skip
-    return render(request, f"{template}#{table}" if request.htmx else template, context)
+    return render_listing(request, "agents/decision_list.html", context, listing=listing, status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -244,11 +321,7 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         if decision is not None:
             messages.success(request, f"Decision “{decision.title}” created.")
             return redirect("agents:decision", ws_id=workspace.id, decision_id=decision.id)
-    context = {
-        "workspace": workspace, "membership": membership, "status": "", "statuses": DECISION_STATUSES,
-        "decisions": selectors.newest_decisions(workspace=workspace), **_form_context(workspace, form, data),
-    }  # fmt: skip
-    return render(request, "agents/decision_list.html", context, status=422 if form.errors else 200)
+    return _decision_page(request, membership, form=form, data=data, status=422 if form.errors else 200)
 
 
 def _create(request: HtmxRequest, workspace: Workspace, form: DecisionForm) -> selectors.Decision | None:
@@ -320,21 +393,30 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
 @require_GET
 @login_required
 def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """The actions, filtered by ?status= and by ?decision= (the decision they depend on, chosen with its picker)."""
+    """The actions, paged, sorted and filtered; ?decision= (the decision they depend on) is chosen with its picker."""
     membership = get_membership(request.user, ws_id)
-    picked = chosen_ids(request.GET, field="decision", single=True)
-    decision_id = picked[0] if picked and parse_id(picked[0]) else ""
-    # Over HTMX only the table changes (a status filter): the picker is not read for it.
-    picker = None if request.htmx else selectors.decision_picker(
-        workspace=membership.workspace, field="decision", query=query_in(request.GET, "decision"), chosen=picked,
-        single=True, needs_support=False, label="Decision they depend on",
+    workspace = membership.workspace
+    params = request.GET.copy()
+    if is_step(request.GET):
+        # The decision picker's own button (no JavaScript): the decision it picked or removed is the filter now.
+        params["decision"] = " ".join(chosen_ids(request.GET, field="decision", single=True))
+    listing = ACTIONS.read_page(
+        params, path=request.path, read=selectors.action_rows, count=selectors.action_rows_count,
+        workspace=workspace,
+    )  # fmt: skip
+    decision = listing.criteria.get("decision")
+    picker = selectors.decision_picker(
+        workspace=workspace, field="decision", query=query_in(request.GET, "decision"),
+        chosen=[decision] if decision else [], single=True, needs_support=False, label="Depends on decision",
         empty_words="Any decision: find one to see only its actions.",
     )  # fmt: skip
-    return _status_list(
-        request, ws_id, template="agents/action_list.html", table="action-table", statuses=ACTION_STATUSES,
-        items="actions", read=lambda **asked: selectors.newest_actions(**asked, decision_id=decision_id),
-        decision_picker=picker, keep=urlencode({"decision": decision_id}) if decision_id else "",
-    )  # fmt: skip
+    if picker.chosen:
+        listing = listing.with_shown(decision=f"“{picker.chosen[0].text}”")
+    context = {
+        "workspace": workspace, "membership": membership, "listing": listing,
+        "status_words": dict(ACTION_STATUS_WORDS), "decision_picker": picker,
+    }  # fmt: skip
+    return render_listing(request, "agents/action_list.html", context, listing=listing)
 
 
 @require_GET
@@ -365,7 +447,7 @@ ACTION_MARKED = {
     ActionStatus.PENDING: "“{title}” is reopened: it is pending again.",
 }
 # The columns of an action's row for a member who can write (agents/partials/action_table.html).
-ACTION_ROW_COLUMNS = 4
+ACTION_ROW_COLUMNS = 5
 
 
 @require_POST

@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from afterhack import llm
 from afterhack.clock import now_iso
 from afterhack.ids import storable
+from afterhack.listing import Criteria
 from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
@@ -23,10 +24,12 @@ from claims.evidence import REASON_LABELS, Reason
 from claims.graph import CitedPassage as CitedPassage
 from claims.graph import Claim as Claim
 from claims.graph import ClaimCard as ClaimCard
+from claims.graph import ClaimRow as ClaimRow
 from claims.graph import ClaimSpan, SearchHit
 from claims.graph import Dependent as Dependent
 from claims.graph import Extraction as Extraction
 from claims.graph import RejectedClaim as RejectedClaim
+from claims.graph import SourceRow as SourceRow
 from claims.graph import SourceSummary as SourceSummary
 from claims.graph import SourceVersion as SourceVersion
 from claims.statuses import ClaimStatus, ConfidenceKind, Match, SearchMode
@@ -81,8 +84,31 @@ def default_mode() -> SearchMode:
     return SearchMode.HYBRID if llm.embedding_configured() else SearchMode.LEXICAL
 
 
+def claim_rows(
+    *, workspace: Workspace, criteria: Criteria, offset: int, limit: int, ranked: list[str] | None = None
+) -> list[ClaimRow]:
+    """One page of the claims list: of every claim, or of a search's `ranked` ids (best first), filtered,
+    sorted and paged as the criteria ask."""
+    return claims_graph.claim_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit, ids=ranked)
+
+
+def claim_rows_count(*, workspace: Workspace, criteria: Criteria, ranked: list[str] | None = None) -> int:
+    """How many claims the claims list has with these filters (of every claim, or of the `ranked` ids)."""
+    return claims_graph.claim_rows_count(workspace=workspace, criteria=criteria, ids=ranked)
+
+
+def source_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[SourceRow]:
+    """One page of the sources list, filtered, sorted and paged as the criteria ask."""
+    return claims_graph.source_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+
+
+def source_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
+    """How many sources the sources list has with these filters."""
+    return claims_graph.source_rows_count(workspace=workspace, criteria=criteria)
+
+
 def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
-    """The most recently added claims, for the search page before anything is typed."""
+    """The most recently added claims, for a picker before anything is typed."""
     return claims_graph.claim_newest(workspace=workspace, limit=limit)
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
-from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -17,10 +17,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
+from afterhack.listing import Filter, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
-from claims.statuses import JobStatus, SearchMode
+from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -72,16 +73,47 @@ def extractor_label() -> str:
 # -- sources ------------------------------------------------------------------------------------
 
 
+# Statuses and states in words, for the lists' filters and badges.
+SOURCE_STATUS_WORDS = ((SourceStatus.ACTIVE, "Active"), (SourceStatus.RETRACTED, "Retracted"))
+EXTRACTION_WORDS = (
+    ("failed", "Failed"), ("running", "Queued or running"), ("done", "Done"), ("none", "Never extracted"),
+)  # fmt: skip
+CLAIM_STATUS_WORDS = (
+    (ClaimStatus.CURRENT, "Current"),
+    (ClaimStatus.SUPERSEDED, "Superseded by a correction"),
+    (ClaimStatus.RETRACTED, "Retracted"),
+    (ClaimStatus.UNSUPPORTED, "Unsupported (its premises fell)"),
+)
+ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
+
+SOURCES = ListSpec(
+    name="sources",
+    noun=("source", "sources"),
+    sorts={"title": "Title", "claims": "Claims", "author": "Added by", "created": "Added"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=SOURCE_STATUS_WORDS),
+        "extraction": Filter("Extraction", kind="choice", choices=EXTRACTION_WORDS),
+        **ADDED,
+    },
+    search="Title",
+)
+
+
 @require_GET
 @login_required
 def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    listing = SOURCES.read_page(
+        request.GET, path=request.path, read=selectors.source_rows, count=selectors.source_rows_count,
+        workspace=workspace,
+    )  # fmt: skip
     context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "sources": selectors.sources(workspace=membership.workspace),
-    }
-    return render(request, "claims/source_list.html", context)
+        "workspace": workspace, "membership": membership, "listing": listing,
+        "status_words": dict(SOURCE_STATUS_WORDS), "extraction_words": dict(EXTRACTION_WORDS),
+    }  # fmt: skip
+    return render_listing(request, "claims/source_list.html", context, listing=listing)
 
 
 @require_http_methods(["GET", "POST"])
@@ -198,62 +230,96 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
 # -- claims ---------------------------------------------------------------------------------------
 
 
+# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
+# No mode is the default, words and meaning fused.
+SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Words only"))
+
+CLAIMS = ListSpec(
+    name="claims",
+    noun=("claim", "claims"),
+    sorts={"statement": "Claim", "status": "Status", "created": "Added"},
+    default_sort="-created",
+    filters={
+        "status": Filter("Status", kind="choice", choices=CLAIM_STATUS_WORDS),
+        "source": Filter("Source"),
+        **ADDED,
+    },
+    search="Search",
+    live=True,
+)
+# With a search: the same list, ranked by the search (best first) unless another sort is chosen.
+CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
+MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
+
+
+def claims_spec(*, searching: bool) -> ListSpec:
+    """The claims list's spec: ranked by relevance while searching; with the search modes when there are any."""
+    spec = CLAIM_RESULTS if searching else CLAIMS
+    if llm.embedding_configured():
+        spec = replace(spec, filters={**spec.filters, "mode": MODE_FILTER})
+    return spec
+
+
 @require_GET
 @login_required
 def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Every claim, newest first, or what a search finds, best first; filtered, sorted and paged from the address."""
     membership = get_membership(request.user, ws_id)
-    # A mode the page does not offer is the default mode (a hand-edited address is not an error on a page).
-    mode = SearchMode(request.GET["mode"]) if request.GET.get("mode") in SearchMode else None
-    context = _search_context(membership, request.GET.get("q", ""), mode, derive=not request.htmx)
-    if request.htmx:
-        result = context["result"]
-        response = render(request, "claims/claim_search.html#results", context)
-        # The address follows the search, so reloading or sharing it shows the same results.
-        asked = {"q": result.query} if result.query else {}
-        if mode is not None:
-            asked["mode"] = mode
-        response["HX-Push-Url"] = reverse("claims:search", kwargs={"ws_id": membership.workspace.id}) + (
-            f"?{urlencode(asked)}" if asked else ""
-        )
-        return response
-    return render(request, "claims/claim_search.html", context)
+    return _claims_page(request, membership, params=request.GET.copy())
 
 
-def _search_context(
-    membership: Membership, query: str, mode: SearchMode | None, *, derive: bool, derived: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The claims page: the search's results (the newest claims before one), and for a member who writes, the
-    derive form with its claim picker (as the form sent it back in `derived`: statement, chosen, query, error)."""
+def _claims_page(
+    request: HtmxRequest,
+    membership: Membership,
+    *,
+    params: QueryDict,
+    derived: dict[str, Any] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The claims list (or a search's results) from `params`, and for a member who writes the derive form with
+    its claim picker (as the form sent it back in `derived`: statement, chosen, query, error)."""
     workspace = membership.workspace
-    result = selectors.claim_search(workspace=workspace, query=query, mode=mode)
+    params = request.GET.copy()
+    # The default mode is no mode (hybrid, spelled out by an older address, is the default).
+    if params.get("mode") == SearchMode.HYBRID:
+        params.pop("mode")
+    spec = claims_spec(searching=bool(tidy(params.get("q", ""))))
+    criteria, _ = spec.criteria(params)
+    mode = SearchMode(criteria.get("mode")) if criteria.get("mode") else None
+    result = selectors.claim_search(
+        workspace=workspace, query=criteria.q, mode=mode, limit=selectors.MAX_SEARCH_RESULTS
+    )
+    ranked = [hit.id for hit in result.hits] if criteria.q else None
+    listing = spec.read_page(
+        params, path=request.path, read=selectors.claim_rows, count=selectors.claim_rows_count,
+        workspace=workspace, ranked=ranked,
+    )  # fmt: skip
+    source = listing.criteria.get("source")
+    if source and (named := selectors.source_get(workspace=workspace, source_id=source)) is not None:
+        listing = listing.with_shown(source=f"“{named.title}”")
     context = {
-        "workspace": workspace,
-        "membership": membership,
-        "result": result,
-        "modes": SEARCH_MODES if llm.embedding_configured() else [],
-        "mode": mode or selectors.default_mode(),
-        "newest": [] if result.query else selectors.newest_claims(workspace=workspace),
-    }
-    if derive and membership.can_write:
-        derived = derived or {}
-        context["derive"] = {
-            "statement": derived.get("statement", ""), "error": derived.get("error", ""),
-            "open": bool(derived),
-            "picker": selectors.claim_picker(
-                workspace=workspace, field="derived_from", query=derived.get("query", ""),
-                chosen=derived.get("chosen", []), label="Find the claims it follows from",
-                empty_words="No claim chosen yet: find the claims it follows from and add them.",
-            ),
-        }  # fmt: skip
-    return context
+        "workspace": workspace, "membership": membership, "listing": listing, "result": result,
+        "matches": {hit.id: hit.match for hit in result.hits}, "modes": bool(llm.embedding_configured()),
+        "status_words": dict(CLAIM_STATUS_WORDS),
+    }  # fmt: skip
+    if membership.can_write and not (request.htmx and request.headers.get("HX-Target") == listing.target):
+        context["derive"] = _derive_context(membership, derived)
+    return render_listing(request, "claims/claim_search.html", context, listing=listing, status=status)
 
 
-# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
-SEARCH_MODES = [
-    (SearchMode.HYBRID, "Words and meaning"),
-    (SearchMode.SEMANTIC, "Meaning"),
-    (SearchMode.LEXICAL, "Words"),
-]
+def _derive_context(membership: Membership, derived: dict[str, Any] | None) -> dict[str, Any]:
+    """The derive form: the statement, the claim picker, and the refusal, as the form sent them back."""
+    derived = derived or {}
+    picker = selectors.claim_picker(
+        workspace=membership.workspace, field="derived_from", query=derived.get("query", ""),
+        chosen=derived.get("chosen", []), label="Find the claims it follows from",
+        empty_words="No claim chosen yet: find the claims it follows from and add them.",
+    )  # fmt: skip
+    error = derived.get("error", "")
+    # A refusal names the chosen claim that cannot support it by its statement, not by its id.
+    if error and (weak := cannot_support(picker.chosen, only="current claims")):
+        error = f"Nothing was derived: {weak}"
+    return {"statement": derived.get("statement", ""), "error": error, "open": bool(derived), "picker": picker}
 
 
 @require_GET
@@ -322,7 +388,6 @@ def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
             messages.success(request, f"Derived claim added: “{claim.statement}”")
             return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
     membership = get_membership(request.user, ws_id)
-    context = _search_context(membership, "", None, derive=True, derived=derived)
-    if derived.get("error") and (weak := cannot_support(context["derive"]["picker"].chosen, only="current claims")):
-        context["derive"]["error"] = f"Nothing was derived: {weak}"
-    return render(request, "claims/claim_search.html", context, status=422 if derived.get("error") else 200)
+    return _claims_page(
+        request, membership, params=QueryDict(), derived=derived, status=422 if derived.get("error") else 200
+    )

@@ -653,7 +653,7 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         empty_words="Any claim: find one to see its corrections.",
     )  # fmt: skip
     # The filter sentence names the claim by its statement, not its id.
-    listing = listing.named(claim=picker.chosen[0].text) if picker.chosen else listing
+    listing = listing.with_shown(claim=f"“{picker.chosen[0].text}”") if picker.chosen else listing
     context = {"workspace": workspace, "membership": membership, "listing": listing, "claim_picker": picker}
     return render(
         request, "corrections/history.html#corrections" if request.htmx else "corrections/history.html", context

@@ -14,10 +14,13 @@ from afterhack.listing import Listing
 register = template.Library()
 
 
-@register.inclusion_tag("partials/list_filters.html")
-def list_filters(listing: Listing[Any]) -> dict[str, Any]:
-    """The search box and filters of a list, what is in use in words, and a way to clear them."""
-    return {"listing": listing}
+@register.inclusion_tag("partials/list_filters.html", takes_context=True)
+def list_filters(context: template.Context, listing: Listing[Any], picker: Any = None) -> dict[str, Any]:
+    """The search box and filters of a list, what is in use in words, and a way to clear them. A `picker`
+    (afterhack/picker.py) stands in for the filter named like its field (a decision chosen by its title)."""
+    return {
+        "listing": listing, "picker": picker, "workspace": context.get("workspace"), "limits": context.get("limits"),
+    }  # fmt: skip
 
 
 @register.inclusion_tag("partials/pager.html")

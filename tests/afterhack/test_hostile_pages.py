@@ -68,7 +68,7 @@ PAGES = {
     "member_role": Page(WS + "/members/{membership}/role", form={"role": "reviewer"}, kinds={"role": CHOICE}),
     "member_remove": Page(WS + "/members/{membership}/remove", form={"confirmed": "yes"}, kinds={"confirmed": [NUL]}),
     # sources and claims
-    "sources": Page(WS + "/sources/"),
+    "sources": Page(WS + "/sources/", params=("q", "status", "extraction", "author", "from", "to", "sort", "page")),
     "source_new": Page(
         WS + "/sources/new", form={"title": "T", "text": "A new text."}, kinds={"title": TEXT, "text": TEXT}
     ),
@@ -80,7 +80,7 @@ PAGES = {
         form={"statement": "Marketing starts.", "evidence_quote": "Marketing starts in May", "start": "60"},
         kinds={"statement": TEXT, "evidence_quote": TEXT, "start": NUMBER[:-1]},
     ),
-    "search": Page(WS + "/claims/", params=("q", "mode")),
+    "search": Page(WS + "/claims/", params=("q", "mode", "status", "source", "author", "from", "to", "sort", "page")),
     "cards": Page(WS + "/claims/cards", params=("ids",)),
     "derive": Page(
         WS + "/claims/derive",
@@ -98,8 +98,9 @@ PAGES = {
     "claim_pick": Page(WS + "/claims/pick?field=x", params=("field", "key", "x", "x_q", "single", "any")),
     # the agent, decisions, actions
     "ask": Page(WS + "/ask/", form={"question": "When?"}, kinds={"question": TEXT}),
+    "runs": Page(WS + "/runs/", params=("q", "origin", "status", "person", "from", "to", "sort", "page")),
     "run": Page(WS + "/runs/{run}/", params=("before",)),
-    "decisions": Page(WS + "/decisions/", params=("status",)),
+    "decisions": Page(WS + "/decisions/", params=("q", "status", "kind", "author", "from", "to", "sort", "page")),
     "decision_create": Page(
         WS + "/decisions/new",
         params=("more", "groups", "j3_claims_q", "j3_claims"),
@@ -119,7 +120,10 @@ PAGES = {
     "decision_pick": Page(WS + "/decisions/pick", params=("field", "key", "q", "chosen", "single", "any", "x_q")),
     "decision": Page(WS + "/decisions/{decision}/"),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
-    "actions": Page(WS + "/actions/", params=("status", "decision", "decision_q", "pick", "unpick")),
+    "actions": Page(
+        WS + "/actions/",
+        params=("q", "status", "decision", "author", "from", "to", "sort", "page", "decision_q", "pick", "unpick"),
+    ),
     "action": Page(WS + "/actions/{action}/"),
     "action_mark": Page(
         WS + "/actions/{action}/status",

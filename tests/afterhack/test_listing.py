@@ -89,3 +89,25 @@ class ListSpecTests:
         assert "123 things match status Held, added by “Ana”." in " ".join(html.split())
         assert 'aria-sort="none"' in html and 'href="/things/?status=held&amp;author=Ana&amp;sort=title"' in html
         assert "11–20 of 123 things" in html and '<span aria-current="page" class="current">2</span>' in html
+
+
+class ListingAdditionsTests:
+    def test_a_day_range_takes_the_last_day_whole(self) -> None:
+        criteria, _ = SPEC.criteria({"from": "2026-02-28", "to": "2026-02-28"})
+        assert criteria.day_range(end="from") == ("2026-02-28", "2026-03-01")
+        far, _ = SPEC.criteria({"from": "9999-12-31"})
+        assert far.day_range(end="from") == ("9999-12-31", "")
+
+    def test_an_id_in_the_address_is_named_in_words_and_the_address_is_the_shortest(self) -> None:
+        page = listing({"author": "3f2a", "status": "", "sort": "-created", "page": "2"}).with_shown(author="Ana Lima")
+        assert page.active == [("Added by", "Ana Lima")] and page.address == "/things/?author=3f2a&page=2"
+        assert listing({"page": "1", "q": " "}).address == "/things/"
+
+    def test_a_choice_filter_names_its_empty_choice(self) -> None:
+        spec = ListSpec(
+            name="modes", noun=("x", "xs"), sorts={"created": "Added"}, default_sort="-created",
+            filters={"mode": Filter("Match by", kind="choice", choices=(("lexical", "Words"),), blank="Both")},
+        )  # fmt: skip
+        page = spec.read_page({}, path="/x/", read=lambda **kw: [], count=lambda **kw: 0)
+        html = Template("{% load listing %}{% list_filters listing %}").render(Context({"listing": page}))
+        assert '<option value="">Both</option>' in html

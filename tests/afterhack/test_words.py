@@ -71,7 +71,7 @@ def main_pages(workspace: Workspace) -> list[str]:
     """Every page of the demo a reviewer reads in a day, but a source's own page (the source workflow's)."""
     ws = f"/w/{workspace.id}"
     claims = claims_selectors.newest_claims(workspace=workspace)
-    decisions = agents_selectors.newest_decisions(workspace=workspace)
+    decisions = agents_selectors.decisions_page(workspace=workspace, status="", limit=50, cursor=None).items
     actions = agents_selectors.newest_actions(workspace=workspace)
     corrections = corrections_selectors.corrections_page(workspace=workspace, limit=50, cursor=None).items
     return [

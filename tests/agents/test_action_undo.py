@@ -143,7 +143,7 @@ class ConfirmPageTests:
         row = asked.content.decode()
         assert asked.status_code == 200 and snapshot(world) == before
         # The question takes the row's place: a row itself, with the row's id, spanning its columns.
-        assert row.lstrip().startswith(f'<tr id="action-{action}" class="confirm-row"><td colspan="4">')
+        assert row.lstrip().startswith(f'<tr id="action-{action}" class="confirm-row"><td colspan="5">')
         assert f"Cancel “{ANNOUNCE}”?" in row
         assert "It will not be done; you can reopen it while its decisions hold." in row
         assert 'name="confirmed" value="yes"' in row and 'name="status" value="cancelled"' in row

@@ -77,10 +77,12 @@ class DecisionPagesTests:
         ws = story.trio.workspace.id
         assert "Launch in June" in client.get(f"/w/{ws}/decisions/?status=supported").content.decode()
         assert "Launch in June" not in client.get(f"/w/{ws}/decisions/?status=needs_review").content.decode()
-        fragment = client.get(f"/w/{ws}/decisions/?status=supported", headers=HTMX).content.decode()
-        assert fragment.lstrip().startswith('<section id="decision-table">')
-        # The filter comes with the table, so the chosen one is the one marked.
-        assert 'aria-current="true">Supported</a>' in fragment and 'aria-current="true">All' not in fragment
+        fragment = client.get(
+            f"/w/{ws}/decisions/?status=supported", headers={**HTMX, "HX-Target": "decisions-list"}
+        ).content.decode()
+        assert fragment.lstrip().startswith('<section id="decisions-list"')
+        # The filter comes with the list, so the chosen status is the one selected.
+        assert '<option value="supported" selected>Supported</option>' in fragment
 
     def test_creating_a_decision_from_the_page_and_explaining_bad_support(self, story: Story) -> None:
         ws = story.trio.workspace.id

@@ -172,9 +172,10 @@ class SemanticSearchTests:
         url = reverse("claims:search", kwargs={"ws_id": trio.workspace.id})
         page = client_for(trio.viewer).get(url, {"q": "When is the release?"}).content.decode()
         assert "The launch is in June." in page and "words and meaning" not in page
-        assert '<option value="hybrid" selected>Words and meaning</option>' in page
+        # No mode is the default, words and meaning fused.
+        assert '<option value="">Words and meaning</option>' in page and " selected>" not in page
         lexical = client_for(trio.viewer).get(url, {"q": "When is the release?", "mode": "lexical"}).content.decode()
-        assert "No claim matches" in lexical and '<option value="lexical" selected>Words</option>' in lexical
+        assert "No claim matches" in lexical and '<option value="lexical" selected>Words only</option>' in lexical
 
     def test_the_page_shows_how_each_result_matched_and_a_quiet_note_when_degraded(
         self, trio: Trio, embedder: Any, django_capture_on_commit_callbacks: Any
@@ -186,11 +187,15 @@ class SemanticSearchTests:
         assert '<span class="badge match" title="How it matched your search">meaning</span>' in page
         assert "Searched by words only" not in page
         embedder.embeddings_reply = {"status": 500}
-        response = client_for(trio.viewer).get(url, {"q": "launch", "mode": "semantic"}, headers={"HX-Request": "true"})
+        response = client_for(trio.viewer).get(
+            url, {"q": "launch", "mode": "semantic"}, headers={"HX-Request": "true", "HX-Target": "claims-list"}
+        )
         assert (
             "Searched by words only. The embeddings model&#x27;s server answered HTTP 500" in response.content.decode()
         )
-        assert response["HX-Push-Url"] == url + "?q=launch&mode=semantic"
+        html = response.content.decode()
+        assert html.lstrip().startswith('<section id="claims-list"') and "3 claims match" in " ".join(html.split())
+        assert f'href="{url}?q=launch&amp;mode=semantic&amp;sort=statement"' in html
 
 
 class EmbeddingOnCreateTests:

@@ -101,7 +101,7 @@ class ContentSecurityPolicyTests:
 
         # A source's highlight shows its claims over HTMX.
         watch.visit(f"{base}/sources/")
-        page.locator("main table a").first.click()
+        page.locator("main tbody a").first.click()
         page.locator("#source-text mark").first.click()
         page.locator("#claim-panel .claim-card").first.wait_for()
         settled(page)
@@ -133,7 +133,7 @@ class ContentSecurityPolicyTests:
     def test_retracting_a_source_still_asks_first(self, page: Any, watch: Watch, demo_workspace: Workspace) -> None:
         workspace = demo_workspace
         watch.visit(f"/w/{workspace.id}/sources/")
-        page.locator("main table a").first.click()
+        page.locator("main tbody a").first.click()
         page.get_by_role("link", name="New version or retract").click()
         questions: list[str] = []
 

@@ -45,7 +45,7 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
     long = claims_services.source_add(
         workspace=workspace, title=LONG_TITLE, text="The board approved the launch budget.", actor=admin
     )
-    decision = agents_selectors.newest_decisions(workspace=workspace)[0]
+    decision = agents_selectors.decisions_page(workspace=workspace, status="", limit=50, cursor=None).items[0]
     plan_source = next(s for s in claims_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
     ws = f"/w/{workspace.id}"
     return {

@@ -30,23 +30,26 @@ class SearchModeTests:
         log_in(page, live_server, trio.viewer)
         page.goto(f"/w/{trio.workspace.id}/claims/")
         mode = page.get_by_label("Match by")
-        assert mode.input_value() == "hybrid"
-        page.get_by_label("Search claims").fill("When is the release?")
-        first = page.locator("#results tbody tr").first
+        # No mode is the default: words and meaning fused.
+        assert mode.input_value() == ""
+        page.get_by_label("Search", exact=True).fill("When is the release?")
+        first = page.locator("#claims-list tbody tr").first
         first.get_by_text("The launch is in June.").wait_for()
         assert "meaning" in first.locator(".badge.match").inner_text()
-        assert "Berlin" not in page.locator("#results").inner_text()
+        assert "Berlin" not in page.locator("#claims-list").inner_text()
         screenshot(page, "search-hybrid-by-meaning")
 
         mode.select_option("lexical")
+        page.get_by_role("button", name="Filter").click()
         page.get_by_text("No claim matches “When is the release?”").wait_for()
         settled(page)
-        assert page.url.endswith("mode=lexical")
+        assert page.url.endswith("?q=When+is+the+release%3F&mode=lexical")
         screenshot(page, "search-lexical-finds-nothing")
 
         embedder.embeddings_reply = {"status": 500}
         mode.select_option("semantic")
-        note = page.locator("#results .degraded")
+        page.get_by_role("button", name="Filter").click()
+        note = page.locator("#claims-list .degraded")
         note.wait_for()
         assert note.inner_text().startswith("Searched by words only.")
         screenshot(page, "search-degraded")
