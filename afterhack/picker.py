@@ -20,6 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from afterhack.ids import parse_id
+from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_ID_CHARS, MAX_SEARCH_CHARS
 
 # How many results a picker shows (the newest before anything is typed, the best matches after).
@@ -52,7 +53,7 @@ class PickItem:
 
     @property
     def status_words(self) -> str:
-        return self.status.replace("_", " ")
+        return in_words(self.status)
 
 
 @dataclass(frozen=True)

@@ -305,6 +305,9 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     if request.method == "GET" and request.htmx and request.GET.get("more"):
         number = justification_count(request.GET)
+        if number >= MAX_JUSTIFICATIONS and str(request.GET.get("groups")) == str(MAX_JUSTIFICATIONS):
+            # Already at the most a form takes: nothing to add (204: htmx swaps nothing).
+            return HttpResponse(status=204)
         context = {
             "workspace": workspace,
             "count": number,

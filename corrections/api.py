@@ -172,7 +172,8 @@ def change_out(change: services.EvidenceChange) -> dict[str, Any]:
 )
 def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, payload: PreviewIn) -> Any:
     """What correcting the claim would do: decisions needing review or still supported, actions held, claims
-    unsupported. 409 claim_not_current if the claim is already superseded or retracted."""
+    unsupported. 409 claim_not_current if the claim is already superseded or retracted; 422 invalid_input if the
+    statement is the claim's own (case, spacing and a final full stop ignored): there is nothing to correct."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     plan = services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
     return {
@@ -197,7 +198,8 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
     already_applied. With `evidence`, the replacement also cites that passage: 422 evidence_not_found (with
     its reason) if the quote is not in the source's current version, 404 if there is no such source here,
     409 if it was retracted. 409 stale_correction_preview (with the current revision) if anything the
-    preview depended on changed, claim_not_current if another correction superseded the claim."""
+    preview depended on changed, claim_not_current if another correction superseded the claim; 422 invalid_input
+    if the statement is the claim's own (nothing to correct)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     evidence = payload.evidence.model_dump() if payload.evidence else None
     outcome = services.apply(

@@ -312,6 +312,7 @@ CORRECTION_WHERE = (
     "AND ($since = '' OR x.applied_at >= $since) AND ($until = '' OR x.applied_at < $until) "
     "AND ($impact = '' OR ($impact = 'review' AND NOT x.affected CONTAINS $no_review) "
     "OR ($impact = 'held' AND NOT x.affected CONTAINS $no_held) "
+    "OR ($impact = 'unsupported' AND NOT x.affected CONTAINS $no_unsupported) "
     "OR ($impact = 'none' AND x.affected CONTAINS $no_review AND x.affected CONTAINS $no_held "
     "AND x.affected CONTAINS $no_unsupported)) "
 )
@@ -394,7 +395,10 @@ def correction_page(
     """One page of the corrections the filters select, sorted by `sort` (a HISTORY_SORTS key)."""
     query = CORRECTION_PAGES[(sort, descending)]
     params = {**filters.params(), "offset": offset, "limit": limit}
-    return [Correction.from_map(row) for row in graph.ro_records(workspace, query, params)]
+    page = [Correction.from_map(row) for row in graph.ro_records(workspace, query, params)]
+    # The OPTIONAL MATCH after the paging may reorder rows: put the page back in the order it was cut in.
+    key = (lambda c: (c.actor.lower(), c.id)) if sort == "actor" else (lambda c: (c.applied_at, c.id))
+    return sorted(page, key=key, reverse=descending)
 
 
 # The same read as CORRECTION_GET, for many ids at once (the review queue names each decision's correction).

@@ -13,9 +13,10 @@ class ApplyStatus(StrEnum):
 
 
 class CorrectionImpact(StrEnum):
-    """What a correction did downstream, as the history filters it: sent decisions to review, held actions, or
-    left everything standing."""
+    """What a correction did downstream, as the history filters it: sent decisions to review, held actions, left
+    derived claims unsupported, or left everything standing."""
 
     REVIEW = "review"
     HELD = "held"
+    UNSUPPORTED = "unsupported"
     NONE = "none"

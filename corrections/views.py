@@ -620,6 +620,7 @@ HISTORY = ListSpec(
         "claim": Filter("Claim", "id"),
         "kind": Filter("Kind", "choice", (
             (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
+            (CorrectionImpact.UNSUPPORTED, "Left derived claims unsupported"),
             (CorrectionImpact.NONE, "Left everything standing"),
         )),
         "since": Filter("From", "day"),
@@ -756,11 +757,14 @@ def _audit_detail_url(event: AuditEvent) -> str:
 
 CSV_COLUMNS = ["time (UTC)", "workspace", "person", "kind", "summary", "target ids"]
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); a leading quote keeps it text.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What a spreadsheet reads as the start of a formula, also in full-width forms and after leading spaces.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
+# A byte-order mark first: spreadsheets then read the file as UTF-8 (the summaries' curly quotes intact).
+CSV_BOM = "\ufeff"
 
 
 def _cell(value: str) -> str:
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
+    return "'" + value if value.lstrip(" ").startswith(FORMULA_STARTS) else value
 
 
 def _target_ids(payload: dict[str, Any]) -> str:
@@ -795,7 +799,7 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
     criteria, _ = _audit_spec().criteria(request.GET)
     events = workspace_selectors.audit_events(criteria=criteria).iterator(chunk_size=500)
     writer = csv.writer(_Echo())
-    lines = (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, events)))
+    lines = chain([CSV_BOM], (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, events))))
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"afterhack-audit-{datetime.now(UTC):%Y-%m-%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

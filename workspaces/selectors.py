@@ -253,9 +253,14 @@ def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]
 
 
 def action_events(*, workspace: Workspace, action_id: str) -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this action, oldest first: its creation, its marks, and the
-    corrections, retractions and new versions that held it."""
-    about = Q(payload__action_id=action_id) | Q(payload__affected__actions_held__contains=[action_id])
+    """The workspace's audit events about this action, oldest first: its creation, its marks, the corrections,
+    retractions and new versions that held it, and the dismissals and revisions that cancelled or moved it."""
+    about = (
+        Q(payload__action_id=action_id)
+        | Q(payload__affected__actions_held__contains=[action_id])
+        | Q(payload__cancelled__contains=[action_id])
+        | Q(payload__moved__contains=[action_id])
+    )
     return AuditEvent.objects.filter(about, workspace=workspace).order_by("created_at", "id")
 
 

@@ -151,7 +151,7 @@ class AuditFilterTests:
 class AuditExportTests:
     def rows(self, response: Any) -> list[list[str]]:
         assert response.streaming
-        body = b"".join(response.streaming_content).decode()
+        body = b"".join(response.streaming_content).decode("utf-8-sig")
         return list(csv.reader(io.StringIO(body)))
 
     def test_the_csv_holds_exactly_the_filtered_events_of_every_page(self, world: World, auditor: Any) -> None:
@@ -175,7 +175,7 @@ class AuditExportTests:
         assert datetime.fromisoformat(rows[0][0]).tzinfo is not None
 
     def test_cells_a_spreadsheet_would_run_are_quoted(self, world: World, auditor: Any) -> None:
-        for title in ('=HYPERLINK("http://evil.example","click")', "+1+2", "-3", "@SUM(A1)"):
+        for title in ('=HYPERLINK("http://evil.example","click")', "+1+2", "-3", "@SUM(A1)", " =1+2", "＝1+2"):
             claims_services.source_add(
                 workspace=world.trio.workspace, title=title, text="Some text.", actor=world.trio.owner
             )
@@ -185,10 +185,11 @@ class AuditExportTests:
         summaries = [row[4] for row in rows[1:]]
         assert "added the source “=HYPERLINK" in " ".join(summaries)  # inside a sentence: harmless
         workspace_services.workspace_create(name="=1+1", creator=world.trio.owner)
+        workspace_services.workspace_create(name="＝2+2", creator=world.trio.owner)  # a full-width equals sign
         rows = self.rows(client_for(auditor).get("/audit/export.csv?kind=workspace.created"))
         cells = [cell for row in rows[1:] for cell in row]
-        assert "'=1+1" in cells and "'=cmd" in cells
-        assert not any(cell.startswith(("=", "+", "-", "@")) for cell in cells)
+        assert "'=1+1" in cells and "'=cmd" in cells and "'＝2+2" in cells
+        assert not any(cell.lstrip(" ").startswith(("=", "+", "-", "@", "＝")) for cell in cells)
 
 
 class ImpactAsItWasTests:

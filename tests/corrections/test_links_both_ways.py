@@ -58,6 +58,15 @@ class ActionPageTests:
             "added the action" in body and f'(<a href="/w/{ws}/corrections/{c.correction}/">the correction</a>)' in body
         )
 
+    def test_its_history_names_the_dismissal_that_cancelled_it(self, corrected: Corrected) -> None:
+        from corrections import review
+
+        c = corrected
+        review.decision_dismiss(workspace=c.world.trio.workspace, decision_id=c.launch, actor=c.world.trio.reviewer)
+        body = page(c, f"actions/{c.announce}/")
+        assert '<span class="badge st-cancelled">cancelled</span>' in body
+        assert "dismissed “Launch in June”" in body
+
     def test_it_offers_the_moves_the_action_can_make_to_a_writer_only(self, corrected: Corrected) -> None:
         c = corrected
         reviewer = client_for(c.world.trio.reviewer).get(f"/w/{c.world.ws}/actions/{c.announce}/").content.decode()

@@ -238,6 +238,16 @@ class HistoryFilterTests:
         assert "No corrections match kind Left everything standing. Clear filters" in body
         body = words(browser.get(f"/w/{world.ws}/corrections/?kind=held"))
         assert "No corrections match kind Held actions." in body
+        body = words(browser.get(f"/w/{world.ws}/corrections/?kind=unsupported"))
+        assert "No corrections match kind Left derived claims unsupported." in body
+
+    def test_a_correction_that_only_left_a_derived_claim_unsupported_is_found_by_that_kind(self, world: World) -> None:
+        world.derived("The campaign starts in June.", world.june)
+        self.applied(world)
+        browser = client_for(world.trio.viewer)
+        assert "The launch is in July." in words(browser.get(f"/w/{world.ws}/corrections/?kind=unsupported"))
+        body = words(browser.get(f"/w/{world.ws}/corrections/?kind=none"))
+        assert "No corrections match kind Left everything standing." in body
 
     def test_over_htmx_it_answers_only_the_list(self, world: World) -> None:
         self.applied(world)

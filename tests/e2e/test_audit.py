@@ -48,7 +48,7 @@ class AuditInBrowserTests:
         assert download.suggested_filename.startswith("afterhack-audit-") and download.suggested_filename.endswith(
             ".csv"
         )
-        with open(download.path(), newline="", encoding="utf-8") as handle:
+        with open(download.path(), newline="", encoding="utf-8-sig") as handle:
             header, *rows = list(csv.reader(handle))
         assert header[:4] == ["time (UTC)", "workspace", "person", "kind"]
         expected = AuditEvent.objects.filter(workspace=demo_workspace, actor_name="rita", verb="source.added")
