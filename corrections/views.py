@@ -656,9 +656,13 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     # The filter sentence names the claim by its statement, not its id.
     listing = listing.with_shown(claim=f"“{picker.chosen[0].text}”") if picker.chosen else listing
     context = {"workspace": workspace, "membership": membership, "listing": listing, "claim_picker": picker}
-    return render(
+    response = render(
         request, "corrections/history.html#corrections" if request.htmx else "corrections/history.html", context
     )
+    if request.htmx:
+        # The address kept in the history is the list's own, shortest one (a picked claim is its id there).
+        response["HX-Push-Url"] = listing.address
+    return response
 
 
 @require_GET

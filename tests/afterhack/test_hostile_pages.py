@@ -32,7 +32,7 @@ NUL = "a\x00b"
 SURROGATE, NOT_UTF8 = "%ED%A0%80", "%FF%FE"
 HUGE_TEXT = "x" * (MAX_SOURCE_CHARS + 1)
 HUGE_NUMBERS = [str(2**63), str(2**64), "1" + "0" * 30, "9" * 5000]
-ODD_NUMBERS = ["-1", "1.5", "1e400", "NaN", "abc", "²", "١٢", ""]
+ODD_NUMBERS = ["-1", "1.5", "1e400", "NaN", "abc", "²", ""]
 BAD_IDS = ["not-a-uuid", "%00", "x" * 5000, SURROGATE, "99999999999999999999", "00000000-0000-0000-0000-000000000000"]
 
 TEXT = [NUL, HUGE_TEXT]

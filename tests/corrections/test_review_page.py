@@ -250,7 +250,7 @@ class DecisionPageTests:
         item = html.unescape(browser.get(f"/w/{world.ws}/review/{ids['launch']}/").content.decode())
         assert "it is superseded by" in item and "Re-justify" not in item
         listed = html.unescape(browser.get(f"/w/{world.ws}/decisions/?status=superseded").content.decode())
-        table = listed.split('<section id="decision-table">')[1].split("</section>")[0]
+        table = listed.split('<section id="decisions-list"')[1].split("</section>")[0]
         assert "Launch in June" in table and "Launch in July" not in table
 
     def test_access(self, world: World) -> None:

@@ -59,7 +59,7 @@ class DashboardAttentionTests:
         assert page.get_by_text(re.compile(r"revision", re.I)).count() == 0
         screenshot(page, "dashboard-needs-attention")
 
-        opens_exactly(page, attention, "1 held action", r"/actions/\?status=held$", "#action-table tbody tr", DEPOSIT)
+        opens_exactly(page, attention, "1 held action", r"/actions/\?status=held$", "#actions-list tbody tr", DEPOSIT)
         screenshot(page, "dashboard-held-actions")
         page.go_back()
         opens_exactly(

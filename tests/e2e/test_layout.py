@@ -109,7 +109,7 @@ class LayoutTests:
 class KeyboardTests:
     def test_slash_moves_to_the_search_box_unless_typing_in_a_field(self, page: Any, busy_demo: dict[str, str]) -> None:
         page.goto(busy_demo["claims"])
-        box = page.get_by_role("searchbox", name="Search claims")
+        box = page.get_by_role("searchbox", name="Search", exact=True)
         hint = page.locator(".slash-hint")
         hint.wait_for()
         assert hint.inner_text() == "Press / to search"

@@ -214,18 +214,18 @@ class PickerTests:
         workspace = demo_workspace
         booking = next(d for d in agents_graph.decision_list(workspace=workspace) if d.title.startswith("Book"))
         watch.visit(f"/w/{workspace.id}/actions/")
-        picker = page.locator("#decision-filter .picker")
+        picker = page.locator("#decision-picker")
         search(picker, "campaign")
         picker.locator("[data-picker-q]").press("ArrowDown")
         picker.locator("[data-picker-q]").press("Enter")
         page.wait_for_url(re.compile(rf"/actions/\?decision={booking.id}$"))
-        assert "Book the May campaign slots" in page.locator("#decision-filter ul.chosen").inner_text()
-        rows = page.locator("#action-table tbody tr")
+        assert "Book the May campaign slots" in page.locator("#decision-picker ul.chosen").inner_text()
+        rows = page.locator("#actions-list tbody tr")
         assert rows.count() == 1 and "Pay the ad agency deposit" in rows.first.inner_text()
         screenshot(page, "picker-actions-by-decision")
-        page.locator("#decision-filter ul.chosen").get_by_role("button", name="Remove").click()
+        page.locator("#decision-picker ul.chosen").get_by_role("button", name="Remove").click()
         page.wait_for_url(re.compile(rf"/w/{workspace.id}/actions/\??$"))
-        page.locator("#action-table tbody tr", has_text="Send the launch announcement").wait_for()
+        page.locator("#actions-list tbody tr", has_text="Send the launch announcement").wait_for()
         watch.assert_clean()
 
 
