@@ -479,7 +479,9 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
         return HttpResponseRedirect(back)
     action = selectors.action_get(workspace=workspace, action_id=action_id) or action
     membership = get_membership(request.user, ws_id)
-    context = {"workspace": workspace, "membership": membership, "action": action, "next": back}
+    # What happened is said in this row only (on a full page, the flash messages are the page's, not a row's).
+    said = list(messages.get_messages(request))
+    context = {"workspace": workspace, "membership": membership, "action": action, "next": back, "row_messages": said}
     return render(request, "agents/partials/action_row.html", context)
 
 

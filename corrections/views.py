@@ -5,17 +5,20 @@ from __future__ import annotations
 import csv
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import wraps
 from itertools import chain
 from typing import Any
 from uuid import UUID
 
 from django import forms
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -374,6 +377,21 @@ def _hidden_field_errors(form: forms.Form) -> str:
     return " ".join(problems) + " Preview the correction again." if problems else ""
 
 
+def staff_only[**P, R: HttpResponseBase](view: Callable[P, R]) -> Callable[P, R]:
+    """The staff audit's pages: a visitor logs in first; a person who is not staff gets the 403 page in words
+    (not the Django admin's login form)."""
+
+    @wraps(view)
+    @login_required
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        request = args[0]
+        if not request.user.is_staff:  # type: ignore[attr-defined]
+            raise PermissionDenied("The audit is for staff auditors; ask an administrator if you need it.")
+        return view(*args, **kwargs)
+
+    return guarded
+
+
 # -- the review queue ---------------------------------------------------------------------------
 
 
@@ -721,7 +739,7 @@ def _audit_spec() -> ListSpec:
 
 
 @require_GET
-@staff_member_required
+@staff_only
 def audit(request: HtmxRequest) -> HttpResponse:
     """Staff auditors: every audited event of every workspace, read-only, filtered and paged, and its CSV export."""
     listing = workspace_selectors.event_listing(_audit_spec(), request.GET, path=request.path)
@@ -737,7 +755,7 @@ def audit(request: HtmxRequest) -> HttpResponse:
 
 
 @require_GET
-@staff_member_required
+@staff_only
 def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
     """One audited event for staff: who did what when, where, what it names, and everything it recorded."""
     event = found(workspace_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
@@ -797,7 +815,7 @@ class _Echo:
 
 
 @require_GET
-@staff_member_required
+@staff_only
 def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
     """The audit's filtered events as CSV: every page, streamed, in the list's order."""
     criteria, _ = _audit_spec().criteria(request.GET)
@@ -811,7 +829,7 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
 
 
 @require_GET
-@staff_member_required
+@staff_only
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
     # An auditor who also belongs to the workspace may open what the correction names; others read the titles.

@@ -88,3 +88,14 @@ def in_words(value: Any) -> str:
 def pickable(picker: Any, item: Any) -> bool:
     """Whether the picker lets a person pick this item (afterhack.picker.Picker.pickable)."""
     return bool(picker.pickable(item))
+
+
+# Who made something, when it was not a person: an extraction records its extractor's name as the author.
+MACHINE_AUTHORS = {"rule_based": "the rule-based extractor"}
+
+
+@register.filter
+def who(name: Any) -> str:
+    """The author of a claim or source in words: a username as it is, an extractor by what it is; "—" for none."""
+    text = str(name or "")
+    return MACHINE_AUTHORS.get(text, text) or "—"
