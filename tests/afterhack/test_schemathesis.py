@@ -45,7 +45,7 @@ LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name
 # Valid-looking input these operations can still refuse 422 for what it means, which no schema can
 # say: a cursor the API did not give out, a user that does not exist, a quote that is not in the text,
 # supports that are not current claims, a text that is the same as the current version, an idempotency
-# key used for another correction.
+# key used for another correction, a corrected statement that is the claim's own.
 SEMANTIC_422 = [
     *(f"GET {path}" for path in LISTS),
     "POST /api/v1/workspaces/{ws_id}/members",
@@ -57,6 +57,7 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/decisions/{decision_id}/revise",
     "POST /api/v1/workspaces/{ws_id}/actions",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/corrections",
+    "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/correction-preview",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",
 ]
 ACCEPTED = ["2XX", 401, 403, 404, 409, 429]
