@@ -53,7 +53,11 @@ class CorrectPageTests:
         )
         assert applied.status_code == 204 and "/corrections/" in applied["HX-Redirect"]
         detail = client_for(world.trio.viewer).get(applied["HX-Redirect"]).content.decode()
-        assert "The launch is in June" in detail and "The launch is in July." in detail and "human correction" in detail
+        assert (
+            "The launch is in June" in detail
+            and "The launch is in July." in detail
+            and "its only evidence: the reviewer's correction" in detail
+        )
 
     def test_a_stale_apply_shows_a_fresh_preview_and_says_why(self, world: World) -> None:
         launch = world.decision("Launch in June", [world.june])
