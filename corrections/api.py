@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import StrictInt
@@ -291,3 +291,42 @@ def decision_revise(request: HttpRequest, ws_id: PathId, decision_id: PathId, pa
         justifications=payload.justifications, actions=payload.actions, actor=request.user,
     )  # fmt: skip
     return Status(201, decision_out(decision))
+
+
+# -- the W3C PROV export (docs/prov.md) -------------------------------------------------------------------------
+
+
+class ProvIn(Input):
+    root: Annotated[
+        Text | None,
+        Field(max_length=100, description="A claim or decision id: export its because-chain; leave out for the whole "
+              "workspace."),
+        Refuse(words="“root” must be the id of a claim or a decision of this workspace."),
+    ] = None  # fmt: skip
+    format: Annotated[
+        selectors.ProvFormat,
+        Field(description="PROV-JSON (json), Turtle (ttl) or PROV-N (provn)."),
+        Refuse(words="“format” must be json, ttl or provn."),
+    ] = selectors.ProvFormat.JSON
+
+
+PROV_MEDIA = {
+    "application/json": {"schema": {"type": "object", "description": "A PROV-JSON document."}},
+    "text/turtle": {"schema": {"type": "string", "description": "The PROV-O graph in Turtle."}},
+    "text/provenance-notation": {"schema": {"type": "string", "description": "A PROV-N document."}},
+}
+
+
+@router.get(
+    "/{ws_id}/prov",
+    response={200: Any, **errors(401, 404, 422, 503)},
+    openapi_extra={"responses": {200: {"description": "The because-chain as W3C PROV.", "content": PROV_MEDIA}}},
+)
+def prov_export(request: HttpRequest, ws_id: PathId, params: Query[ProvIn]) -> Any:
+    """The because-chain of `root` (a claim or decision: what it rests on down to the sources, what rests on it,
+    and the extractions, agent runs and corrections that made or invalidated any of it), or the whole workspace,
+    as W3C PROV (docs/prov.md). 422 for a root that is not a claim or decision here, or for a whole workspace of
+    more than 50,000 nodes."""
+    workspace = get_workspace_for_user(request.user, ws_id)
+    export = selectors.prov_export(workspace=workspace, root=params.root, form=params.format)
+    return HttpResponse(export.text, content_type=export.content_type)

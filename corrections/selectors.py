@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from afterhack.errors import UserError
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
@@ -15,11 +16,13 @@ from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from claims.statuses import ClaimStatus
 from corrections import graph as corrections_graph
+from corrections import prov, prov_graph
 from corrections.graph import MAX_REVISION as MAX_REVISION
 from corrections.graph import Chain as Chain
 from corrections.graph import Correction as Correction
 from corrections.picture import Drawn, EdgeKind, NodeKind, Picture
 from corrections.propagation import DECISION
+from corrections.prov import ProvFormat as ProvFormat
 from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent, Workspace
 
@@ -355,3 +358,41 @@ def _alternatives(
             else:
                 _claim_node(picture, claims.get(support_id))
             picture.edge(source=support_id, target=decision_id, kind=EdgeKind.SUPPORTS)
+
+
+# -- the W3C PROV export (docs/prov.md) ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProvExport:
+    """An export ready to answer: its text, its media type and a file name for a download."""
+
+    text: str
+    content_type: str
+    filename: str
+
+
+def prov_export(*, workspace: Workspace, root: str | None, form: prov.ProvFormat) -> ProvExport:
+    """The root's because-chain (a claim or a decision of the workspace), or the whole workspace without a root, as
+    W3C PROV in `form`. UserError (422) for a root that is not a claim or decision here, or for an export above
+    prov.MAX_PROV_NODES nodes."""
+    root_id = parse_id(root) if root else None
+    if root and root_id is None:
+        raise UserError(
+            f"“root” must be the id of a claim or a decision of this workspace; {root[:40]!r} is not an id."
+        )
+    count = prov_graph.prov_node_count(workspace=workspace)
+    if count > prov.MAX_PROV_NODES:
+        raise UserError(
+            f"This workspace has {count:,} nodes to export, more than the {prov.MAX_PROV_NODES:,} one export may hold: "
+            "export the because-chain of a claim or a decision instead (give “root”)."
+        )
+    subgraph = prov_graph.prov_graph(workspace=workspace)
+    if root_id is not None:
+        node = subgraph.nodes.get(root_id)
+        if node is None or node["label"] not in ("Claim", "Decision"):
+            raise UserError("“root” must be the id of a claim or a decision of this workspace; there is none with it.")
+        subgraph = prov.chain_of(subgraph, root_id)
+    text = prov.serialized(prov.document_of(subgraph, workspace_id=str(workspace.id)), form)
+    name = f"afterhack-prov-{root_id or workspace.id}.{prov.FILE_SUFFIXES[form]}"
+    return ProvExport(text, prov.CONTENT_TYPES[form], name)
