@@ -104,7 +104,7 @@ def chain_of(subgraph: ProvGraph, root: str) -> ProvGraph:
         if n["label"] == "Correction" and (n.get("claim_id") in kept or n.get("replacement_claim_id") in kept)
     }
     for correction in corrections:
-        kept |= {correction, nodes[correction].get("claim_id"), nodes[correction].get("replacement_claim_id")}
+        kept |= {correction, str(nodes[correction].get("claim_id")), str(nodes[correction].get("replacement_claim_id"))}
         kept |= {e["target"] for e in subgraph.edges if e["source"] == correction and e["type"] == "HAS_FRAGMENT"}
     kept |= {n["created_in"] for n in nodes.values() if n["id"] in kept and n.get("created_in") in nodes}
     kept |= {e["source"] for e in subgraph.edges if e["type"] == "PRODUCED" and e["target"] in kept}

@@ -45,7 +45,8 @@ LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name
 # Valid-looking input these operations can still refuse 422 for what it means, which no schema can
 # say: a cursor the API did not give out, a user that does not exist, a quote that is not in the text,
 # supports that are not current claims, a text that is the same as the current version, an idempotency
-# key used for another correction, a corrected statement that is the claim's own.
+# key used for another correction, a corrected statement that is the claim's own, a PROV root that is
+# not a claim or decision here.
 SEMANTIC_422 = [
     *(f"GET {path}" for path in LISTS),
     "POST /api/v1/workspaces/{ws_id}/members",
@@ -59,6 +60,7 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/corrections",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/correction-preview",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",
+    "GET /api/v1/workspaces/{ws_id}/prov",
 ]
 ACCEPTED = ["2XX", 401, 403, 404, 409, 429]
 
@@ -148,6 +150,7 @@ values = {people}
 "body.derived_from[*]" = {{ dictionary = "claims", probability = 0.5 }}
 "body.decision_ids[*]" = {{ dictionary = "decisions", probability = 0.5 }}
 "body.username" = {{ dictionary = "people", probability = 0.5 }}
+"query.root" = {{ dictionary = "claims", probability = 0.5 }}
 
 # DELETE /auth/token revokes the token it is sent with, so it gets a token of its own.
 [[operations]]

@@ -91,8 +91,7 @@ class ProvExportTests:
         assert (story.july, story.correction) in relations(document, "Generation")
         assert (story.correction, world.june) in relations(document, "Usage")
         assert (story.correction, prov.local_name("rita")) in relations(document, "Association")
-        people = {r.identifier.localpart: r for r in records(document, "Agent")}
-        assert "rita" in people
+        assert "rita" in ids(document, "Agent")
         # The chain: the decision rests on June, the action on the decision, June on its fragment, on its version.
         derivations = relations(document, "Derivation")
         assert (story.decision, world.june) in derivations
