@@ -13,7 +13,7 @@ from prov.model import PROV, Namespace, ProvDocument, QualifiedName
 
 # The most nodes one export holds (the whole workspace, or a root's chain): beyond it the answer is a 422 in
 # words, never a document that takes minutes and hundreds of megabytes to build.
-MAX_PROV_NODES = 50_000
+MAX_PROV_NODES = 10_000
 
 VOCABULARY = Namespace("ah", "urn:afterhack:vocab#")
 PEOPLE = Namespace("person", "urn:afterhack:person:")
