@@ -13,6 +13,7 @@ urlpatterns = [
     path("w/<uuid:ws_id>/review/<str:decision_id>/", views.review_decision, name="review_decision"),
     path("w/<uuid:ws_id>/review/<str:decision_id>", views.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", views.history, name="history"),
+    path("w/<uuid:ws_id>/prov", views.prov_export, name="prov"),
     path("w/<uuid:ws_id>/corrections/<str:correction_id>/", views.detail, name="detail"),
     path("audit/", views.audit, name="audit"),
     path("audit/export.csv", views.audit_export, name="audit_export"),

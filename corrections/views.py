@@ -908,3 +908,23 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+@require_GET
+@login_required
+def prov_export(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The because-chain of `root` (or the whole workspace) as W3C PROV, downloaded with the page's session: the
+    same export as the API's (docs/prov.md), for any member; a bad root or format is said on a page, 422."""
+    membership = get_membership(request.user, ws_id)
+    try:
+        form = selectors.ProvFormat(request.GET.get("format") or selectors.ProvFormat.JSON)
+    except ValueError:
+        detail = "The format of a W3C PROV export must be json, ttl or provn."
+        return render(request, "400.html", {"detail": detail}, status=422)
+    try:
+        export = selectors.prov_export(workspace=membership.workspace, root=request.GET.get("root") or None, form=form)
+    except UserError as error:
+        return render(request, "400.html", {"detail": str(error)}, status=422)
+    response = HttpResponse(export.text, content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+    return response

@@ -196,6 +196,7 @@ PAGES = {
         params=("actor", "claim", "kind", "since", "until", "sort", "page", "claim_q", "pick", "unpick"),
     ),
     "correction": Page(WS + "/corrections/{correction}/"),
+    "prov": Page(WS + "/prov?root={june}", params=("root", "format")),
     "audit": Page("/audit/", params=("workspace", "actor", "kind", "since", "until", "q", "sort", "page"), staff=True),
     "audit_export": Page(
         "/audit/export.csv", params=("workspace", "actor", "kind", "since", "until", "q", "sort"), staff=True

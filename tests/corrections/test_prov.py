@@ -11,7 +11,7 @@ from prov.model import ProvDocument, ProvRecord
 from rdflib.namespace import PROV as PROV_O
 
 from corrections import prov
-from tests.conftest import api_for
+from tests.conftest import api_for, client_for
 from tests.corrections.conftest import World
 
 pytestmark = pytest.mark.django_db
@@ -185,3 +185,32 @@ class LocalNameTests:
                 assert ProvDocument.deserialize(content=text, format="json") == document
             elif form == prov.ProvFormat.TURTLE:
                 assert len(rdflib.Graph().parse(data=text, format="turtle")) > 0
+
+
+class ProvDownloadPageTests:
+    """The same export for a person on the pages (their session, no token), linked from the chain and correction."""
+
+    def test_the_chain_and_correction_pages_link_a_download_that_reads_back(self, story: Story) -> None:
+        world = story.world
+        browser = client_for(world.trio.viewer)
+        chain = browser.get(f"/w/{world.ws}/claims/{world.june}/chain").content.decode()
+        link = f"/w/{world.ws}/prov?root={world.june}&amp;format=ttl"
+        assert link in chain
+        detail = browser.get(f"/w/{world.ws}/corrections/{story.correction}/").content.decode()
+        assert f"/w/{world.ws}/prov?root={world.june}&amp;format=json" in detail
+        answer = browser.get(link.replace("&amp;", "&"))
+        assert answer.status_code == 200 and "attachment" in answer["Content-Disposition"]
+        rdf = rdflib.Graph().parse(data=answer.content.decode(), format="turtle")
+        ws = rdflib.Namespace(prov.workspace_namespace(world.ws).uri)
+        assert (ws[story.decision], rdflib.RDF.type, PROV_O.Entity) in rdf
+        document = ProvDocument.deserialize(content=browser.get(f"/w/{world.ws}/prov").content.decode())
+        assert story.correction in ids(document, "Activity")
+
+    def test_an_outsider_gets_404_and_bad_parameters_a_sentence(self, story: Story) -> None:
+        world = story.world
+        assert client_for(world.trio.outsider).get(f"/w/{world.ws}/prov").status_code == 404
+        browser = client_for(world.trio.viewer)
+        for query in ("?format=xml", "?root=nope", f"?root={story.action}"):
+            answer = browser.get(f"/w/{world.ws}/prov{query}")
+            assert answer.status_code == 422
+            assert b"json, ttl or provn" in answer.content or b"claim or a decision" in answer.content
