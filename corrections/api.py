@@ -310,8 +310,26 @@ class ProvIn(Input):
     ] = selectors.ProvFormat.JSON
 
 
+# PROV-JSON (https://www.w3.org/submissions/prov-json/): the prefixes, then each kind of record by its id.
+PROV_RECORD_KINDS = [
+    "entity", "activity", "agent", "wasGeneratedBy", "used", "wasInvalidatedBy", "wasDerivedFrom",
+    "wasAttributedTo", "wasAssociatedWith", "actedOnBehalfOf",
+]  # fmt: skip
+PROV_RECORDS = {
+    "type": "object",
+    "additionalProperties": {"type": "object", "additionalProperties": True, "description": "A record's attributes."},
+}
+PROV_JSON = {
+    "type": "object",
+    "description": "A PROV-JSON document.",
+    "required": ["prefix"],
+    "properties": {
+        "prefix": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Namespaces."},
+        **{kind: {**PROV_RECORDS, "description": f"The {kind} records, by id."} for kind in PROV_RECORD_KINDS},
+    },
+}
 PROV_MEDIA = {
-    "application/json": {"schema": {"type": "object", "description": "A PROV-JSON document."}},
+    "application/json": {"schema": PROV_JSON},
     "text/turtle": {"schema": {"type": "string", "description": "The PROV-O graph in Turtle."}},
     "text/provenance-notation": {"schema": {"type": "string", "description": "A PROV-N document."}},
 }
