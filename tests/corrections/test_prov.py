@@ -127,6 +127,8 @@ class ProvExportTests:
         text = answer.content.decode()
         assert text.startswith("document") and text.rstrip().endswith("endDocument")
         assert f"wasInvalidatedBy(ws:{story.world.june}, ws:{story.correction}" in text
+        # It reads back with prov's own PROV-N parser, as the same document as the PROV-JSON export.
+        assert ProvDocument.deserialize(content=text, format="provn") == read_back(story.export())
 
     def test_a_root_exports_its_chain_only(self, story: Story) -> None:
         world = story.world
@@ -187,6 +189,8 @@ class LocalNameTests:
                 assert ProvDocument.deserialize(content=text, format="json") == document
             elif form == prov.ProvFormat.TURTLE:
                 assert len(rdflib.Graph().parse(data=text, format="turtle")) > 0
+            else:
+                assert ProvDocument.deserialize(content=text, format="provn") == document
 
 
 class ProvDownloadPageTests:
