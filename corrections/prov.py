@@ -103,9 +103,10 @@ def chain_of(subgraph: ProvGraph, root: str) -> ProvGraph:
         for n in nodes.values()
         if n["label"] == "Correction" and (n.get("claim_id") in kept or n.get("replacement_claim_id") in kept)
     }
+    own_fragments = {e["target"]: e["source"] for e in subgraph.edges if e["type"] == "HAS_FRAGMENT"}
     for correction in corrections:
         kept |= {correction, str(nodes[correction].get("claim_id")), str(nodes[correction].get("replacement_claim_id"))}
-        kept |= {e["target"] for e in subgraph.edges if e["source"] == correction and e["type"] == "HAS_FRAGMENT"}
+    kept |= {fragment for fragment, owner in own_fragments.items() if owner in corrections}
     kept |= {n["created_in"] for n in nodes.values() if n["id"] in kept and n.get("created_in") in nodes}
     kept |= {e["source"] for e in subgraph.edges if e["type"] == "PRODUCED" and e["target"] in kept}
     kept = {node for node in kept if node in nodes}
