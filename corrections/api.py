@@ -343,8 +343,8 @@ PROV_MEDIA = {
 def prov_export(request: HttpRequest, ws_id: PathId, params: Query[ProvIn]) -> Any:
     """The because-chain of `root` (a claim or decision: what it rests on down to the sources, what rests on it,
     and the extractions, agent runs and corrections that made or invalidated any of it), or the whole workspace,
-    as W3C PROV (docs/prov.md). 422 for a root that is not a claim or decision here, or for a whole workspace of
-    more than 10,000 nodes."""
+    as W3C PROV (docs/prov.md). 422 for a root that is not a claim or decision here, or when the workspace holds
+    more than 10,000 nodes (the most one export may hold)."""
     workspace = get_workspace_for_user(request.user, ws_id)
     export = selectors.prov_export(workspace=workspace, root=params.root, form=params.format)
     return HttpResponse(export.text, content_type=export.content_type)

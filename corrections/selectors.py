@@ -383,9 +383,16 @@ def prov_export(*, workspace: Workspace, root: str | None, form: prov.ProvFormat
         )
     count = prov_graph.prov_node_count(workspace=workspace)
     if count > prov.MAX_PROV_NODES:
+        # A root's chain is cut from a read of the whole workspace (docs/prov.md), so the cap holds for it too.
+        instead = (
+            "the export of one chain is read from the whole workspace, so it is refused too until chains are cut in "
+            "the graph (docs/prov.md)."
+            if root_id
+            else "export the because-chain of a claim or a decision instead (give “root”)."
+        )
         raise UserError(
             f"This workspace has {count:,} nodes to export, more than the {prov.MAX_PROV_NODES:,} one export may hold: "
-            "export the because-chain of a claim or a decision instead (give “root”)."
+            + instead
         )
     subgraph = prov_graph.prov_graph(workspace=workspace)
     if root_id is not None:
