@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from afterhack.ids import parse_id
@@ -92,6 +92,15 @@ class Picker:
 def is_step(data: FormData) -> bool:
     """Whether the form was sent by one of a picker's own buttons (nothing is to be saved)."""
     return any(data.get(step) for step in STEPS)
+
+
+def filter_params(query: QueryDict, *, field: str) -> QueryDict:
+    """A list's query string with a single-item picker's own step applied: sent by its button (no JavaScript),
+    the item it picked or removed is the `field` filter now."""
+    params = query.copy()
+    if is_step(query):
+        params[field] = " ".join(chosen_ids(query, field=field, single=True))
+    return params
 
 
 def ids_in(data: FormData, name: str) -> list[str]:

@@ -20,7 +20,16 @@ from afterhack import confirm, llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec, render_listing
-from afterhack.picker import Picker, cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
+from afterhack.picker import (
+    Picker,
+    cannot_support,
+    chosen_ids,
+    filter_params,
+    is_step,
+    picker_request,
+    picker_response,
+    query_in,
+)
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
@@ -399,12 +408,8 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The actions, paged, sorted and filtered; ?decision= (the decision they depend on) is chosen with its picker."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
-    params = request.GET.copy()
-    if is_step(request.GET):
-        # The decision picker's own button (no JavaScript): the decision it picked or removed is the filter now.
-        params["decision"] = " ".join(chosen_ids(request.GET, field="decision", single=True))
     listing = ACTIONS.read_page(
-        params, path=request.path, read=selectors.action_rows, count=selectors.action_rows_count,
+        filter_params(request.GET, field="decision"), path=request.path, read=selectors.action_rows, count=selectors.action_rows_count,
         workspace=workspace,
     )  # fmt: skip
     decision = listing.criteria.get("decision")

@@ -29,7 +29,7 @@ from afterhack import confirm
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec
-from afterhack.picker import Picker, chosen_ids, ids_in, is_step, query_in
+from afterhack.picker import Picker, chosen_ids, filter_params, ids_in, is_step, query_in
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
@@ -653,12 +653,8 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The workspace's corrections: paged, sorted, filtered by person, claim, impact and day."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
-    params = request.GET.copy()
-    if is_step(request.GET):
-        # The claim picker's own button (no JavaScript): the claim it picked or removed is the filter now.
-        params["claim"] = " ".join(chosen_ids(request.GET, field="claim", single=True))
     listing = HISTORY.listing(
-        params,
+        filter_params(request.GET, field="claim"),
         read=lambda criteria, offset, limit: selectors.history_page(
             workspace=workspace, criteria=criteria, offset=offset, limit=limit
         ),
