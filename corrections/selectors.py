@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from afterhack import history_graph
+from afterhack.history_graph import Change as Change
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
@@ -355,3 +357,13 @@ def _alternatives(
             else:
                 _claim_node(picture, claims.get(support_id))
             picture.edge(source=support_id, target=decision_id, kind=EdgeKind.SUPPORTS)
+
+
+# -- history (docs/history.md) --------------------------------------------------------------------------
+
+
+def changes_between(*, workspace: Workspace, start: str = "", end: str = "", limit: int = 200) -> list[Change]:
+    """The changes of belief recorded with start <= at < end (ISO 8601 UTC; '' for open), oldest first.
+
+    The first page only: the API's paginated `GET …/changes` (a cursor over (at, kind, id)) comes next."""
+    return history_graph.changes(workspace=workspace, start=start, end=end, limit=limit)

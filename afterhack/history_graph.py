@@ -1,0 +1,116 @@
+"""History that is never lost: the change record every status-changing write appends (docs/history.md).
+
+Each change of a claim's, decision's or action's status is a `:Change` node, created by the same
+Cypher query as the change itself (FalkorDB runs one query atomically; MULTI/EXEC is not), BEFORE
+the SET, so it reads the status being left:
+
+    (:Change {at, kind, id, from_status, to_status, cause, cause_id, actor})-[:OF]->(node)
+
+`record_change(var, ...)` is the one fragment that writes it; a test (tests/afterhack/test_history.py)
+fails if a query that sets a status lacks it for that variable. It sits below the apps, like
+afterhack.holds, because claims, agents and corrections all write statuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+
+# What a change is of (the API's "kind").
+CLAIM = "claim"
+DECISION = "decision"
+ACTION = "action"
+KINDS = (CLAIM, DECISION, ACTION)
+
+# What caused it (the API's "cause.kind"); cause_id names the thing when there is one.
+CORRECTION = "correction"  # cause_id: the Correction
+RETRACTION = "retraction"  # cause_id: the retracted Source
+NEW_VERSION = "new_version"  # cause_id: the new SourceVersion
+REJUSTIFICATION = "rejustification"  # cause_id: the decision re-justified
+REVISION = "revision"  # cause_id: the new Decision that supersedes
+DISMISSAL = "dismissal"  # cause_id: the dismissed decision
+AGENT_RUN = "agent_run"  # cause_id: the AgentRun
+PERSON = "person"  # cause_id: null (a person marked it; actor says who)
+MIGRATION = "migration"  # the state found when the history began (manage.py history_begin)
+CAUSES = (CORRECTION, RETRACTION, NEW_VERSION, REJUSTIFICATION, REVISION, DISMISSAL, AGENT_RUN, PERSON, MIGRATION)
+
+CHANGE_LABEL = "Change"
+CHANGE_OF = "OF"
+
+
+def record_change(var: str, *, kind: str, to_status: str, cause: str, cause_id: str, actor: str) -> str:
+    """Cypher: a Change of the node bound to `var`, to be placed just BEFORE the SET of its status.
+
+    `to_status` and `cause_id`, `actor` are Cypher expressions (a quoted constant, a $param, a variable);
+    `kind` is a module constant, `cause` one too or a $param (a write shared by several causes, like
+    corrections' PROPAGATE). Never request text: values go in as $params.
+    One CREATE per changed node, no extra read, no extra round trip."""
+    param = cause.startswith("$") and cause[1:].isidentifier()
+    if kind not in KINDS or not (param or cause in CAUSES) or not var.isidentifier():
+        raise ValueError(f"record_change({var!r}, kind={kind!r}, cause={cause!r})")
+    cause = cause if param else "'" + cause + "'"
+    return (
+        "CREATE (:" + CHANGE_LABEL + " {at: $now, kind: '" + kind + "', id: " + var + ".id, from_status: "
+        + var + ".status, to_status: " + to_status + ", cause: " + cause + ", cause_id: " + cause_id
+        + ", actor: " + actor + "})-[:" + CHANGE_OF + "]->(" + var + ")\n"
+    )  # fmt: skip
+
+
+def marker(var: str) -> str:
+    """The text `record_change(var, ...)` always contains: what the completeness test looks for."""
+    return "-[:" + CHANGE_OF + "]->(" + var + ")"
+
+
+@dataclass(frozen=True)
+class Change:
+    at: str
+    kind: str
+    id: str
+    from_status: str | None
+    to_status: str
+    cause: dict[str, Any]
+    actor: str | None
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> Change:
+        return cls(
+            at=row["at"], kind=row["kind"], id=row["id"], from_status=row["from_status"], to_status=row["to_status"],
+            cause={"kind": row["cause"], "id": row["cause_id"]}, actor=row["actor"],
+        )  # fmt: skip
+
+    def record(self) -> dict[str, Any]:
+        """As API.md's table has it: {"at", "kind", "id", "from_status", "to_status", "cause", "actor"}."""
+        return {
+            "at": self.at, "kind": self.kind, "id": self.id, "from_status": self.from_status,
+            "to_status": self.to_status, "cause": self.cause, "actor": self.actor,
+        }  # fmt: skip
+
+
+# Changes in [start, end), oldest first; ties (one write changes many nodes at one `at`) by kind and id.
+# Keyset paging: after ($after_at, $after_kind, $after_id), '' for the first page.
+CHANGES_WHERE = "MATCH (x:" + CHANGE_LABEL + ") WHERE ($start = '' OR x.at >= $start) AND ($end = '' OR x.at < $end) "
+CHANGES_BETWEEN = (
+    CHANGES_WHERE + "AND ($after_at = '' OR x.at > $after_at OR (x.at = $after_at AND (x.kind > $after_kind "
+    "OR (x.kind = $after_kind AND x.id > $after_id)))) "
+    "WITH x ORDER BY x.at, x.kind, x.id LIMIT $limit "
+    "RETURN x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor} AS change"
+)
+CHANGES_COUNT = CHANGES_WHERE + "RETURN count(x)"
+
+
+def changes(
+    *, workspace: HasGraph, start: str = "", end: str = "", limit: int = 200, after: tuple[str, str, str] | None = None
+) -> list[Change]:
+    """The recorded changes with start <= at < end ('' for open), oldest first, at most `limit`, after a keyset."""
+    after_at, after_kind, after_id = after or ("", "", "")
+    params = {"start": start, "end": end, "limit": limit, "after_at": after_at, "after_kind": after_kind,
+              "after_id": after_id}  # fmt: skip
+    return [Change.from_map(row) for row in graph.ro_records(workspace, CHANGES_BETWEEN, params)]
+
+
+def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int:
+    rows = graph.ro_query(workspace, CHANGES_COUNT, {"start": start, "end": end})
+    return int(rows[0][0]) if rows else 0
