@@ -41,21 +41,40 @@ CHANGE_LABEL = "Change"
 CHANGE_OF = "OF"
 
 
-def record_change(var: str, *, kind: str, to_status: str, cause: str, cause_id: str, actor: str) -> str:
+def record_change(
+    var: str,
+    *,
+    kind: str,
+    to_status: str,
+    cause: str,
+    cause_id: str,
+    actor: str,
+    before: tuple[str, ...] = (),
+    also: dict[str, str] | None = None,
+) -> str:
     """Cypher: a Change of the node bound to `var`, to be placed just BEFORE the SET of its status.
 
     `to_status` and `cause_id`, `actor` are Cypher expressions (a quoted constant, a $param, a variable);
     `kind` is a module constant, `cause` one too or a $param (a write shared by several causes, like
     corrections' PROPAGATE). Never request text: values go in as $params.
+    `before` names other properties of the node the write overwrites that an as-of read needs (a decision's
+    review_reason, flagged_by, dismissed_at): kept as `from_<name>`. `also` adds named Cypher expressions
+    (a re-justification's `justifications_from`: the number of its first new group).
     One CREATE per changed node, no extra read, no extra round trip."""
     param = cause.startswith("$") and cause[1:].isidentifier()
-    if kind not in KINDS or not (param or cause in CAUSES) or not var.isidentifier():
+    if (
+        kind not in KINDS
+        or not (param or cause in CAUSES)
+        or not all(n.isidentifier() for n in (var, *before, *(also or {})))
+    ):
         raise ValueError(f"record_change({var!r}, kind={kind!r}, cause={cause!r})")
     cause = cause if param else "'" + cause + "'"
     return (
         "CREATE (:" + CHANGE_LABEL + " {at: $now, kind: '" + kind + "', id: " + var + ".id, from_status: "
         + var + ".status, to_status: " + to_status + ", cause: " + cause + ", cause_id: " + cause_id
-        + ", actor: " + actor + "})-[:" + CHANGE_OF + "]->(" + var + ")\n"
+        + ", actor: " + actor + "".join(", from_" + n + ": " + var + "." + n for n in before)
+        + "".join(", " + n + ": " + expression for n, expression in (also or {}).items())
+        + "})-[:" + CHANGE_OF + "]->(" + var + ")\n"
     )  # fmt: skip
 
 

@@ -155,6 +155,9 @@ def workspace_revision(*, workspace: HasGraph) -> int:
     return int(rows[0][0]) if rows else 0
 
 
+# What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
+DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
+
 # Each status it changes is recorded (afterhack/history_graph.py) before it is set: the cause is $cause (a
 # correction, a retraction or a new version) and its id the anchor's (the Correction, Source or SourceVersion).
 PROPAGATE = (
@@ -174,7 +177,7 @@ CALL {
   MATCH (d:Decision {id: did})
   """
     + record_change("d", kind=history.DECISION, to_status="'needs_review'", cause="$cause", cause_id="anchor.id",
-                    actor="$actor")
+                    actor="$actor", before=DECISION_REVIEW_STATE)
     + """  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
       d.status_changed_at = $now
 }
