@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from afterhack import graph
 from afterhack.clock import now_iso
+from afterhack.history_graph import Change
+from agents import services as agents_services
 from claims import selectors as claims_selectors
-from corrections import selectors
+from corrections import review, selectors
 from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
 from tests.conftest import api_for
@@ -88,4 +91,80 @@ class EvidenceGoneHistoryTests:
         changes = selectors.changes_between(workspace=world.trio.workspace)
         assert [(c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes] == [
             ("claim", world.may, "current", "retracted", "new_version")
+        ]
+
+
+def flagged(world: World) -> tuple[str, str]:
+    """The launch decision flagged by the June → July correction, with its held announcement."""
+    launch = world.decision("Launch in June", [world.june])
+    announce = world.action("Send the launch announcement", launch)
+    assert world.apply(world.june, world.preview(world.june).json()["revision"]).status_code == 201
+    return launch, announce
+
+
+def since(world: World, start: str) -> list[Change]:
+    return selectors.changes_between(workspace=world.trio.workspace, start=start)
+
+
+class ReviewHistoryTests:
+    def test_a_rejustification_keeps_the_review_state_it_ended(self, world: World) -> None:
+        launch, announce = flagged(world)
+        start = now_iso()
+        review.decision_rejustify(
+            workspace=world.trio.workspace,
+            decision_id=launch,
+            justifications=[[world.board]],
+            actor=world.trio.reviewer,
+        )
+        changes = since(world, start)
+        assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes) == [
+            ("action", announce, "held", "pending", "rejustification"),
+            ("decision", launch, "needs_review", "supported", "rejustification"),
+        ]
+        assert {(c.cause["id"], c.actor) for c in changes} == {(launch, "rita")}
+        # The flag's reason and the groups it rested on before (numbers below justifications_from) are kept.
+        kept = graph.ro_records(
+            world.trio.workspace,
+            "MATCH (x:Change {kind: 'decision', cause: 'rejustification'})-[:OF]->(:Decision {id: $id}) "
+            "RETURN x {.from_review_reason, .from_flagged_by, .justifications_from}",
+            {"id": launch},
+        )
+        assert len(kept) == 1 and "July" in kept[0]["from_review_reason"] and kept[0]["from_flagged_by"]
+        assert kept[0]["justifications_from"] == 1  # the June group was number 0
+
+    def test_a_dismissal_records_the_decision_and_its_cancelled_actions(self, world: World) -> None:
+        launch, announce = flagged(world)
+        start = now_iso()
+        review.decision_dismiss(workspace=world.trio.workspace, decision_id=launch, actor=world.trio.reviewer)
+        changes = since(world, start)
+        assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"], c.actor) for c in changes) == [
+            ("action", announce, "held", "cancelled", "dismissal", "rita"),
+            # Its status stays: a dismissal is a change of its review, listed with the same status both sides.
+            ("decision", launch, "needs_review", "needs_review", "dismissal", "rita"),
+        ]
+
+    def test_a_revision_records_the_superseded_decision_and_the_moved_actions(self, world: World) -> None:
+        launch, announce = flagged(world)
+        start = now_iso()
+        new = review.decision_revise(
+            workspace=world.trio.workspace, decision_id=launch, title="Launch in July", rationale="",
+            justifications=[[world.board]], actions="move", actor=world.trio.reviewer,
+        )  # fmt: skip
+        changes = since(world, start)
+        assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes) == [
+            ("action", announce, "held", "pending", "revision"),
+            ("decision", launch, "needs_review", "superseded", "revision"),
+        ]
+        assert {(c.cause["id"], c.actor) for c in changes} == {(new.id, "rita")}
+
+
+class PersonHistoryTests:
+    def test_a_person_marking_an_action_is_the_cause(self, world: World) -> None:
+        launch = world.decision("Launch in June", [world.june])
+        announce = world.action("Send the launch announcement", launch)
+        agents_services.action_mark(
+            workspace=world.trio.workspace, action_id=announce, status="done", actor=world.trio.reviewer
+        )
+        assert [(c.id, c.from_status, c.to_status, c.cause, c.actor) for c in since(world, "")] == [
+            (announce, "pending", "done", {"kind": "person", "id": None}, "rita")
         ]
