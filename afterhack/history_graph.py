@@ -133,3 +133,48 @@ def changes(
 def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int:
     rows = graph.ro_query(workspace, CHANGES_COUNT, {"start": start, "end": end})
     return int(rows[0][0]) if rows else 0
+
+
+# -- the history's beginning: existing workspaces (docs/history.md, "Migration") -------------------------------
+
+# Run once per workspace graph (w.history_since marks it; new graphs get it at creation), in one query:
+# what is known exactly becomes the change it was (a claim superseded by a Correction: from current, at its
+# applied_at, by its actor; a decision superseded by a revision: from needs_review, at superseded_at); every
+# other claim, decision or action that may have changed since its creation gets its present status as a
+# baseline change FROM null (unknown before), at the last time it changed where that is known (status_changed_at,
+# updated_at), else its creation. Nodes that never changed need nothing: no change after a moment means the
+# present status held then.
+HISTORY_BEGIN = (
+    "MATCH (w:Workspace) WHERE w.history_since IS NULL SET w.history_since = $now WITH w "
+    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: 'superseded'}) "
+    "  CREATE (:" + CHANGE_LABEL + " {at: x.applied_at, kind: '" + CLAIM + "', id: c.id, from_status: 'current', "
+    "  to_status: 'superseded', cause: '" + CORRECTION + "', cause_id: x.id, actor: x.actor, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(c) } "
+    "CALL { MATCH (c:Claim) WHERE NOT c.status IN ['current', 'superseded'] "
+    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: '" + CLAIM + "', "
+    "  id: c.id, from_status: null, to_status: c.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, "
+    "  migrated: true})-[:" + CHANGE_OF + "]->(c) } "
+    "CALL { MATCH (d:Decision) WHERE d.status = 'superseded' "
+    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(d.superseded_at, d.status_changed_at, d.created_at, $now), "
+    "  kind: '"
+    + DECISION
+    + "', id: d.id, from_status: 'needs_review', to_status: 'superseded', cause: '"
+    + REVISION
+    + "', cause_id: d.superseded_by, actor: d.superseded_by_actor, migrated: true})-[:"
+    + CHANGE_OF
+    + "]->(d) } "
+    "CALL { MATCH (d:Decision) WHERE d.status <> 'superseded' AND d.status_changed_at IS NOT NULL "
+    "  CREATE (:" + CHANGE_LABEL + " {at: d.status_changed_at, kind: '" + DECISION + "', id: d.id, from_status: null, "
+    "  to_status: d.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(d) } "
+    "CALL { MATCH (a:Action) WHERE a.updated_at IS NOT NULL AND a.updated_at <> a.created_at "
+    "  CREATE (:" + CHANGE_LABEL + " {at: a.updated_at, kind: '" + ACTION + "', id: a.id, from_status: null, "
+    "  to_status: a.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(a) } "
+    "RETURN w.history_since"
+)
+
+
+def history_begin(*, workspace: HasGraph, now: str) -> bool:
+    """Begins the workspace's history if it has not begun (idempotent); True if it began now."""
+    return bool(graph.query(workspace, HISTORY_BEGIN, {"now": now}))

@@ -15,6 +15,7 @@ from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
 from tests.conftest import api_for
 from tests.corrections.conftest import PLAN, World
+from workspaces import services as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -168,3 +169,31 @@ class PersonHistoryTests:
         assert [(c.id, c.from_status, c.to_status, c.cause, c.actor) for c in since(world, "")] == [
             (announce, "pending", "done", {"kind": "person", "id": None}, "rita")
         ]
+
+
+class HistoryBeginsTests:
+    def test_a_workspace_from_before_the_history_gets_its_present_state_once(self, world: World) -> None:
+        launch, announce = flagged(world)
+        correction_id = str(CorrectionIntent.objects.get().correction_id)
+        # As a graph written before the history: no changes, no beginning.
+        graph.query(world.trio.workspace, "MATCH (x:Change) DETACH DELETE x")
+        graph.query(world.trio.workspace, "MATCH (w:Workspace) SET w.history_since = null")
+        workspace_services.graph_ensure(workspace=world.trio.workspace)
+        workspace_services.graph_ensure(workspace=world.trio.workspace)  # idempotent
+        changes = since(world, "")
+        assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes) == [
+            # What was written at the time (last change's time, not who or why) is the baseline...
+            ("action", announce, None, "held", "migration"),
+            # ...and what is known exactly is what it was: the correction, its reviewer, its moment.
+            ("claim", world.june, "current", "superseded", "correction"),
+            ("decision", launch, None, "needs_review", "migration"),
+        ]
+        exact = next(c for c in changes if c.kind == "claim")
+        assert exact.cause["id"] == correction_id and exact.actor == "rita"
+        assert {c.at for c in changes} == {exact.at}  # the correction's applied_at, kept on each node it changed
+
+    def test_a_new_workspace_begins_its_history_at_its_creation(self, world: World) -> None:
+        began = graph.ro_query(world.trio.workspace, "MATCH (w:Workspace) RETURN w.history_since")[0][0]
+        assert began == world.trio.workspace.created_at.isoformat()
+        workspace_services.graph_ensure(workspace=world.trio.workspace)
+        assert since(world, "") == []
