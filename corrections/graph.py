@@ -606,6 +606,19 @@ def source_retract(
     return bool(graph.query(workspace, SOURCE_RETRACT, params))
 
 
+# A claim moved to a new version keeps its status; its Change keeps the evidence it had (version, offsets, and
+# each SUPPORTED_BY as 'role:fragment id': the edges are replaced), so an as-of read can show it as it was.
+MOVED_RECORD = record_change(
+    "c",
+    kind=history.CLAIM,
+    to_status="c.status",
+    cause=history.NEW_VERSION,
+    cause_id="anchor.id",
+    actor="$actor",
+    before=("version_id", "start", "end", "moved_from"),
+    also={"from_supported_by": "cited"},
+)
+
 # The new version with its fragments; claims whose quote is still in the text move to it (new
 # offsets, new fragments); the others are retracted; and the propagation — all in one query.
 SOURCE_NEW_VERSION = (
@@ -620,7 +633,10 @@ SOURCE_NEW_VERSION = (
     "  CREATE (anchor)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text, "
     "  origin_type: 'document', created_at: $now}) } "
     "CALL { WITH anchor UNWIND $moved AS m MATCH (c:Claim {id: m.id}) "
-    "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
+    "  OPTIONAL MATCH (c)-[was:SUPPORTED_BY]->(wf:SourceFragment) "
+    "  WITH anchor, c, m, collect(was.role + ':' + wf.id) AS cited "
+    + MOVED_RECORD
+    + "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
     "  WITH c, m OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->() DELETE r "
     "  WITH DISTINCT c, m UNWIND m.fragment_ids AS fid MATCH (f:SourceFragment {id: fid}) "
     "  CREATE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f) } " + RETRACT + PROPAGATE + "RETURN anchor.id"

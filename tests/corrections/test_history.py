@@ -90,9 +90,23 @@ class EvidenceGoneHistoryTests:
             workspace=world.trio.workspace, source_id=plan_id, text=text, actor=world.trio.reviewer
         )
         changes = selectors.changes_between(workspace=world.trio.workspace)
-        assert [(c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes] == [
-            ("claim", world.may, "current", "retracted", "new_version")
-        ]
+        assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes) == sorted(
+            [
+                ("claim", world.may, "current", "retracted", "new_version"),
+                # Moved to the new version: the status stays, the evidence it had is kept on the change.
+                ("claim", world.june, "current", "current", "new_version"),
+                ("claim", world.ana, "current", "current", "new_version"),
+            ]
+        )
+        kept = graph.ro_records(
+            world.trio.workspace,
+            "MATCH (x:Change {cause: 'new_version'})-[:OF]->(c:Claim {id: $id}) "
+            "RETURN x {.from_version_id, .from_start, .from_end, .from_supported_by, now: c.version_id}",
+            {"id": world.june},
+        )
+        assert len(kept) == 1 and kept[0]["from_version_id"] == world.plan_version != kept[0]["now"]
+        assert PLAN[kept[0]["from_start"] : kept[0]["from_end"]] == "The launch is in June"
+        assert kept[0]["from_supported_by"] and all(r.startswith("evidence:") for r in kept[0]["from_supported_by"])
 
 
 def flagged(world: World) -> tuple[str, str]:
