@@ -67,12 +67,8 @@ def test_the_checker_sees_what_it_must() -> None:
 
 
 def test_the_fragment_takes_only_constants_where_it_inlines() -> None:
-    for bad in (
-        {"kind": "claims", "cause": "person"},
-        {"kind": "claim", "cause": "someone'"},
-        {"kind": "claim", "cause": "$cause x"},
-    ):
+    for kind, cause in (("claims", "person"), ("claim", "someone'"), ("claim", "$cause x")):
         with pytest.raises(ValueError):
-            record_change("c", to_status="'x'", cause_id="null", actor="$actor", **bad)
+            record_change("c", kind=kind, to_status="'x'", cause=cause, cause_id="null", actor="$actor")
     with pytest.raises(ValueError):
         record_change("c) DETACH DELETE (c", kind="claim", to_status="'x'", cause="person", cause_id="null", actor="$a")

@@ -27,6 +27,12 @@ def recorded(world: World, start: str = "", end: str = "") -> list[tuple[str, st
     ]
 
 
+def source_of(world: World, claim_id: str) -> str:
+    claim = claims_selectors.claim_get(workspace=world.trio.workspace, claim_id=claim_id)
+    assert claim is not None and claim.source_id
+    return str(claim.source_id)
+
+
 class JuneToJulyHistoryTests:
     def test_the_correction_records_each_change_with_its_cause_and_reviewer(self, world: World) -> None:
         launch = world.decision("Launch in June", [world.june])
@@ -67,7 +73,7 @@ class EvidenceGoneHistoryTests:
     def test_a_retraction_records_the_retracted_claims_and_their_propagation(self, world: World) -> None:
         launch = world.decision("Launch in June", [world.june])
         announce = world.action("Send the launch announcement", launch)
-        plan_id = claims_selectors.claim_get(workspace=world.trio.workspace, claim_id=world.june).source_id
+        plan_id = source_of(world, world.june)
         corrections_services.source_retract(
             workspace=world.trio.workspace, source_id=plan_id, actor=world.trio.reviewer
         )
@@ -84,7 +90,7 @@ class EvidenceGoneHistoryTests:
         assert {(c.cause["kind"], c.cause["id"], c.actor) for c in changes} == {("retraction", plan_id, "rita")}
 
     def test_a_new_version_records_the_claims_whose_quote_vanished(self, world: World) -> None:
-        plan_id = claims_selectors.claim_get(workspace=world.trio.workspace, claim_id=world.june).source_id
+        plan_id = source_of(world, world.june)
         text = PLAN.replace("Marketing starts in May.", "Marketing starts later.")
         corrections_services.source_new_version(
             workspace=world.trio.workspace, source_id=plan_id, text=text, actor=world.trio.reviewer
