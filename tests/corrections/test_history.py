@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from afterhack import graph
+from afterhack import graph, history_graph
 from afterhack.clock import now_iso
 from afterhack.history_graph import Change
 from agents import services as agents_services
@@ -217,3 +217,17 @@ class HistoryBeginsTests:
         assert began == world.trio.workspace.created_at.isoformat()
         workspace_services.graph_ensure(workspace=world.trio.workspace)
         assert since(world, "") == []
+
+
+class ChangesPagingTests:
+    def test_the_keyset_walks_one_moment_one_change_at_a_time(self, world: World) -> None:
+        flagged(world)
+        everything = history_graph.changes(workspace=world.trio.workspace)
+        assert len(everything) == 3 and history_graph.changes_count(workspace=world.trio.workspace) == 3
+        walked: list[Change] = []
+        after = None
+        while page := history_graph.changes(workspace=world.trio.workspace, limit=1, after=after):
+            walked += page
+            after = (page[-1].at, page[-1].kind, page[-1].id)
+        assert walked == everything
+        assert [c.kind for c in everything] == ["action", "claim", "decision"]  # one `at`: by kind, then id
