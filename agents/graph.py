@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
+from afterhack import history_graph as history
 from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds, decision_holds, holds
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
@@ -422,7 +424,11 @@ WITH a, collect(d) AS decisions
 WHERE NOT $require_holding OR all(d IN decisions WHERE """
     + decision_holds("d")
     + """ AND d.dismissed_at IS NULL)
-SET a.status = $status, a.updated_at = $now
+"""
+    + record_change(
+        "a", kind=history.ACTION, to_status="$status", cause=history.PERSON, cause_id="null", actor="$actor"
+    )
+    + """SET a.status = $status, a.updated_at = $now
 WITH a
 """
     + BUMP_REVISION
@@ -438,6 +444,7 @@ def action_set_status(
     action_id: str,
     status: str,
     from_statuses: list[str],
+    actor: str,
     now: str,
     require_holding: bool = False,
 ) -> bool:
@@ -450,6 +457,7 @@ def action_set_status(
         "status": status,
         "from_statuses": from_statuses,
         "require_holding": require_holding,
+        "actor": actor,
         "now": now,
     }
     return bool(graph.query(workspace, ACTION_SET_STATUS, params))

@@ -344,7 +344,7 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
         write=lambda: agents_graph.action_set_status(
             workspace=workspace, action_id=action_id, status=move.value,
             from_statuses=[s.value for s in ACTION_MOVES[move]], require_holding=move is ActionStatus.PENDING,
-            now=now_iso(),
+            actor=actor_name(actor), now=now_iso(),
         ),
         refused=lambda: Conflict(_why_not_moved(workspace, action_id, move)),
         actor=actor, workspace=workspace, verb=ACTION_VERBS[move], target=action.title,

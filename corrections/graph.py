@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
+from afterhack import history_graph as history
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
+from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from claims.graph import CITED_PASSAGE_ROLE, CitedPassage, after_params, keyset
@@ -153,18 +155,30 @@ def workspace_revision(*, workspace: HasGraph) -> int:
     return int(rows[0][0]) if rows else 0
 
 
-PROPAGATE = """
+# What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
+DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
+
+# Each status it changes is recorded (afterhack/history_graph.py) before it is set: the cause is $cause (a
+# correction, a retraction or a new version) and its id the anchor's (the Correction, Source or SourceVersion).
+PROPAGATE = (
+    """
 CALL {
   WITH anchor
   UNWIND $claims_unsupported AS cid
   MATCH (c:Claim {id: cid})
-  SET c.status = 'unsupported', c.status_changed_at = $now
+  """
+    + record_change("c", kind=history.CLAIM, to_status="'unsupported'", cause="$cause", cause_id="anchor.id",
+                    actor="$actor")
+    + """  SET c.status = 'unsupported', c.status_changed_at = $now
 }
 CALL {
   WITH anchor
   UNWIND $decisions_needing_review AS did
   MATCH (d:Decision {id: did})
-  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
+  """
+    + record_change("d", kind=history.DECISION, to_status="'needs_review'", cause="$cause", cause_id="anchor.id",
+                    actor="$actor", before=DECISION_REVIEW_STATE)
+    + """  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
       d.status_changed_at = $now
 }
 CALL {
@@ -172,9 +186,13 @@ CALL {
   UNWIND $actions_held AS aid
   MATCH (a:Action {id: aid})
   WHERE a.status = 'pending'
-  SET a.status = 'held', a.updated_at = $now
+  """
+    + record_change("a", kind=history.ACTION, to_status="'held'", cause="$cause", cause_id="anchor.id",
+                    actor="$actor")
+    + """  SET a.status = 'held', a.updated_at = $now
 }
 """
+)  # fmt: skip
 
 # The whole correction in one query, only if the revision is still the one the preview saw, the
 # claim is still current and a cited source version is still the current one of an active source:
@@ -190,8 +208,16 @@ WITH fenced, count(v) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {id: $claim_id}) WHERE """
     + claim_holds("old")
-    + """
-SET """
+    + "\n"
+    + record_change(
+        "old",
+        kind=history.CLAIM,
+        to_status="'superseded'",
+        cause=history.CORRECTION,
+        cause_id="$correction_id",
+        actor="$actor",
+    )
+    + """SET """
     + REVISION_PLUS_ONE
     + """, old.status = 'superseded', old.status_changed_at = $now
 CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
@@ -260,6 +286,7 @@ def correction_apply(
         "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
         "actions_held": affected["actions_held"], "review_reason": review_reason, "flagged_by": correction_id,
+        "cause": history.CORRECTION,
     }  # fmt: skip
     return bool(graph.query(workspace, CORRECTION_APPLY, params))
 
@@ -538,8 +565,11 @@ CALL {
   MATCH (c:Claim {id: cid})
   WHERE """
     + claim_holds("c")
-    + """
-  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
+    + "\n  "
+    + record_change(
+        "c", kind=history.CLAIM, to_status="'retracted'", cause="$cause", cause_id="anchor.id", actor="$actor"
+    )
+    + """  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
 }
 """
 )
@@ -571,10 +601,23 @@ def source_retract(
     """Retracts the source and its current claims and writes the propagation, in one query; False if the revision moved."""
     params = {
         "revision": revision, "source_id": source_id, "retracted": retracted, "retraction": "source_retracted",
-        "actor": actor, "now": now, **_propagation_params(affected, review_reason),
+        "cause": history.RETRACTION, "actor": actor, "now": now, **_propagation_params(affected, review_reason),
     }  # fmt: skip
     return bool(graph.query(workspace, SOURCE_RETRACT, params))
 
+
+# A claim moved to a new version keeps its status; its Change keeps the evidence it had (version, offsets, and
+# each SUPPORTED_BY as 'role:fragment id': the edges are replaced), so an as-of read can show it as it was.
+MOVED_RECORD = record_change(
+    "c",
+    kind=history.CLAIM,
+    to_status="c.status",
+    cause=history.NEW_VERSION,
+    cause_id="anchor.id",
+    actor="$actor",
+    before=("version_id", "start", "end", "moved_from"),
+    also={"from_supported_by": "cited"},
+)
 
 # The new version with its fragments; claims whose quote is still in the text move to it (new
 # offsets, new fragments); the others are retracted; and the propagation — all in one query.
@@ -590,7 +633,10 @@ SOURCE_NEW_VERSION = (
     "  CREATE (anchor)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text, "
     "  origin_type: 'document', created_at: $now}) } "
     "CALL { WITH anchor UNWIND $moved AS m MATCH (c:Claim {id: m.id}) "
-    "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
+    "  OPTIONAL MATCH (c)-[was:SUPPORTED_BY]->(wf:SourceFragment) "
+    "  WITH anchor, c, m, collect(was.role + ':' + wf.id) AS cited "
+    + MOVED_RECORD
+    + "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
     "  WITH c, m OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->() DELETE r "
     "  WITH DISTINCT c, m UNWIND m.fragment_ids AS fid MATCH (f:SourceFragment {id: fid}) "
     "  CREATE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f) } " + RETRACT + PROPAGATE + "RETURN anchor.id"
@@ -606,7 +652,7 @@ def source_new_version(
     params = {
         "revision": revision, "source_id": source_id, "old_version_id": old_version_id, "version_id": version_id,
         "text": text, "sha256": sha256, "length": len(text), "fragments": fragments, "moved": moved,
-        "retracted": retracted, "retraction": "quote_vanished", "actor": actor, "now": now,
+        "retracted": retracted, "retraction": "quote_vanished", "cause": history.NEW_VERSION, "actor": actor, "now": now,
         **_propagation_params(affected, review_reason),
     }  # fmt: skip
     return bool(graph.query(workspace, SOURCE_NEW_VERSION, params))

@@ -34,7 +34,7 @@ def decision_rejustify(*, workspace: Workspace, decision_id: str, justifications
     groups = agents_services.clean_justifications(justifications)
     with transaction.atomic():
         if not review_graph.decision_rejustify(
-            workspace=workspace, decision_id=decision_id, justifications=groups, now=now_iso()
+            workspace=workspace, decision_id=decision_id, justifications=groups, actor=actor_name(actor), now=now_iso()
         ):
             _must_still_need_review(workspace, decision_id, "re-justified")
             raise InvalidSupport(

@@ -8,10 +8,13 @@ and must not rest on the decision it would hold up.
 from __future__ import annotations
 
 from afterhack import graph
+from afterhack import history_graph as history
 from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
 from agents.graph import DECISION_QUESTION, support_params
+from corrections.graph import DECISION_REVIEW_STATE
 
 # The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
 # one exists, holds, and is neither `d` nor a decision resting on it (that would be a cycle holding
@@ -44,15 +47,31 @@ WITH d, supports, coalesce(max(old.justification), -1) + 1 AS first
 UNWIND $edges AS e
 WITH d, first, e, [s IN supports WHERE s.id = e.sid][0] AS s
 CREATE (s)-[:SUPPORTS {justification: first + e.j}]->(d)
-WITH DISTINCT d
-SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+WITH DISTINCT d, first
+"""
+    + record_change(
+        "d",
+        kind=history.DECISION,
+        to_status="'supported'",
+        cause=history.REJUSTIFICATION,
+        cause_id="d.id",
+        actor="$actor",
+        before=DECISION_REVIEW_STATE,
+        also={"justifications_from": "first"},
+    )
+    + """SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
 WITH d
 OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
 OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE NOT """
     + decision_holds("other")
     + """
 WITH d, a, count(other) AS blocking
-FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END | SET x.status = 'pending', x.updated_at = $now)
+FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END |
+  """
+    + record_change(
+        "x", kind=history.ACTION, to_status="'pending'", cause=history.REJUSTIFICATION, cause_id="d.id", actor="$actor"
+    )
+    + """  SET x.status = 'pending', x.updated_at = $now)
 WITH DISTINCT d
 """
     + BUMP_REVISION
@@ -62,22 +81,40 @@ RETURN d.id
 )
 
 
-def decision_rejustify(*, workspace: HasGraph, decision_id: str, justifications: list[list[str]], now: str) -> bool:
+def decision_rejustify(
+    *, workspace: HasGraph, decision_id: str, justifications: list[list[str]], actor: str, now: str
+) -> bool:
     """Adds justifications to a decision needing review and makes it supported again; False if any support fails."""
     if parse_id(decision_id) is None or any(parse_id(sid) is None for group in justifications for sid in group):
         return False
-    params = {"decision_id": decision_id, **support_params(justifications), "now": now}
+    params = {"decision_id": decision_id, **support_params(justifications), "actor": actor, "now": now}
     return bool(graph.query(workspace, DECISION_REJUSTIFY, params))
 
 
 DECISION_DISMISS = (
     """
 MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
-SET d.dismissed_at = $now, d.dismissed_by = $actor
+"""
+    + record_change(
+        "d",
+        kind=history.DECISION,
+        to_status="d.status",
+        cause=history.DISMISSAL,
+        cause_id="d.id",
+        actor="$actor",
+        before=("dismissed_at",),
+    )
+    + """SET d.dismissed_at = $now, d.dismissed_by = $actor
 WITH d
 OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
-SET a.status = 'cancelled', a.updated_at = $now
-WITH d, collect(a.id) AS cancelled
+WITH d, collect(a) AS open
+FOREACH (x IN open |
+  """
+    + record_change(
+        "x", kind=history.ACTION, to_status="'cancelled'", cause=history.DISMISSAL, cause_id="d.id", actor="$actor"
+    )
+    + """  SET x.status = 'cancelled', x.updated_at = $now)
+WITH d, [x IN open | x.id] AS cancelled
 """
     + BUMP_REVISION
     + """
@@ -114,7 +151,17 @@ CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status:
                       origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
                       created_by: $actor, supersedes: d.id})
 CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
-SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+"""
+    + record_change(
+        "d",
+        kind=history.DECISION,
+        to_status="'superseded'",
+        cause=history.REVISION,
+        cause_id="new.id",
+        actor="$actor",
+        before=DECISION_REVIEW_STATE,
+    )
+    + """SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
     d.status_changed_at = $now
 WITH d, new, supports
 CALL {
@@ -134,8 +181,10 @@ CALL {
          AS blocking
   FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
   FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
-  SET a.status = CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END,
-      a.updated_at = $now
+  WITH new, a, CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END AS to
+  """
+    + record_change("a", kind=history.ACTION, to_status="to", cause=history.REVISION, cause_id="new.id", actor="$actor")
+    + """  SET a.status = to, a.updated_at = $now
   RETURN collect(a {.id, .status}) AS touched
 }
 """

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from afterhack import history_graph
 from afterhack.errors import UserError
+from afterhack.history_graph import Change as Change
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
@@ -403,3 +405,13 @@ def prov_export(*, workspace: Workspace, root: str | None, form: prov.ProvFormat
     text = prov.serialized(prov.document_of(subgraph, workspace_id=str(workspace.id)), form)
     name = f"afterhack-prov-{root_id or workspace.id}.{prov.FILE_SUFFIXES[form]}"
     return ProvExport(text, prov.CONTENT_TYPES[form], name)
+
+
+# -- history (docs/history.md) --------------------------------------------------------------------------
+
+
+def changes_between(*, workspace: Workspace, start: str = "", end: str = "", limit: int = 200) -> list[Change]:
+    """The changes of belief recorded with start <= at < end (ISO 8601 UTC; '' for open), oldest first.
+
+    The first page only: the API's paginated `GET …/changes` (a cursor over (at, kind, id)) comes next."""
+    return history_graph.changes(workspace=workspace, start=start, end=end, limit=limit)

@@ -23,11 +23,14 @@ ID_INDEXED_LABELS = (
     "Extraction",
 )
 # Other properties the apps look nodes up by.
-EXTRA_RANGE_INDEXES = (("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"))
+# The history's changes (afterhack/history_graph.py) are read by time (a window) and by what changed (as-of reads).
+EXTRA_RANGE_INDEXES = (
+    ("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"), ("Change", "at"), ("Change", "id"),
+)  # fmt: skip
 
 WORKSPACE_NODE_CREATE = """
 MERGE (w:Workspace {id: $workspace_id})
-ON CREATE SET w.revision = 0, w.created_at = $created_at
+ON CREATE SET w.revision = 0, w.created_at = $created_at, w.history_since = $created_at
 RETURN w.revision
 """
 

@@ -11,7 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from afterhack import graph
+from afterhack import graph, history_graph
+from afterhack.clock import now_iso
 from afterhack.errors import UserError, found
 from afterhack.text import MAX_WORKSPACE_NAME_CHARS, clean_text
 from workspaces import graph as workspace_graph
@@ -85,10 +86,12 @@ def workspace_register(*, workspace: Workspace, creator: Any, creator_is_admin: 
 
 
 def graph_ensure(*, workspace: Workspace) -> None:
-    """Creates the workspace's graph, or adds whatever indexes it lacks (idempotent)."""
+    """Creates the workspace's graph, or adds whatever indexes it lacks, and begins its history of changes
+    if a graph from before the history lacks it (docs/history.md; idempotent)."""
     workspace_graph.graph_create(
         workspace=workspace, workspace_id=str(workspace.id), created_at=workspace.created_at.isoformat()
     )
+    history_graph.history_begin(workspace=workspace, now=now_iso())
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,180 @@
+"""History that is never lost: the change record every status-changing write appends (docs/history.md).
+
+Each change of a claim's, decision's or action's status is a `:Change` node, created by the same
+Cypher query as the change itself (FalkorDB runs one query atomically; MULTI/EXEC is not), BEFORE
+the SET, so it reads the status being left:
+
+    (:Change {at, kind, id, from_status, to_status, cause, cause_id, actor})-[:OF]->(node)
+
+`record_change(var, ...)` is the one fragment that writes it; a test (tests/afterhack/test_history.py)
+fails if a query that sets a status lacks it for that variable. It sits below the apps, like
+afterhack.holds, because claims, agents and corrections all write statuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+
+# What a change is of (the API's "kind").
+CLAIM = "claim"
+DECISION = "decision"
+ACTION = "action"
+KINDS = (CLAIM, DECISION, ACTION)
+
+# What caused it (the API's "cause.kind"); cause_id names the thing when there is one.
+CORRECTION = "correction"  # cause_id: the Correction
+RETRACTION = "retraction"  # cause_id: the retracted Source
+NEW_VERSION = "new_version"  # cause_id: the new SourceVersion
+REJUSTIFICATION = "rejustification"  # cause_id: the decision re-justified
+REVISION = "revision"  # cause_id: the new Decision that supersedes
+DISMISSAL = "dismissal"  # cause_id: the dismissed decision
+AGENT_RUN = "agent_run"  # cause_id: the AgentRun
+PERSON = "person"  # cause_id: null (a person marked it; actor says who)
+MIGRATION = "migration"  # the state found when the history began (manage.py history_begin)
+CAUSES = (CORRECTION, RETRACTION, NEW_VERSION, REJUSTIFICATION, REVISION, DISMISSAL, AGENT_RUN, PERSON, MIGRATION)
+
+CHANGE_LABEL = "Change"
+CHANGE_OF = "OF"
+
+
+def record_change(
+    var: str,
+    *,
+    kind: str,
+    to_status: str,
+    cause: str,
+    cause_id: str,
+    actor: str,
+    before: tuple[str, ...] = (),
+    also: dict[str, str] | None = None,
+) -> str:
+    """Cypher: a Change of the node bound to `var`, to be placed just BEFORE the SET of its status.
+
+    `to_status` and `cause_id`, `actor` are Cypher expressions (a quoted constant, a $param, a variable);
+    `kind` is a module constant, `cause` one too or a $param (a write shared by several causes, like
+    corrections' PROPAGATE). Never request text: values go in as $params.
+    `before` names other properties of the node the write overwrites that an as-of read needs (a decision's
+    review_reason, flagged_by, dismissed_at): kept as `from_<name>`. `also` adds named Cypher expressions
+    (a re-justification's `justifications_from`: the number of its first new group).
+    One CREATE per changed node, no extra read, no extra round trip."""
+    param = cause.startswith("$") and cause[1:].isidentifier()
+    if (
+        kind not in KINDS
+        or not (param or cause in CAUSES)
+        or not all(n.isidentifier() for n in (var, *before, *(also or {})))
+    ):
+        raise ValueError(f"record_change({var!r}, kind={kind!r}, cause={cause!r})")
+    cause = cause if param else "'" + cause + "'"
+    return (
+        "CREATE (:" + CHANGE_LABEL + " {at: $now, kind: '" + kind + "', id: " + var + ".id, from_status: "
+        + var + ".status, to_status: " + to_status + ", cause: " + cause + ", cause_id: " + cause_id
+        + ", actor: " + actor + "".join(", from_" + n + ": " + var + "." + n for n in before)
+        + "".join(", " + n + ": " + expression for n, expression in (also or {}).items())
+        + "})-[:" + CHANGE_OF + "]->(" + var + ")\n"
+    )  # fmt: skip
+
+
+def marker(var: str) -> str:
+    """The text `record_change(var, ...)` always contains: what the completeness test looks for."""
+    return "-[:" + CHANGE_OF + "]->(" + var + ")"
+
+
+@dataclass(frozen=True)
+class Change:
+    at: str
+    kind: str
+    id: str
+    from_status: str | None
+    to_status: str
+    cause: dict[str, Any]
+    actor: str | None
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> Change:
+        return cls(
+            at=row["at"], kind=row["kind"], id=row["id"], from_status=row["from_status"], to_status=row["to_status"],
+            cause={"kind": row["cause"], "id": row["cause_id"]}, actor=row["actor"],
+        )  # fmt: skip
+
+    def record(self) -> dict[str, Any]:
+        """As API.md's table has it: {"at", "kind", "id", "from_status", "to_status", "cause", "actor"}."""
+        return {
+            "at": self.at, "kind": self.kind, "id": self.id, "from_status": self.from_status,
+            "to_status": self.to_status, "cause": self.cause, "actor": self.actor,
+        }  # fmt: skip
+
+
+# Changes in [start, end), oldest first; ties (one write changes many nodes at one `at`) by kind and id.
+# Keyset paging: after ($after_at, $after_kind, $after_id), '' for the first page.
+CHANGES_WHERE = "MATCH (x:" + CHANGE_LABEL + ") WHERE ($start = '' OR x.at >= $start) AND ($end = '' OR x.at < $end) "
+CHANGES_BETWEEN = (
+    CHANGES_WHERE + "AND ($after_at = '' OR x.at > $after_at OR (x.at = $after_at AND (x.kind > $after_kind "
+    "OR (x.kind = $after_kind AND x.id > $after_id)))) "
+    "WITH x ORDER BY x.at, x.kind, x.id LIMIT $limit "
+    "RETURN x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor} AS change"
+)
+CHANGES_COUNT = CHANGES_WHERE + "RETURN count(x)"
+
+
+def changes(
+    *, workspace: HasGraph, start: str = "", end: str = "", limit: int = 200, after: tuple[str, str, str] | None = None
+) -> list[Change]:
+    """The recorded changes with start <= at < end ('' for open), oldest first, at most `limit`, after a keyset."""
+    after_at, after_kind, after_id = after or ("", "", "")
+    params = {"start": start, "end": end, "limit": limit, "after_at": after_at, "after_kind": after_kind,
+              "after_id": after_id}  # fmt: skip
+    return [Change.from_map(row) for row in graph.ro_records(workspace, CHANGES_BETWEEN, params)]
+
+
+def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int:
+    rows = graph.ro_query(workspace, CHANGES_COUNT, {"start": start, "end": end})
+    return int(rows[0][0]) if rows else 0
+
+
+# -- the history's beginning: existing workspaces (docs/history.md, "Migration") -------------------------------
+
+# Run once per workspace graph (w.history_since marks it; new graphs get it at creation), in one query:
+# what is known exactly becomes the change it was (a claim superseded by a Correction: from current, at its
+# applied_at, by its actor; a decision superseded by a revision: from needs_review, at superseded_at); every
+# other claim, decision or action that may have changed since its creation gets its present status as a
+# baseline change FROM null (unknown before), at the last time it changed where that is known (status_changed_at,
+# updated_at), else its creation. Nodes that never changed need nothing: no change after a moment means the
+# present status held then.
+HISTORY_BEGIN = (
+    "MATCH (w:Workspace) WHERE w.history_since IS NULL SET w.history_since = $now WITH w "
+    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: 'superseded'}) "
+    "  CREATE (:" + CHANGE_LABEL + " {at: x.applied_at, kind: '" + CLAIM + "', id: c.id, from_status: 'current', "
+    "  to_status: 'superseded', cause: '" + CORRECTION + "', cause_id: x.id, actor: x.actor, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(c) } "
+    "CALL { MATCH (c:Claim) WHERE NOT c.status IN ['current', 'superseded'] "
+    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: '" + CLAIM + "', "
+    "  id: c.id, from_status: null, to_status: c.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, "
+    "  migrated: true})-[:" + CHANGE_OF + "]->(c) } "
+    "CALL { MATCH (d:Decision) WHERE d.status = 'superseded' "
+    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(d.superseded_at, d.status_changed_at, d.created_at, $now), "
+    "  kind: '"
+    + DECISION
+    + "', id: d.id, from_status: 'needs_review', to_status: 'superseded', cause: '"
+    + REVISION
+    + "', cause_id: d.superseded_by, actor: d.superseded_by_actor, migrated: true})-[:"
+    + CHANGE_OF
+    + "]->(d) } "
+    "CALL { MATCH (d:Decision) WHERE d.status <> 'superseded' AND d.status_changed_at IS NOT NULL "
+    "  CREATE (:" + CHANGE_LABEL + " {at: d.status_changed_at, kind: '" + DECISION + "', id: d.id, from_status: null, "
+    "  to_status: d.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(d) } "
+    "CALL { MATCH (a:Action) WHERE a.updated_at IS NOT NULL AND a.updated_at <> a.created_at "
+    "  CREATE (:" + CHANGE_LABEL + " {at: a.updated_at, kind: '" + ACTION + "', id: a.id, from_status: null, "
+    "  to_status: a.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    "-[:" + CHANGE_OF + "]->(a) } "
+    "RETURN w.history_since"
+)
+
+
+def history_begin(*, workspace: HasGraph, now: str) -> bool:
+    """Begins the workspace's history if it has not begun (idempotent); True if it began now."""
+    return bool(graph.query(workspace, HISTORY_BEGIN, {"now": now}))
