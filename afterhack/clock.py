@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from afterhack.errors import UserError
+
 # A job (extraction, agent run) that has not reported progress for this long is taken to have
 # died with its worker: it no longer blocks a new one and is shown as failed.
 STALE_AFTER = timedelta(minutes=10)
@@ -25,3 +27,30 @@ def is_stale(updated_at: str | None) -> bool:
 
 
 STALLED_ERROR = "It stopped reporting progress (its worker may have stopped); start it again."
+
+
+class BadMoment(UserError):
+    """A moment that cannot be read; the message says why, in words (answered 422 invalid_input)."""
+
+
+def moment_iso(value: str, *, name: str = "as_of") -> str:
+    """A moment given by a person or a program (ISO 8601: a date, a date and time, with or without an offset;
+    without one it is UTC) as the graph stores times, so string comparison orders it among them.
+    A date alone means the end of that day (UTC): "as of 12 May" includes what happened on 12 May.
+    BadMoment, in words, for anything else."""
+    text = (value or "").strip()
+    try:
+        if len(text) == 10:
+            moment = datetime.fromisoformat(text).replace(hour=23, minute=59, second=59, microsecond=999999)
+        else:
+            moment = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        raise BadMoment(
+            f"“{name}” must be a moment in ISO 8601, like 2026-05-12T09:30:00Z or 2026-05-12; {text[:40]!r} is not one."
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    except OverflowError:
+        raise BadMoment(f"“{name}” is out of range; give a moment between the years 1 and 9999.") from None
