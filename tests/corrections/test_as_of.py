@@ -11,25 +11,15 @@ from claims import selectors as claims_selectors
 from corrections import review
 from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
-from tests.corrections.conftest import PLAN, World
+from tests.corrections.conftest import PLAN, World, june_to_july
 
 pytestmark = pytest.mark.django_db
-
-
-def flag(world: World) -> tuple[str, str, str, str]:
-    """June → July: the launch decision and its announcement, flagged by the correction. Returns the decision,
-    the action, a moment before the correction and a moment after it."""
-    launch = world.decision("Launch in June", [world.june])
-    announce = world.action("Send the launch announcement", launch)
-    before = now_iso()
-    assert world.apply(world.june, world.preview(world.june).json()["revision"]).status_code == 201
-    return launch, announce, before, now_iso()
 
 
 class JuneToJulyAsOfTests:
     def test_before_the_correction_the_claim_decision_and_action_are_as_they_were(self, world: World) -> None:
         workspace = world.trio.workspace
-        launch, announce, before, after = flag(world)
+        launch, announce, before, after = june_to_july(world)
         replacement = str(CorrectionIntent.objects.get().replacement_claim_id)
 
         then = claims_selectors.claim_get(workspace=workspace, claim_id=world.june, as_of=before)
@@ -110,7 +100,7 @@ class EvidenceAsOfTests:
 class ReviewAsOfTests:
     def test_across_a_rejustification_the_old_groups_come_back(self, world: World) -> None:
         workspace = world.trio.workspace
-        launch, announce, _, flagged_at = flag(world)
+        launch, announce, _, flagged_at = june_to_july(world)
         assert review.decision_rejustify(
             workspace=workspace, decision_id=launch, justifications=[[world.board]], actor=world.trio.reviewer
         )
@@ -126,7 +116,7 @@ class ReviewAsOfTests:
 
     def test_across_a_dismissal(self, world: World) -> None:
         workspace = world.trio.workspace
-        launch, announce, _, flagged_at = flag(world)
+        launch, announce, _, flagged_at = june_to_july(world)
         review.decision_dismiss(workspace=workspace, decision_id=launch, actor=world.trio.reviewer)
         then = agents_selectors.decision_get(workspace=workspace, decision_id=launch, as_of=flagged_at)
         assert then is not None and (then.status, then.dismissed_at, then.dismissed_by) == ("needs_review", None, None)
@@ -140,7 +130,7 @@ class ReviewAsOfTests:
 
     def test_across_a_revision_a_moved_action_depended_on_the_old_decision(self, world: World) -> None:
         workspace = world.trio.workspace
-        launch, announce, _, flagged_at = flag(world)
+        launch, announce, _, flagged_at = june_to_july(world)
         new = review.decision_revise(
             workspace=workspace, decision_id=launch, title="Launch in July", rationale="",
             justifications=[[world.board]], actions="move", actor=world.trio.reviewer,
@@ -165,7 +155,7 @@ class SearchAsOfTests:
     def test_search_as_of_drops_later_claims_and_gives_the_status_then(self, world: World) -> None:
         workspace = world.trio.workspace
         early = "2000-01-01T00:00:00+00:00"
-        _, _, before, after = flag(world)
+        _, _, before, after = june_to_july(world)
         replacement = str(CorrectionIntent.objects.get().replacement_claim_id)
 
         def found(as_of: str | None) -> list[tuple[str, str]]:
