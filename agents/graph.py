@@ -585,8 +585,8 @@ ACTION_AS_OF = (
     "MATCH (a:Action {id: $action_id}) "
     + ACTION_DECISIONS
     + history.changes_after("a", keep="a, decision_ids, titles", alias="changes")
-    + "OPTIONAL MATCH (od:Decision) WHERE od.id IN [x IN changes WHERE x.moved_from IS NOT NULL | x.moved_from] "
-    "WITH a, decision_ids, titles, changes, collect(od {.id, .title}) AS old "
+    + "CALL { WITH changes UNWIND [x IN changes WHERE x.moved_from IS NOT NULL | x.moved_from] AS old_id "
+    "  MATCH (od:Decision {id: old_id}) RETURN collect(od {.id, .title}) AS old } "
     "RETURN a {" + ACTION_PROPERTIES + ", changes: changes, old: old} AS action"
 )
 
