@@ -150,6 +150,21 @@ class ReviewAsOfTests:
         assert superseded.action_ids == []
         assert agents_selectors.decision_get(workspace=workspace, decision_id=new.id, as_of=flagged_at) is None
 
+    def test_across_a_revision_that_cancelled_its_actions_they_stay_with_the_old_decision(self, world: World) -> None:
+        workspace = world.trio.workspace
+        launch, announce, _, flagged_at = june_to_july(world)
+        new = review.decision_revise(
+            workspace=workspace, decision_id=launch, title="Launch in July", rationale="",
+            justifications=[[world.board]], actions="cancel", actor=world.trio.reviewer,
+        )  # fmt: skip
+        assert new is not None
+        then = agents_selectors.action_get(workspace=workspace, action_id=announce, as_of=flagged_at)
+        now = agents_selectors.action_get(workspace=workspace, action_id=announce, as_of=now_iso())
+        assert then is not None and (then.status, then.decision_ids) == ("held", [launch])
+        assert now is not None and (now.status, now.decision_ids) == ("cancelled", [launch])
+        old = agents_selectors.decision_get(workspace=workspace, decision_id=launch, as_of=flagged_at)
+        assert old is not None and old.action_ids == [announce]
+
 
 class SearchAsOfTests:
     def test_search_as_of_drops_later_claims_and_gives_the_status_then(self, world: World) -> None:
