@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from afterhack.clock import moment_iso
 from afterhack.ids import is_storable
 
 
@@ -186,3 +187,40 @@ PathId = Annotated[str, WithJsonSchema({"type": "string", "format": "uuid"})]
 # An id in an answer, and a time in an answer (ISO 8601 UTC, as the graph stores it).
 IdOut = Annotated[str, WithJsonSchema({"type": "string", "format": "uuid"})]
 Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+
+
+# -- reading the past (docs/history.md) --------------------------------------------------------------------
+
+MAX_MOMENT_CHARS = 64
+
+
+def moment_described(meaning: str) -> str:
+    """The description of a query parameter that is a moment: what it means, and how it may be written."""
+    return (
+        meaning + " ISO 8601: a date and time with or without an offset (UTC without one), or a date alone (the "
+        "end of that day, UTC)."
+    )
+
+
+def moment_refused(name: str) -> Refuse:
+    """How a moment too long or not text is refused (afterhack.clock.moment_iso refuses one it cannot read)."""
+    return Refuse(words=f"“{name}” must be a moment in ISO 8601, like 2026-05-12T09:30:00Z or 2026-05-12.")
+
+
+AsOf = Annotated[
+    Text | None,
+    Field(
+        max_length=MAX_MOMENT_CHARS, description=moment_described("The answer as it would have been at this moment.")
+    ),
+    moment_refused("as_of"),
+]
+
+
+class AsOfIn(Input):
+    """A read of the past: `as_of`, a moment (left out: now)."""
+
+    as_of: AsOf = None
+
+    def moment(self) -> str | None:
+        """`as_of` in the graph's time form, or None (now); BadMoment (422, in words) when it is not a moment."""
+        return None if self.as_of is None else moment_iso(self.as_of, name="as_of")

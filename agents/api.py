@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import (
@@ -352,12 +352,13 @@ def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFi
     return decisions.answer(decision_out)
 
 
-@router.get("/{ws_id}/decisions/{decision_id}", response={200: DecisionOut, **errors(401, 404, 503)})
-def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId) -> Any:
-    """One decision."""
+@router.get("/{ws_id}/decisions/{decision_id}", response={200: DecisionOut, **errors(401, 404, 422, 503)})
+def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId, past: Query[AsOfIn]) -> Any:
+    """One decision. With `as_of`: the decision as it was then (status, review reason, the justifications it had,
+    what superseded it by then); 404 if it did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
     decision = found(
-        selectors.decision_get(workspace=workspace, decision_id=decision_id),
+        selectors.decision_get(workspace=workspace, decision_id=decision_id, as_of=past.moment()),
         services.DecisionNotFound(),
     )
     return decision_out(decision)
@@ -384,12 +385,13 @@ def action_list(request: HttpRequest, ws_id: PathId, filters: Query[ActionFilter
     return actions.answer(action_out)
 
 
-@router.get("/{ws_id}/actions/{action_id}", response={200: ActionOut, **errors(401, 404, 503)})
-def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId) -> Any:
-    """One action."""
+@router.get("/{ws_id}/actions/{action_id}", response={200: ActionOut, **errors(401, 404, 422, 503)})
+def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId, past: Query[AsOfIn]) -> Any:
+    """One action. With `as_of`: the action as it was then (status, the decisions it depended on); 404 if it
+    did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
     action = found(
-        selectors.action_get(workspace=workspace, action_id=action_id),
+        selectors.action_get(workspace=workspace, action_id=action_id, as_of=past.moment()),
         services.ActionNotFound(),
     )
     return action_out(action)

@@ -13,7 +13,7 @@ from pydantic.config import JsonDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.schemas import AsOfIn, ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.evidence import Reason
@@ -112,7 +112,7 @@ class ClaimIn(Input):
         return None
 
 
-class SearchIn(PageIn):
+class SearchIn(PageIn, AsOfIn):
     q: Annotated[Text, Field(description="Words or a sentence; case does not matter.")] = ""
     mode: Annotated[
         SearchMode | None,
@@ -411,23 +411,27 @@ def claim_search(request: HttpRequest, ws_id: PathId, search: Query[SearchIn]) -
     back to its content words (claims holding more of them first). semantic: nearest in meaning (the
     embeddings model). hybrid: both rankings fused (reciprocal rank fusion). If the query cannot be
     embedded, the answer is lexical with degraded true. Pages go through the ranking as it stood at the
-    first page (at most its 1,000 best claims), in the mode that answered the first page."""
+    first page (at most its 1,000 best claims), in the mode that answered the first page. With `as_of`: the
+    search as it would have answered then (the claims that existed then, each as it was; `count` is of those;
+    a cursor works only with the same `as_of`)."""
     workspace = get_workspace_for_user(request.user, ws_id)
     found = selectors.claim_search_page(
-        workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor, mode=search.mode
-    )
+        workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor, mode=search.mode,
+        as_of=search.moment(),
+    )  # fmt: skip
     return {
         **found.claims.answer(lambda claim: {**claim_out(claim), "match": found.matches[claim.id]}),
         "fell_back_to_words": found.fell_back, "mode": found.mode, "degraded": found.degraded,
     }  # fmt: skip
 
 
-@router.get("/{ws_id}/claims/{claim_id}", response={200: ClaimOut, **errors(401, 404, 503)})
-def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId) -> Any:
-    """One claim."""
+@router.get("/{ws_id}/claims/{claim_id}", response={200: ClaimOut, **errors(401, 404, 422, 503)})
+def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId, past: Query[AsOfIn]) -> Any:
+    """One claim. With `as_of`: the claim as it was then (status, evidence, what superseded it by then);
+    404 if it did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
     claim = found(
-        selectors.claim_get(workspace=workspace, claim_id=claim_id),
+        selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=past.moment()),
         services.ClaimNotFound(),
     )
     return claim_out(claim)

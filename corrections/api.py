@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import StrictInt
 
+from afterhack.clock import moment_iso
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.schemas import (
+    MAX_MOMENT_CHARS,
+    ErrorOut,
+    Id,
+    IdOut,
+    Input,
+    PathId,
+    Refuse,
+    Text,
+    Timestamp,
+    Words,
+    errors,
+    moment_described,
+    moment_refused,
+)
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents.api import DecisionOut, RejustifyIn, ReviseIn, decision_out
 from agents.api import router as agents_router
+from agents.statuses import ActionStatus, DecisionStatus
 from claims.api import EvidenceErrorOut, SourceText
+from claims.statuses import ClaimStatus
 from claims.text import MAX_SOURCE_CHARS
 from corrections import review, selectors, services
 from corrections.statuses import ApplyStatus
@@ -291,6 +308,64 @@ def decision_revise(request: HttpRequest, ws_id: PathId, decision_id: PathId, pa
         justifications=payload.justifications, actions=payload.actions, actor=request.user,
     )  # fmt: skip
     return Status(201, decision_out(decision))
+
+
+# -- changes of belief (docs/history.md) -------------------------------------------------------------------------
+
+
+class ChangesIn(PageIn):
+    """Which changes: those from `from` (included) up to `to` (left out), each end optional."""
+
+    start: Annotated[
+        Text | None,
+        Field(alias="from", max_length=MAX_MOMENT_CHARS, description=moment_described("The first moment listed.")),
+        moment_refused("from"),
+    ] = None
+    end: Annotated[
+        Text | None,
+        Field(
+            alias="to", max_length=MAX_MOMENT_CHARS, description=moment_described("The moment the list stops before.")
+        ),
+        moment_refused("to"),
+    ] = None
+
+
+# Every status a change can leave or set: a claim's, a decision's or an action's.
+STATUSES = tuple(dict.fromkeys(str(status) for status in (*ClaimStatus, *DecisionStatus, *ActionStatus)))
+
+
+class ChangeCauseOut(Schema):
+    kind: Literal[selectors.CAUSES] = Field(  # type: ignore[valid-type]
+        description="What caused it: correction (id: the Correction), retraction (the retracted Source), new_version "
+        "(the new SourceVersion), rejustification or dismissal (the decision), revision (the new Decision that "
+        "supersedes), agent_run (the AgentRun), person (id null: the actor marked it), migration (id null: the "
+        "state found when the history began; from_status null: unknown before)."
+    )
+    id: IdOut | None = Field(description="The id of what caused it, or null (person, migration).")
+
+
+class ChangeOut(Schema):
+    at: Timestamp = Field(description="When (one write, one moment for every node it changed).")
+    kind: Literal[selectors.KINDS] = Field(description="What changed: a claim, a decision or an action.")  # type: ignore[valid-type]
+    id: IdOut = Field(description="The id of the claim, decision or action.")
+    from_status: Literal[STATUSES] | None = Field(  # type: ignore[valid-type]
+        description="The status it left (null: unknown, a migration's baseline)."
+    )
+    to_status: Literal[STATUSES] = Field(description="The status it was given (the same for a dismissal or a move).")  # type: ignore[valid-type]
+    cause: ChangeCauseOut
+    actor: str | None = Field(description="The username of who caused it, when a person did.")
+
+
+@router.get("/{ws_id}/changes", response={200: Page[ChangeOut], **errors(401, 404, 422, 503)})
+def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -> Any:
+    """Every change of belief (a claim's, decision's or action's status) from `from` up to `to`, oldest first, with
+    its cause and actor; the changes one write made share its `at` and come by kind, then id. 422 if a moment is
+    not ISO 8601 or `from` is after `to`, or for a cursor given out for another window."""
+    workspace = get_workspace_for_user(request.user, ws_id)
+    start = "" if window.start is None else moment_iso(window.start, name="from")
+    end = "" if window.end is None else moment_iso(window.end, name="to")
+    page = selectors.changes_page(workspace=workspace, start=start, end=end, limit=window.limit, cursor=window.cursor)
+    return page.answer(lambda change: change.record())
 
 
 # -- the W3C PROV export (docs/prov.md) -------------------------------------------------------------------------

@@ -9,10 +9,12 @@ from typing import Any
 
 from afterhack import history_graph
 from afterhack.errors import UserError
+from afterhack.history_graph import CAUSES as CAUSES
+from afterhack.history_graph import KINDS as KINDS
 from afterhack.history_graph import Change as Change
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
-from afterhack.pagination import Paged, workspace_page
+from afterhack.pagination import Paged, page_of, workspace_page
 from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
@@ -413,5 +415,23 @@ def prov_export(*, workspace: Workspace, root: str | None, form: prov.ProvFormat
 def changes_between(*, workspace: Workspace, start: str = "", end: str = "", limit: int = 200) -> list[Change]:
     """The changes of belief recorded with start <= at < end (ISO 8601 UTC; '' for open), oldest first.
 
-    The first page only: the API's paginated `GET …/changes` (a cursor over (at, kind, id)) comes next."""
+    The first `limit` only: `changes_page` pages through them all."""
     return history_graph.changes(workspace=workspace, start=start, end=end, limit=limit)
+
+
+def changes_page(
+    *, workspace: Workspace, start: str = "", end: str = "", limit: int, cursor: str | None
+) -> Paged[Change]:
+    """A page of the changes of belief with start <= at < end (moments as afterhack.clock.moment_iso gives them;
+    '' for an open end), oldest first; one write's changes (one `at`) by kind, then id. The cursor is the
+    (at, kind, id) of the last change given out, for this window only. UserError when start is after end."""
+    if start and end and start > end:
+        raise UserError("“from” must not be after “to”: the changes listed are those from “from” up to “to”.")
+    return page_of(
+        scope=f"changes:{workspace.id}:{start}:{end}", cursor=cursor, limit=limit,
+        read=lambda after, n: history_graph.changes(
+            workspace=workspace, start=start, end=end, limit=n, after=(after[0], after[1], after[2]) if after else None
+        ),
+        count=lambda: history_graph.changes_count(workspace=workspace, start=start, end=end),
+        position=lambda change: [change.at, change.kind, change.id],
+    )  # fmt: skip

@@ -116,6 +116,7 @@ class OpenApiTests:
             "/api/v1/workspaces/{ws_id}/sources/{source_id}/rejected", "/api/v1/workspaces/{ws_id}/claims",
             "/api/v1/workspaces/{ws_id}/decisions", "/api/v1/workspaces/{ws_id}/actions",
             "/api/v1/workspaces/{ws_id}/runs", "/api/v1/workspaces/{ws_id}/corrections",
+            "/api/v1/workspaces/{ws_id}/changes",
         }  # fmt: skip
 
 

@@ -39,14 +39,15 @@ MAX_EXAMPLES = 10
 SEED = 8
 
 LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name in (
-    "members", "sources", "sources/{source_id}/rejected", "claims", "decisions", "actions", "runs", "corrections"
+    "members", "sources", "sources/{source_id}/rejected", "claims", "decisions", "actions", "runs", "corrections",
+    "changes",
 ))]  # fmt: skip
 
 # Valid-looking input these operations can still refuse 422 for what it means, which no schema can
 # say: a cursor the API did not give out, a user that does not exist, a quote that is not in the text,
 # supports that are not current claims, a text that is the same as the current version, an idempotency
 # key used for another correction, a corrected statement that is the claim's own, a PROV root that is
-# not a claim or decision here.
+# not a claim or decision here, an `as_of` (or `from`, `to`) that is text but not a moment (API.md: the past).
 SEMANTIC_422 = [
     *(f"GET {path}" for path in LISTS),
     "POST /api/v1/workspaces/{ws_id}/members",
@@ -61,6 +62,9 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/correction-preview",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",
     "GET /api/v1/workspaces/{ws_id}/prov",
+    "GET /api/v1/workspaces/{ws_id}/claims/{claim_id}",
+    "GET /api/v1/workspaces/{ws_id}/decisions/{decision_id}",
+    "GET /api/v1/workspaces/{ws_id}/actions/{action_id}",
 ]
 ACCEPTED = ["2XX", 401, 403, 404, 409, 429]
 

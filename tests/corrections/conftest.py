@@ -70,6 +70,18 @@ class World:
         return api_for(user or self.trio.reviewer).post(f"/workspaces/{self.ws}/claims/{claim_id}/corrections", body)
 
 
+def june_to_july(world: World) -> tuple[str, str, str, str]:
+    """The launch decision on June and its announcement, flagged by the correction to July. Returns the
+    decision, the action, a moment before the correction and a moment after it (for reads of the past)."""
+    from afterhack.clock import now_iso
+
+    launch = world.decision("Launch in June", [world.june])
+    announce = world.action("Send the launch announcement", launch)
+    before = now_iso()
+    assert world.apply(world.june, world.preview(world.june).json()["revision"]).status_code == 201
+    return launch, announce, before, now_iso()
+
+
 def _claim(trio: Trio, source_id: str, quote: str) -> str:
     return claims_services.claim_add(
         workspace=trio.workspace, source_id=source_id, statement=quote + ".", evidence_quote=quote, actor=trio.reviewer
