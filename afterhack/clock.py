@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from afterhack.errors import UserError
@@ -39,6 +40,9 @@ def moment_iso(value: str, *, name: str = "as_of") -> str:
     A date alone means the end of that day (UTC): "as of 12 May" includes what happened on 12 May.
     BadMoment, in words, for anything else."""
     text = (value or "").strip()
+    if re.fullmatch(r".+T.+ \d{2}:?\d{2}", text):
+        # An address's unencoded "+02:00" arrives as " 02:00": read the space as the plus it was.
+        text = text[: text.rindex(" ")] + "+" + text[text.rindex(" ") + 1 :]
     try:
         if len(text) == 10:
             moment = datetime.fromisoformat(text).replace(hour=23, minute=59, second=59, microsecond=999999)
