@@ -117,9 +117,7 @@ class DiffTests:
         world = story.world
         result = selectors.beliefs_diff(workspace=world.trio.workspace, start=story.before, end=story.after)
         by_kind = {k.kind: k for k in result.kinds}
-        assert [(i.id, i.before, i.after) for i in by_kind["claim"].changed] == [
-            (world.june, "current", "superseded")
-        ]
+        assert [(i.id, i.before, i.after) for i in by_kind["claim"].changed] == [(world.june, "current", "superseded")]
         assert [(i.id, i.before, i.after) for i in by_kind["decision"].changed] == [
             (story.decision, "supported", "needs_review")
         ]
