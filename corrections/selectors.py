@@ -599,6 +599,8 @@ def beliefs_diff(*, workspace: Workspace, start: str, end: str, limit: int = DIF
         made_by = str(row["created_by"] or "")
         item = DiffItem(row["kind"], row["id"], row["title"], None, row["status"] or "", [], row["created_at"], made_by)
         created[row["kind"]].append(item)
+    for made_list in created.values():
+        made_list.sort(key=lambda item: (item.created_at, item.id), reverse=True)
     kinds = []
     for kind in history_graph.KINDS:
         rows = [m for m in moved_rows if m["kind"] == kind]
