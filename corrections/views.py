@@ -752,9 +752,8 @@ def audit(request: HtmxRequest) -> HttpResponse:
     export = reverse("corrections:audit_export") + listing.href(page=1).removeprefix(listing.path)
     context = {
         "listing": listing.with_items(rows), "export_href": export.removesuffix("?"),
-        # The W3C PROV export of one workspace: the audit's workspace filter, when there is one, is chosen.
+        # Each workspace's W3C PROV export, in the three formats.
         "prov_workspaces": list(workspace_selectors.workspaces_by_name()),
-        "prov_chosen": listing.criteria.get("workspace"),
     }  # fmt: skip
     return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
 
