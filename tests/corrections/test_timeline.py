@@ -196,3 +196,27 @@ class DiffTests:
         assert page.status_code == 422
         assert sentence in text(page)
         assert 'name="from"' in page.content.decode()  # the fields are there to fix it
+
+
+class HistoryBeganTests:
+    def test_a_migrated_workspace_says_where_its_history_began(self, story: Story) -> None:
+        from afterhack import graph
+        from workspaces import services as workspace_services
+
+        world = story.world
+        # As a graph written before the history: no changes, no beginning; then migrated.
+        graph.query(world.trio.workspace, "MATCH (x:Change) DETACH DELETE x")
+        graph.query(world.trio.workspace, "MATCH (w:Workspace) SET w.history_since = null")
+        workspace_services.graph_ensure(workspace=world.trio.workspace)
+        found = rows(story.page("/timeline/"))
+        assert len(found) == 3
+        claim = next(r for r in found if "The launch is in June." in r)
+        assert "history began: current → superseded" in claim and "correction: “The launch is in July.”" in claim
+        action = next(r for r in found if "Send the launch announcement" in r)
+        assert "history began: held (what it was before is not known)" in action
+        assert "history began (the state found when the history of changes began)" in action
+        assert len(rows(story.page("/timeline/?cause=migration"))) == 2
+
+        page = story.page(f"/diff/?from={quote(story.before)}&to={quote(story.after)}")
+        words = text(page)
+        assert "Actions: 1 now held (history began)" in words and "Claims: 1 current → superseded" in words
