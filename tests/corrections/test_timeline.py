@@ -94,13 +94,18 @@ class TimelineTests:
         assert "“rumour” is not a kind" in words and "“gossip” is not a cause" in words
         assert "“yesterday” is not a date" in words and "cannot be sorted by “size”" in words
 
-    def test_oldest_first_and_pages(self, story: Story) -> None:
+    def test_newest_first_by_default_and_oldest_first_when_asked(self, story: Story) -> None:
         world = story.world
-        review_page = client_for(world.trio.reviewer).get(f"/w/{world.ws}/actions/{story.action}/")
-        assert review_page.status_code == 200
+        steady = world.decision("The board meets", [world.board])
+        chairs = world.action("Book the chairs", steady)
+        agents_services.action_mark(
+            workspace=world.trio.workspace, action_id=chairs, status="cancelled", actor=world.trio.reviewer
+        )
         newest = rows(story.page("/timeline/"))
         oldest = rows(story.page("/timeline/?sort=when"))
-        assert sorted(newest) == sorted(oldest) and len(newest) == 3
+        assert len(newest) == 4 and "Book the chairs" in newest[0] and "pending → cancelled" in newest[0]
+        assert "a person's mark" in newest[0] and newest[0].endswith("rita")
+        assert "Book the chairs" in oldest[-1] and sorted(newest) == sorted(oldest)
 
     def test_the_menu_and_the_history_link_to_it(self, story: Story) -> None:
         timeline = f'href="/w/{story.world.ws}/timeline/"'

@@ -90,3 +90,26 @@ class TimelineInBrowserTests:
         page.set_viewport_size({"width": 800, "height": 900})
         assert "is after “to”" in page.get_by_role("alert").inner_text()
         screenshot(page, "diff-refused-800")
+
+    def test_a_staff_auditor_finds_the_prov_export_on_the_audit_pages(self, page: Any, demo_workspace: Any) -> None:
+        from workspaces.models import AuditEvent
+
+        workspace = demo_workspace
+        admin = workspace.memberships.get(role=Role.ADMIN).user
+        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        correct_june_to_july(page, workspace.id, june.id)
+        page.set_viewport_size({"width": 800, "height": 900})
+        page.goto("/audit/")
+        page.get_by_text("Export a workspace's provenance as W3C PROV").click()
+        link = page.get_by_role("link", name=f"{workspace.name} as Turtle")
+        link.wait_for()
+        screenshot(page, "audit-prov-800")
+        with page.expect_download() as download_info:
+            link.click()
+        assert download_info.value.suggested_filename == f"afterhack-prov-{workspace.id}.ttl"
+        event = AuditEvent.objects.get(verb="correction.applied", actor=admin)
+        page.goto(f"/audit/events/{event.pk}/")
+        with page.expect_download() as download_info:
+            page.get_by_role("link", name="PROV-JSON").click()
+        assert download_info.value.suggested_filename == f"afterhack-prov-{june.id}.json"
+        screenshot(page, "audit-event-prov-800")
