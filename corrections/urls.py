@@ -14,9 +14,12 @@ urlpatterns = [
     path("w/<uuid:ws_id>/review/<str:decision_id>", views.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", views.history, name="history"),
     path("w/<uuid:ws_id>/prov", views.prov_export, name="prov"),
+    path("w/<uuid:ws_id>/timeline/", views.timeline, name="timeline"),
+    path("w/<uuid:ws_id>/diff/", views.diff, name="diff"),
     path("w/<uuid:ws_id>/corrections/<str:correction_id>/", views.detail, name="detail"),
     path("audit/", views.audit, name="audit"),
     path("audit/export.csv", views.audit_export, name="audit_export"),
     path("audit/events/<int:event_id>/", views.audit_event, name="audit_event"),
+    path("audit/prov", views.audit_prov, name="audit_prov"),
     path("audit/corrections/<uuid:ws_id>/<str:correction_id>/", views.audit_detail, name="audit_detail"),
 ]

@@ -7,10 +7,11 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import wraps
 from itertools import chain
 from typing import Any
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
@@ -26,10 +27,13 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm
+from afterhack.clock import BadMoment, moment_iso
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec
+from afterhack.ids import parse_id
+from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.picker import Picker, chosen_ids, filter_params, ids_in, is_step, query_in
+from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
@@ -746,7 +750,11 @@ def audit(request: HtmxRequest) -> HttpResponse:
     ]
     # The export takes the same filters and sort, and every page.
     export = reverse("corrections:audit_export") + listing.href(page=1).removeprefix(listing.path)
-    context = {"listing": listing.with_items(rows), "export_href": export.removesuffix("?")}
+    context = {
+        "listing": listing.with_items(rows), "export_href": export.removesuffix("?"),
+        # Each workspace's W3C PROV export, in the three formats.
+        "prov_workspaces": list(workspace_selectors.workspaces_by_name()),
+    }  # fmt: skip
     return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
 
 
@@ -760,6 +768,7 @@ def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
     context = {
         "row": row,
         "correction_url": _audit_detail_url(event),
+        "prov_url": _audit_prov_url(event),
         "recorded": json.dumps(event.payload, indent=2, ensure_ascii=False, sort_keys=True),
     }
     return render(request, "corrections/audit_event.html", context)
@@ -771,6 +780,14 @@ def _audit_detail_url(event: AuditEvent) -> str:
     if event.verb != "correction.applied" or not isinstance(correction_id, str) or event.workspace_id is None:
         return ""
     return reverse("corrections:audit_detail", args=[event.workspace_id, correction_id])
+
+
+def _audit_prov_url(event: AuditEvent) -> str:
+    """The staff PROV export of the chain of a correction's claim (without its format); '' for other events."""
+    claim_id = event.payload.get("claim_id")
+    if not _audit_detail_url(event) or not isinstance(claim_id, str):
+        return ""
+    return reverse("corrections:audit_prov") + "?" + urlencode({"workspace": event.workspace_id, "root": claim_id})
 
 
 CSV_COLUMNS = ["time (UTC)", "workspace", "person", "kind", "summary", "target ids"]
@@ -912,15 +929,222 @@ def prov_export(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The because-chain of `root` (or the whole workspace) as W3C PROV, downloaded with the page's session: the
     same export as the API's (docs/prov.md), for any member; a bad root or format is said on a page, 422."""
     membership = get_membership(request.user, ws_id)
+    return _prov_answer(request, membership.workspace)
+
+
+def _prov_answer(request: HtmxRequest, workspace: Workspace) -> HttpResponse:
+    """The export `root` and `format` ask for, as a download; a bad one said on a page, 422."""
     try:
         form = selectors.ProvFormat(request.GET.get("format") or selectors.ProvFormat.JSON)
     except ValueError:
         detail = "The format of a W3C PROV export must be json, ttl or provn."
         return render(request, "400.html", {"detail": detail}, status=422)
     try:
-        export = selectors.prov_export(workspace=membership.workspace, root=request.GET.get("root") or None, form=form)
+        export = selectors.prov_export(workspace=workspace, root=request.GET.get("root") or None, form=form)
     except UserError as error:
         return render(request, "400.html", {"detail": str(error)}, status=422)
     response = HttpResponse(export.text, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
+
+
+@require_GET
+@staff_only
+def audit_prov(request: HtmxRequest) -> HttpResponse:
+    """Staff auditors: a workspace's W3C PROV export (whole, or a `root`'s chain), whether or not they belong to it.
+    Like the audit's CSV export, downloading it is not itself an audited event."""
+    raw = request.GET.get("workspace", "")
+    workspace = workspace_selectors.workspace_get(workspace_id=raw) if parse_id(raw) else None
+    if workspace is None:
+        detail = "Choose a workspace to export: “workspace” must be the id of one." if not raw else "No such workspace."
+        return render(request, "400.html", {"detail": detail}, status=422 if not raw else 404)
+    return _prov_answer(request, workspace)
+
+
+# -- the timeline of changes of belief, and the diff between two moments (docs/history.md) ------------------------
+
+CAUSE_CHOICES = (
+    (selectors.CORRECTION, "A correction"), (selectors.RETRACTION, "A source retracted"),
+    (selectors.NEW_VERSION, "A new version of a source"), (selectors.REJUSTIFICATION, "A re-justification"),
+    (selectors.REVISION, "A revision"), (selectors.DISMISSAL, "A dismissal"),
+    (selectors.PERSON, "A person's mark"), (selectors.MIGRATION, "History began"),
+)  # fmt: skip
+TIMELINE = ListSpec(
+    name="timeline",
+    noun=("change", "changes"),
+    sorts={"when": "When"},
+    default_sort="-when",
+    filters={
+        "kind": Filter("Kind", "choice", (
+            (selectors.CLAIM, "Claims"), (selectors.DECISION_KIND, "Decisions"), (selectors.ACTION, "Actions"),
+        )),
+        "cause": Filter("Cause", "choice", CAUSE_CHOICES),
+        "actor": Filter("Person"),
+        "since": Filter("From", "day"),
+        "until": Filter("To", "day"),
+    },
+    search="Statement or title",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """A recorded change as a row of the pages: what it is of (linked), the change in words, the cause (linked)."""
+
+    step: selectors.Step
+    item_url: str
+    what: str
+    cause: str
+    cause_url: str
+
+
+def _item_url(workspace_id: UUID, kind: str, item_id: str) -> str:
+    if kind == selectors.CLAIM:
+        return reverse("claims:claim", args=[workspace_id, item_id])
+    if kind == selectors.DECISION_KIND:
+        return reverse("agents:decision", args=[workspace_id, item_id])
+    return workspace_selectors.action_url(workspace_id=workspace_id, action_id=item_id)
+
+
+def _what(step: selectors.Step) -> str:
+    """The change of status in words: from → to, what happened when the status stays, and where history began."""
+    before, after = in_words(step.from_status), in_words(step.to_status)
+    if step.from_status is None:
+        words = f"{after} (what it was before is not known)"
+    elif step.from_status != step.to_status:
+        words = f"{before} → {after}"
+    elif step.cause == selectors.DISMISSAL:
+        words = f"dismissed from review; still {after}"
+    elif step.cause == selectors.NEW_VERSION:
+        words = f"found again in the new version; still {after}"
+    else:
+        words = f"still {after}"
+    return f"history began: {words}" if step.migrated or step.cause == selectors.MIGRATION else words
+
+
+def _cause(workspace_id: UUID, step: selectors.Step) -> tuple[str, str]:
+    """The cause in words, and the page of what it names ('' when there is none)."""
+    named, cause_id = step.named, step.cause_id or ""
+    if step.cause == selectors.CORRECTION and cause_id:
+        words = f"correction: “{named.title}”" if named.title else "a correction"
+        return words, reverse("corrections:detail", args=[workspace_id, cause_id])
+    if step.cause in (selectors.RETRACTION, selectors.NEW_VERSION):
+        title = f"“{named.title}”" if named.title else "its source"
+        if step.cause == selectors.RETRACTION:
+            words = f"source {title} retracted"
+        else:
+            words = f"version {named.version} of {title}" if named.version else f"a new version of {title}"
+        source = named.source_id or (cause_id if step.cause == selectors.RETRACTION else "")
+        return words, reverse("claims:source", args=[workspace_id, source]) if source else ""
+    if step.cause in (selectors.REJUSTIFICATION, selectors.REVISION, selectors.DISMISSAL) and cause_id:
+        url = reverse("agents:decision", args=[workspace_id, cause_id])
+        if step.cause == selectors.REVISION:
+            return (f"revised: “{named.title}” replaces it" if named.title else "a revision"), url
+        return ("re-justified" if step.cause == selectors.REJUSTIFICATION else "dismissed from review"), url
+    if step.cause == selectors.AGENT_RUN and cause_id:
+        return "an agent run", reverse("agents:run", args=[workspace_id, cause_id])
+    if step.cause == selectors.PERSON:
+        return "a person's mark", ""
+    if step.cause == selectors.MIGRATION:
+        return "history began (the state found when the history of changes began)", ""
+    return in_words(step.cause) or "—", ""
+
+
+def change_row(workspace_id: UUID, step: selectors.Step) -> ChangeRow:
+    cause, cause_url = _cause(workspace_id, step)
+    return ChangeRow(step, _item_url(workspace_id, step.kind, step.id), _what(step), cause, cause_url)
+
+
+@require_GET
+@login_required
+def timeline(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """Every recorded change of belief of the workspace: paged, newest first, filtered by kind, cause, person, day
+    and the words of what changed."""
+    membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    listing = TIMELINE.read_page(
+        request.GET, path=request.path, read=selectors.timeline_page, count=selectors.timeline_count,
+        workspace=workspace,
+    )  # fmt: skip
+    rows = [change_row(workspace.id, step) for step in listing.items]
+    context = {"workspace": workspace, "membership": membership, "listing": listing.with_items(rows)}
+    return render_listing(request, "corrections/timeline.html", context, listing=listing)
+
+
+# The diff's default window: the last seven days, up to the next whole minute (what the date-time fields show).
+DIFF_DAYS = 7
+FIELD_FORMAT = "%Y-%m-%dT%H:%M"
+
+
+def _field_value(moment: str) -> str:
+    """A graph time as a date-time field shows it (UTC, to the minute)."""
+    return datetime.fromisoformat(moment).astimezone(UTC).strftime(FIELD_FORMAT)
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    item: selectors.DiffItem
+    url: str
+    steps: list[ChangeRow]
+
+
+# How each kind is named on the diff (singular, plural).
+KIND_NOUNS = {"claim": ("claim", "claims"), "decision": ("decision", "decisions"), "action": ("action", "actions")}
+
+
+def _kind_rows(workspace_id: UUID, kind: selectors.KindDiff) -> dict[str, Any]:
+    def rows(items: list[selectors.DiffItem]) -> list[DiffRow]:
+        return [
+            DiffRow(
+                item, _item_url(workspace_id, item.kind, item.id), [change_row(workspace_id, s) for s in item.steps]
+            )
+            for item in items
+        ]
+
+    return {
+        "diff": kind, "noun": KIND_NOUNS[kind.kind], "changed": rows(kind.changed), "came_back": rows(kind.came_back),
+        "created": rows(kind.created),
+    }  # fmt: skip
+
+
+@require_GET
+@login_required
+def diff(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """What changed in the workspace's beliefs between two moments (`from`, `to`: ISO 8601, UTC when no offset is
+    given; by default the last seven days). A moment that cannot be read, or `from` after `to`, is said in a
+    sentence on the page (422), with the fields to fix it."""
+    membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    end_default = (datetime.now(UTC) + timedelta(minutes=1)).replace(second=0, microsecond=0)
+    defaults = {
+        "from": (end_default - timedelta(days=DIFF_DAYS)).isoformat(timespec="microseconds"),
+        "to": end_default.isoformat(timespec="microseconds"),
+    }
+    moments: dict[str, str] = {}
+    problems: list[str] = []
+    for name in ("from", "to"):
+        raw = request.GET.get(name, "")
+        try:
+            moments[name] = moment_iso(raw, name=name) if raw.strip() else defaults[name]
+        except BadMoment as error:
+            problems.append(str(error))
+            moments[name] = ""
+    start, end = moments["from"], moments["to"]
+    if not problems and start > end:
+        problems.append(
+            f"“from” ({_field_value(start).replace('T', ' ')} UTC) is after “to” "
+            f"({_field_value(end).replace('T', ' ')} UTC): give the earlier moment first."
+        )
+    result = None if problems else selectors.beliefs_diff(workspace=workspace, start=start, end=end)
+    context = {
+        "workspace": workspace,
+        "membership": membership,
+        "diff": result,
+        "kinds": [_kind_rows(workspace.id, kind) for kind in result.kinds] if result else [],
+        "problems": problems,
+        "fields": {
+            name: _field_value(moments[name]) if moments[name] else request.GET.get(name, "")[:40]
+            for name in ("from", "to")
+        },
+    }
+    return render(request, "corrections/diff.html", context, status=422 if problems else 200)

@@ -23,9 +23,11 @@ ID_INDEXED_LABELS = (
     "Extraction",
 )
 # Other properties the apps look nodes up by.
-# The history's changes (afterhack/history_graph.py) are read by time (a window) and by what changed (as-of reads).
+# The history's changes (afterhack/history_graph.py) are read by time (a window) and by what changed (as-of reads);
+# what was made in a window (the diff between two moments, corrections/timeline_graph.py) by created_at.
 EXTRA_RANGE_INDEXES = (
     ("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"), ("Change", "at"), ("Change", "id"),
+    ("Claim", "created_at"), ("Decision", "created_at"), ("Action", "created_at"),
 )  # fmt: skip
 
 WORKSPACE_NODE_CREATE = """

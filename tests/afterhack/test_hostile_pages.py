@@ -197,12 +197,15 @@ PAGES = {
     ),
     "correction": Page(WS + "/corrections/{correction}/"),
     "prov": Page(WS + "/prov?root={june}", params=("root", "format")),
+    "timeline": Page(WS + "/timeline/", params=("kind", "cause", "actor", "since", "until", "q", "sort", "page")),
+    "diff": Page(WS + "/diff/", params=("from", "to")),
     "audit": Page("/audit/", params=("workspace", "actor", "kind", "since", "until", "q", "sort", "page"), staff=True),
     "audit_export": Page(
         "/audit/export.csv", params=("workspace", "actor", "kind", "since", "until", "q", "sort"), staff=True
     ),
     "audit_detail": Page("/audit/corrections/{ws}/{correction}/", staff=True),
     "audit_event": Page("/audit/events/{event}/", staff=True),
+    "audit_prov": Page("/audit/prov?workspace={ws}&root={june}", params=("workspace", "root", "format"), staff=True),
     # the admin
     "admin_events": Page(
         "/admin/workspaces/auditevent/",

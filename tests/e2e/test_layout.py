@@ -69,6 +69,8 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
         "corrections": f"{ws}/corrections/",
         "correction": f"{ws}/corrections/{outcome.correction_id}/",
         "members": f"{ws}/members/",
+        "timeline": f"{ws}/timeline/",
+        "diff": f"{ws}/diff/",
         "audit": "/audit/",
     }
 

@@ -1,0 +1,162 @@
+"""The reads of the timeline and diff pages (docs/history.md, "The timeline and the diff"): the recorded changes of
+belief a page at a time with what they are of, and what changed between two moments, in a few bounded queries.
+
+Read-only. The item a change is of is joined through `(x:Change)-[:OF]->(n)`; its words are `n.statement` (a claim)
+or `n.title` (a decision, an action). Every query is a constant; sort keys pick one of them, never request text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from afterhack import graph
+from afterhack.graph import HasGraph
+from afterhack.history_graph import CHANGE_LABEL, CHANGE_OF
+
+# -- the timeline ------------------------------------------------------------------------------------------------
+
+CHANGE_FIELDS = (
+    "x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, migrated: coalesce(x.migrated, false), "
+    "title: coalesce(n.statement, n.title, ''), question: n.question}"
+)
+# The timeline's filters: what it is of (kind), what caused it, a person (part of the username, any case, or one of
+# the usernames their full name matched), [since, until) as ISO times, and words of the item's statement or title.
+TIMELINE_WHERE = (
+    "MATCH (x:" + CHANGE_LABEL + ")-[:" + CHANGE_OF + "]->(n) "
+    "WHERE ($kind = '' OR x.kind = $kind) AND ($cause = '' OR x.cause = $cause) "
+    "AND ($actor = '' OR toLower(x.actor) CONTAINS $actor OR x.actor IN $actors) "
+    "AND ($since = '' OR x.at >= $since) AND ($until = '' OR x.at < $until) "
+    "AND ($q = '' OR toLower(coalesce(n.statement, n.title, '')) CONTAINS $q) "
+)
+TIMELINE_COUNT = TIMELINE_WHERE + "RETURN count(x)"
+# One query per direction; ties (one write changes many nodes at one moment) by kind and id, like the API's keyset.
+TIMELINE_PAGES = {
+    descending: TIMELINE_WHERE + "WITH x, n ORDER BY x.at" + direction + ", x.kind" + direction + ", x.id" + direction
+    + " SKIP $offset LIMIT $limit RETURN " + CHANGE_FIELDS + " AS change"
+    for descending, direction in ((True, " DESC"), (False, " ASC"))
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TimelineFilters:
+    kind: str = ""
+    cause: str = ""
+    actor: str = ""
+    actors: tuple[str, ...] = ()
+    since: str = ""
+    until: str = ""
+    q: str = ""
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "cause": self.cause, "actor": self.actor, "actors": list(self.actors),
+            "since": self.since, "until": self.until, "q": self.q,
+        }  # fmt: skip
+
+
+def timeline_count(*, workspace: HasGraph, filters: TimelineFilters) -> int:
+    rows = graph.ro_query(workspace, TIMELINE_COUNT, filters.params())
+    return int(rows[0][0]) if rows else 0
+
+
+def timeline_page(
+    *, workspace: HasGraph, filters: TimelineFilters, descending: bool, offset: int, limit: int
+) -> list[dict[str, Any]]:
+    """One page of the changes the filters select, by when (then kind and id), with the item's words."""
+    params = {**filters.params(), "offset": offset, "limit": limit}
+    return graph.ro_records(workspace, TIMELINE_PAGES[descending], params)
+
+
+# -- what the changes name as their cause ------------------------------------------------------------------------
+
+# The things causes name, each by its id (an indexed lookup per label): corrections, retracted sources, new versions
+# (with their source), decisions (a revision's new decision; a re-justified or dismissed one).
+CAUSES_NAMED = (
+    "MATCH (x:Correction) WHERE x.id IN $corrections "
+    "RETURN {id: x.id, title: x.statement, reason: x.reason, source_id: null, version: null} AS named "
+    "UNION ALL MATCH (s:Source) WHERE s.id IN $sources "
+    "RETURN {id: s.id, title: s.title, reason: null, source_id: s.id, version: null} AS named "
+    "UNION ALL MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion) WHERE v.id IN $versions "
+    "RETURN {id: v.id, title: s.title, reason: null, source_id: s.id, version: v.version} AS named "
+    "UNION ALL MATCH (d:Decision) WHERE d.id IN $decisions "
+    "RETURN {id: d.id, title: d.title, reason: null, source_id: null, version: null} AS named"
+)
+
+
+def causes_named(
+    *, workspace: HasGraph, corrections: list[str], sources: list[str], versions: list[str], decisions: list[str]
+) -> dict[str, dict[str, Any]]:
+    """What each cause id names (title, and a version's source and number), by id; one query, none when empty."""
+    if not (corrections or sources or versions or decisions):
+        return {}
+    params = {"corrections": corrections, "sources": sources, "versions": versions, "decisions": decisions}
+    return {row["id"]: row for row in graph.ro_records(workspace, CAUSES_NAMED, params)}
+
+
+# -- the diff between two moments --------------------------------------------------------------------------------
+
+# Each node changed in [start, end) that existed at start (created before it; a node without created_at is older
+# than the history), with the first change in the window (its from_status: the status at start) and the last (its
+# to_status: the status at end). One node changes at most once per write, so `at` orders a node's changes.
+# The range on x.at alone, so the Change.at range index answers it.
+DIFF_NODES = (
+    "MATCH (x:" + CHANGE_LABEL + ") WHERE x.at >= $start AND x.at < $end "
+    "MATCH (x)-[:" + CHANGE_OF + "]->(n) WHERE coalesce(n.created_at, '') < $start "
+    "WITH n, collect(x {.at, .kind, .from_status, .to_status, .cause, .cause_id, .actor, "
+    "migrated: coalesce(x.migrated, false)}) AS cs "
+    "WITH n, cs, reduce(f = head(cs), c IN cs | CASE WHEN c.at < f.at THEN c ELSE f END) AS first, "
+    "reduce(l = head(cs), c IN cs | CASE WHEN c.at > l.at THEN c ELSE l END) AS last "
+)
+# How many nodes went from which status to which (before null: the history began in the window).
+DIFF_COUNTS = (
+    DIFF_NODES + "WITH first.kind AS kind, first.from_status AS before, last.to_status AS after, count(n) AS moved "
+    "RETURN {kind: kind, before: before, after: after, count: moved} AS moved"
+)
+# The changed nodes themselves, the most recently changed first, at most $limit; each with its changes (at most
+# $per_node, the latest) and its words.
+DIFF_CHANGED = (
+    DIFF_NODES + "WITH n, cs, first, last ORDER BY last.at DESC, n.id LIMIT $limit "
+    "RETURN {id: n.id, kind: first.kind, title: coalesce(n.statement, n.title, ''), before: first.from_status, "
+    "after: last.to_status, changes: cs} AS node"
+)
+# What was created in [start, end), by label (each read by the label's created_at range index), counted, and the
+# newest $limit of each with its status at end: the from_status of its first change at or after end, else its
+# present status (a change before end is before now too).
+CREATED_LABELS = (
+    ("Claim", "claim", "n.statement"),
+    ("Decision", "decision", "n.title"),
+    ("Action", "action", "n.title"),
+)
+DIFF_CREATED_COUNT = " UNION ALL ".join(
+    "MATCH (n:" + label + ") WHERE n.created_at >= $start AND n.created_at < $end "
+    "WITH count(n) AS made RETURN {kind: '" + kind + "', count: made} AS made"
+    for label, kind, _ in CREATED_LABELS
+)
+DIFF_CREATED = " UNION ALL ".join(
+    "MATCH (n:" + label + ") WHERE n.created_at >= $start AND n.created_at < $end "
+    "WITH n ORDER BY n.created_at DESC, n.id LIMIT $limit "
+    "OPTIONAL MATCH (y:" + CHANGE_LABEL + ")-[:" + CHANGE_OF + "]->(n) WHERE y.at >= $end "
+    "WITH n, collect(y) AS later "
+    "RETURN {id: n.id, kind: '" + kind + "', title: coalesce(" + words + ", ''), created_at: n.created_at, "
+    "created_by: coalesce(n.created_by, n.extractor), origin: n.origin, run_id: n.run_id, "
+    "status: CASE WHEN size(later) = 0 THEN n.status "
+    "ELSE reduce(f = head(later), c IN later | CASE WHEN c.at < f.at THEN c ELSE f END).from_status END} AS made"
+    for label, kind, words in CREATED_LABELS
+)
+
+
+def diff_counts(*, workspace: HasGraph, start: str, end: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """How many nodes moved from which status to which in [start, end), and how many of each kind were made."""
+    params = {"start": start, "end": end}
+    moved = graph.ro_records(workspace, DIFF_COUNTS, params)
+    made = {row["kind"]: int(row["count"]) for row in graph.ro_records(workspace, DIFF_CREATED_COUNT, params)}
+    return moved, made
+
+
+def diff_nodes(
+    *, workspace: HasGraph, start: str, end: str, limit: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The nodes changed in [start, end) (the latest `limit`), and those made in it (the newest `limit` a kind)."""
+    params = {"start": start, "end": end, "limit": limit}
+    return graph.ro_records(workspace, DIFF_CHANGED, params), graph.ro_records(workspace, DIFF_CREATED, params)
