@@ -148,7 +148,7 @@ CHANGE_FIELDS = (
 def changes_after(node: str, *, keep: str, alias: str) -> str:
     """Cypher: the Changes of the node bound to `node` made after $as_of, collected as `alias` (a list of maps,
     in no order: the rewinds sort them), carrying the variables `keep` (a comma-separated list of the query's
-    own constants). Found through the range index on Change.id, then `at`."""
+    own constants). Found through the index on Change.id, then filtered by `at`."""
     if (
         not node.isidentifier()
         or not alias.isidentifier()

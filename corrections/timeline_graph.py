@@ -99,7 +99,7 @@ def causes_named(
 # Each node changed in [start, end) that existed at start (created before it; a node without created_at is older
 # than the history), with the first change in the window (its from_status: the status at start) and the last (its
 # to_status: the status at end). One node changes at most once per write, so `at` orders a node's changes.
-# The range on x.at alone, so the Change.at range index answers it.
+# A scan of the changes (no range index on a time: workspaces/graph.py EXTRA_RANGE_INDEXES says why).
 DIFF_NODES = (
     "MATCH (x:" + CHANGE_LABEL + ") WHERE x.at >= $start AND x.at < $end "
     "MATCH (x)-[:" + CHANGE_OF + "]->(n) WHERE coalesce(n.created_at, '') < $start "
@@ -120,7 +120,7 @@ DIFF_CHANGED = (
     "RETURN {id: n.id, kind: first.kind, title: coalesce(n.statement, n.title, ''), before: first.from_status, "
     "after: last.to_status, changes: cs} AS node"
 )
-# What was created in [start, end), by label (each read by the label's created_at range index), counted, and the
+# What was created in [start, end), by label (a label scan: no range index on a time, see above), counted, and the
 # newest $limit of each with its status at end: the from_status of its first change at or after end, else its
 # present status (a change before end is before now too).
 CREATED_LABELS = (

@@ -12,6 +12,7 @@ from django.test import override_settings
 
 from afterhack import graph
 from tests.conftest import Trio
+from workspaces.graph import index_kinds
 
 pytestmark = pytest.mark.django_db
 
@@ -129,3 +130,23 @@ class ReconnectTests:
         time.sleep(1.1)
         graph.query(trio.workspace, "CREATE (:Source {id: 'after-restart'})")
         assert graph.ro_query(trio.workspace, "MATCH (s:Source {id: 'after-restart'}) RETURN count(s)") == [[1]]
+
+
+class StringRangeIndexTests:
+    """FalkorDB 4.22's range index drops a `<` or `<=` bound on a string when the value is a parameter, and answers
+    every node (FalkorDB issue #2239). Times are strings here, and windows of time are read with `<`: so no time
+    is range-indexed (workspaces/graph.py EXTRA_RANGE_INDEXES)."""
+
+    def test_the_upstream_bug_is_still_there(self, trio: Trio) -> None:
+        # When this fails, FalkorDB answers correctly: times may be indexed again (see EXTRA_RANGE_INDEXES).
+        target = trio.workspace
+        graph.query(target, "UNWIND ['2026-01-01', '2026-02-01', '2026-03-01'] AS t CREATE (:Probe {at: t})")
+        below = "MATCH (p:Probe) WHERE p.at < $before RETURN count(p)"
+        assert graph.ro_query(target, below, {"before": "2026-02-15"}) == [[2]]
+        graph.query(target, "CREATE INDEX FOR (p:Probe) ON (p.at)")
+        assert graph.ro_query(target, below, {"before": "2026-02-15"}) == [[3]], "FalkorDB fixed #2239"
+
+    def test_no_time_is_range_indexed_in_a_workspace_graph(self, trio: Trio) -> None:
+        ranged = {(label, prop) for label, prop, kind in index_kinds(workspace=trio.workspace) if kind == "RANGE"}
+        assert ("Change", "id") in ranged  # the as-of reads' lookup stays indexed
+        assert not [(label, prop) for label, prop in ranged if prop == "at" or prop.endswith("_at")]
