@@ -1,4 +1,5 @@
-"""Benchmark of corrections (run by `make bench`): preview and apply on 10k, 100k and 1M-node workspaces."""
+"""Benchmarks of corrections (run by `make bench`): preview and apply on 10k, 100k and 1M-node workspaces; the past
+(as-of reads, a week of changes, the one-week diff) on a 10k-claim workspace with a history."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import statistics
 import time
 import urllib.request
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
+from agents import selectors as agents_selectors
+from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
-from corrections import bench_graph, services
+from corrections import bench_graph, selectors, services
 from workspaces import services as workspace_services
 
 BATCH = 2_000
@@ -158,3 +162,90 @@ def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
         server.terminate()
         server.wait()
     return figures
+
+
+# -- the past (issue #13): as-of reads and the one-week diff on a 10k-claim workspace --------------------------
+
+HISTORY_DAYS = 120
+HISTORY_SAMPLES = 200
+DIFF_SAMPLES = 30
+
+
+def grow_history(workspace: Any, claims: int, events: int, rng: random.Random) -> tuple[list[dict[str, str]], datetime]:
+    """Stories (3 claims each) created HISTORY_DAYS ago, then `events` corrections spread evenly over the days
+    since; returns the stories and when they were created."""
+    began = datetime.now(UTC) - timedelta(days=HISTORY_DAYS)
+    stories = [
+        {k: str(uuid.uuid4()) for k in ("s", "v", "f1", "f2", "a", "b", "c", "d", "e", "x")} for _ in range(claims // 3)
+    ]
+    for start in range(0, len(stories), BATCH):
+        bench_graph.bench_stories_create(
+            workspace=workspace, stories=stories[start : start + BATCH], now=began.isoformat(timespec="microseconds")
+        )
+    span = (datetime.now(UTC) - began).total_seconds()
+    corrected = rng.sample(stories, events)
+    moments = sorted(began + timedelta(seconds=rng.uniform(60, span - 60)) for _ in corrected)
+    bench_graph.bench_history_create(
+        workspace=workspace,
+        events=[
+            {"a": s["a"], "c": s["c"], "e": s["e"], "x": s["x"], "correction": str(uuid.uuid4()),
+             "at": at.isoformat(timespec="microseconds")}
+            for s, at in zip(corrected, moments, strict=True)
+        ],
+    )  # fmt: skip
+    return stories, began
+
+
+def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[Figure]:
+    """p50 of an as-of claim read, an as-of decision read, a page of changes and a one-week diff."""
+    rng = random.Random(13)
+    workspace = workspace_services.workspace_create(name=f"Bench history {claims}", creator=user)
+    try:
+        started = time.perf_counter()
+        stories, began = grow_history(workspace, claims, events, rng)
+        grown = time.perf_counter() - started
+        span = (datetime.now(UTC) - began).total_seconds()
+
+        def moment() -> str:
+            return (began + timedelta(seconds=rng.uniform(0, span))).isoformat(timespec="microseconds")
+
+        picks = [rng.choice(stories) for _ in range(HISTORY_SAMPLES)]
+        plain = [timed(lambda s=s: claims_selectors.claim_get(workspace=workspace, claim_id=s["a"])) for s in picks]
+        as_of = [
+            timed(lambda s=s: claims_selectors.claim_get(workspace=workspace, claim_id=s["a"], as_of=moment()))
+            for s in picks
+        ]
+        decisions = [
+            timed(lambda s=s: agents_selectors.decision_get(workspace=workspace, decision_id=s["e"], as_of=moment()))
+            for s in picks
+        ]
+        weeks = []
+        for _ in range(DIFF_SAMPLES):
+            end = began + timedelta(seconds=rng.uniform(7 * 86_400, span))
+            weeks.append(
+                ((end - timedelta(days=7)).isoformat(timespec="microseconds"), end.isoformat(timespec="microseconds"))
+            )
+        pages = [
+            timed(lambda w=w: selectors.changes_between(workspace=workspace, start=w[0], end=w[1], limit=50))
+            for w in weeks
+        ]
+        diffs = [timed(lambda w=w: selectors.beliefs_diff(workspace=workspace, start=w[0], end=w[1])) for w in weeks]
+        changes = events * 4
+        label = f"{claims:,} claims, {changes:,} changes over {HISTORY_DAYS} days"
+        figures = []
+        for name, values, detail in (
+            (f"{label}: claim read (the present)", plain, f"the baseline; workspace built in {grown:.0f} s"),
+            (f"{label}: as-of claim read", as_of, f"{HISTORY_SAMPLES} random claims at random moments"),
+            (f"{label}: as-of decision read", decisions, "with its justifications then"),
+            (f"{label}: a week's changes, first page of 50", pages, f"{DIFF_SAMPLES} random weeks"),
+            (
+                f"{label}: one-week diff",
+                diffs,
+                f"{DIFF_SAMPLES} random weeks, about {changes * 7 // HISTORY_DAYS:,} changes each",
+            ),
+        ):
+            p50, p95 = percentiles(values)
+            figures.append(Figure(name, p50, "ms p50", f"p95 {p95:.1f} ms; {detail}"))
+        return figures
+    finally:
+        graph.graph_delete(workspace)

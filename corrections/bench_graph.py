@@ -56,3 +56,30 @@ NAIVE_STEPS = {
 def naive_step(*, workspace: HasGraph, step: str, params: dict[str, Any]) -> list[Any]:
     """One step of the hackathon original's correction (a query per step: not atomic, one level deep)."""
     return graph.query(workspace, NAIVE_STEPS[step], params)
+
+
+# A past for the history benchmark: stories are created in the past (bench_stories_create's $now); each event then corrects its story's
+# first claim at e.at, as the product's apply would leave it (the claim superseded, the derived claim resting
+# on it unsupported, the decision resting on that flagged, its action held), with the Change records the
+# product's queries write (afterhack.history_graph) — spread over weeks, which a benchmark cannot wait for.
+BENCH_HISTORY = """
+UNWIND $events AS e
+MATCH (a:Claim {id: e.a}), (c:Claim {id: e.c}), (d:Decision {id: e.e}), (x:Action {id: e.x})
+CREATE (:Change {at: e.at, kind: 'claim', id: a.id, from_status: a.status, to_status: 'superseded',
+        cause: 'correction', cause_id: e.correction, actor: 'bench'})-[:OF]->(a)
+CREATE (:Change {at: e.at, kind: 'claim', id: c.id, from_status: c.status, to_status: 'unsupported',
+        cause: 'correction', cause_id: e.correction, actor: 'bench'})-[:OF]->(c)
+CREATE (:Change {at: e.at, kind: 'decision', id: d.id, from_status: d.status, to_status: 'needs_review',
+        cause: 'correction', cause_id: e.correction, actor: 'bench', from_review_reason: d.review_reason})-[:OF]->(d)
+CREATE (:Change {at: e.at, kind: 'action', id: x.id, from_status: x.status, to_status: 'held',
+        cause: 'correction', cause_id: e.correction, actor: 'bench'})-[:OF]->(x)
+SET a.status = 'superseded', c.status = 'unsupported', d.status = 'needs_review', d.review_reason = 'lost_support',
+    x.status = 'held'
+RETURN count(e)
+"""
+
+
+def bench_history_create(*, workspace: HasGraph, events: list[dict[str, str]]) -> None:
+    """Writes the events' corrections as of their times (stories made with bench_stories_create, dated before)."""
+    for start in range(0, len(events), 1_000):
+        graph.query(workspace, BENCH_HISTORY, {"events": events[start : start + 1_000]})

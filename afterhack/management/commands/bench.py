@@ -39,7 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
             "--only",
-            choices=["claims", "agents", "corrections", "mcp", "serving", "search"],
+            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search"],
             help="run only one group of benchmarks (search, long, runs only when asked: make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
@@ -49,6 +49,7 @@ class Command(BaseCommand):
             default="10000,100000,1000000",
             help="workspace sizes (graph nodes) for the corrections benchmark",
         )
+        parser.add_argument("--history-claims", type=int, default=10_000, help="claims in the history benchmark")
         parser.add_argument("--search-sizes", default="10000,100000,1000000", help="claims per workspace, search")
         parser.add_argument("--search-dims", default="384,1536", help="vector dimensions for the search benchmark")
 
@@ -73,6 +74,7 @@ class Command(BaseCommand):
                 "corrections": [
                     lambda: corrections_bench.bench_corrections(user, [int(n) for n in options["sizes"].split(",")])
                 ],
+                "history": [lambda: corrections_bench.bench_history(user, options["history_claims"])],
                 "mcp": [lambda: mcp_bench.bench_mcp_overhead(user)],
                 "serving": [lambda: self.bench_serving(user, options)],
                 "search": [
