@@ -135,6 +135,47 @@ def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int
     return int(rows[0][0]) if rows else 0
 
 
+# -- reading the past (docs/history.md, "Reading the past"; the rewinds are afterhack/history.py) ----------------
+
+# Every field of a Change an as-of read uses, as one map (a null field comes back as None).
+CHANGE_FIELDS = (
+    "{.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, .from_version_id, .from_start, .from_end, "
+    ".from_moved_from, .from_supported_by, .from_review_reason, .from_flagged_by, .from_dismissed_at, "
+    ".justifications_from, .moved_from, .migrated}"
+)
+
+
+def changes_after(node: str, *, keep: str, alias: str) -> str:
+    """Cypher: the Changes of the node bound to `node` made after $as_of, collected as `alias` (a list of maps,
+    in no order: the rewinds sort them), carrying the variables `keep` (a comma-separated list of the query's
+    own constants). Found through the range index on Change.id, then `at`."""
+    if (
+        not node.isidentifier()
+        or not alias.isidentifier()
+        or not all(k.strip().isidentifier() for k in keep.split(","))
+    ):
+        raise ValueError(f"changes_after({node!r}, keep={keep!r}, alias={alias!r})")
+    return (
+        "OPTIONAL MATCH (past_x:" + CHANGE_LABEL + " {id: " + node + ".id}) WHERE past_x.at > $as_of "
+        "WITH " + keep + ", collect(past_x " + CHANGE_FIELDS + ") AS " + alias + " "
+    )
+
+
+CHANGES_AFTER = (
+    "UNWIND $ids AS node_id MATCH (x:" + CHANGE_LABEL + " {id: node_id}) WHERE x.at > $as_of "
+    "RETURN x " + CHANGE_FIELDS + " AS change"
+)
+
+
+def changes_after_of(*, workspace: HasGraph, ids: list[str], as_of: str) -> dict[str, list[dict[str, Any]]]:
+    """The Changes made after `as_of` of each of these nodes (one query for all), by node id, oldest first."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    if ids:
+        for row in graph.ro_records(workspace, CHANGES_AFTER, {"ids": list(dict.fromkeys(ids)), "as_of": as_of}):
+            found.setdefault(row["id"], []).append(row)
+    return {node_id: sorted(rows, key=lambda row: row["at"]) for node_id, rows in found.items()}
+
+
 # -- the history's beginning: existing workspaces (docs/history.md, "Migration") -------------------------------
 
 # Run once per workspace graph (w.history_since marks it; new graphs get it at creation), in one query:

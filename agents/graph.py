@@ -250,12 +250,12 @@ KIND_PARAMS = {"no_answer_title": NO_ANSWER_TITLE}
 
 # A decision with its `supports` and `action_ids` as one map, as Decision reads it by name; both are
 # aggregated in a WITH before (an aggregate inside a map literal mis-groups in FalkorDB).
-DECISION_FIELDS = (
-    "d {.id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by, "
+DECISION_PROPERTIES = (
+    ".id, .title, .rationale, .status, .review_reason, .origin, .run_id, .created_at, .created_by, "
     ".status_changed_at, .dismissed_at, .dismissed_by, .flagged_by, .supersedes, .superseded_by, .superseded_at, "
-    ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION + ", "
-    "supports: supports, action_ids: action_ids} AS decision"
+    ".superseded_by_actor, kind: " + DECISION_KIND + ", question: " + DECISION_QUESTION
 )
+DECISION_FIELDS = "d {" + DECISION_PROPERTIES + ", supports: supports, action_ids: action_ids} AS decision"
 
 # One antecedent `s` of a decision through its SUPPORTS edge `j`, as a Support reads it.
 SUPPORT_FIELDS = (
@@ -298,6 +298,67 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
         return None
     rows = graph.ro_records(workspace, DECISION_GET, {"decision_id": decision_id, **KIND_PARAMS})
     return _decision(rows[0]) if rows else None
+
+
+# -- decisions as they were (docs/history.md, "Reading the past"; the rewind is agents/history.py) -------------
+
+# The decision as it is now, with its Changes after $as_of, each support's changes and creation, the actions
+# resting on it (with their creation), and the actions a revision since moved away from it: in one query.
+DECISION_AS_OF = (
+    "MATCH (d:Decision {id: $decision_id}) "
+    "OPTIONAL MATCH (s)-[j:SUPPORTS]->(d) "
+    "OPTIONAL MATCH (s)-[e:SUPPORTED_BY]->(:SourceFragment)<-[:HAS_FRAGMENT]-(:SourceVersion)<-[:HAS_VERSION]-(src:Source) "
+    "WHERE coalesce(e.role, 'evidence') <> 'cited_passage' "
+    "WITH d, s, j, collect(DISTINCT src {.id, .title})[0] AS src "
+    + history.changes_after("s", keep="d, s, j, src", alias="s_changes")
+    + "WITH d, collect(CASE WHEN s IS NULL THEN NULL ELSE {" + SUPPORT_FIELDS + ", evidence_quote: s.evidence_quote, "
+    "source_id: src.id, source_title: src.title, created_at: s.created_at, changes: s_changes} END) AS supports "
+    "OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) "
+    "WITH d, supports, collect(a.id) AS action_ids, collect(a {.id, .created_at}) AS actions "
+    # Actions moved by a revision since (to the decision that superseded it, or one that superseded that).
+    "OPTIONAL MATCH (d)<-[:SUPERSEDES*1..]-(:Decision)<-[:DEPENDS_ON]-(ma:Action)<-[:" + history.CHANGE_OF + "]-"
+    "(mx:" + history.CHANGE_LABEL + ") WHERE mx.moved_from = d.id AND mx.at > $as_of "
+    "WITH d, supports, action_ids, actions, collect(DISTINCT ma {.id, .created_at}) AS moved "
+    + history.changes_after("d", keep="d, supports, action_ids, actions, moved", alias="changes")
+    + "RETURN d {" + DECISION_PROPERTIES + ", supports: supports, action_ids: action_ids, actions: actions, "
+    "moved: moved, changes: changes} AS decision"
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DecisionThen:
+    """A decision as it is now, with what rewinding it to $as_of needs."""
+
+    decision: Decision
+    changes: list[dict[str, Any]]
+    # By support id: its changes after then, and when it was made.
+    support_changes: dict[str, list[dict[str, Any]]]
+    support_created: dict[str, str]
+    # By action id, when it was made: the actions resting on it now, and those a revision since moved away.
+    actions: dict[str, str]
+    moved: dict[str, str]
+
+
+def decision_as_of(*, workspace: HasGraph, decision_id: str, as_of: str) -> DecisionThen | None:
+    """The decision as it is now with its history after `as_of` (agents.history.decision_at rewinds it), or None."""
+    if parse_id(decision_id) is None:
+        return None
+    rows = graph.ro_records(workspace, DECISION_AS_OF, {"decision_id": decision_id, "as_of": as_of, **KIND_PARAMS})
+    if not rows:
+        return None
+    row = rows[0]
+    supports = [s for s in row["supports"] if s is not None]
+    plain = [{k: v for k, v in s.items() if k not in ("created_at", "changes")} for s in supports]
+    extra = ("changes", "actions", "moved")
+    decision = _decision({**{k: v for k, v in row.items() if k not in extra}, "supports": plain})
+    return DecisionThen(
+        decision=decision,
+        changes=row["changes"],
+        support_changes={s["id"]: s["changes"] for s in supports},
+        support_created={s["id"]: s.get("created_at") or "" for s in supports},
+        actions={a["id"]: a.get("created_at") or "" for a in row["actions"] if a},
+        moved={a["id"]: a.get("created_at") or "" for a in row["moved"] if a},
+    )
 
 
 def status_page(node: str, label: str, *, read: str, fields: str, alias: str) -> tuple[str, str]:
@@ -493,10 +554,10 @@ def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[Unhe
 
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
-ACTION_FIELDS = (
-    "a {.id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles} "
-    "AS action"
+ACTION_PROPERTIES = (
+    ".id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles"
 )
+ACTION_FIELDS = "a {" + ACTION_PROPERTIES + "} AS action"
 ACTION_DECISIONS = (
     "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) WITH a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
 )
@@ -516,6 +577,40 @@ def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
         return None
     rows = graph.ro_records(workspace, ACTION_GET, {"action_id": action_id})
     return _action(rows[0]) if rows else None
+
+
+# The action as it is now with its Changes after $as_of and the decisions a revision since moved it from (their
+# titles): in one query (the rewind is agents/history.py).
+ACTION_AS_OF = (
+    "MATCH (a:Action {id: $action_id}) "
+    + ACTION_DECISIONS
+    + history.changes_after("a", keep="a, decision_ids, titles", alias="changes")
+    + "OPTIONAL MATCH (od:Decision) WHERE od.id IN [x IN changes WHERE x.moved_from IS NOT NULL | x.moved_from] "
+    "WITH a, decision_ids, titles, changes, collect(od {.id, .title}) AS old "
+    "RETURN a {" + ACTION_PROPERTIES + ", changes: changes, old: old} AS action"
+)
+
+
+@dataclass(frozen=True)
+class ActionThen:
+    """An action as it is now, with what rewinding it to $as_of needs."""
+
+    action: Action
+    changes: list[dict[str, Any]]
+    # The titles of the decisions it was moved from since, by id.
+    old_titles: dict[str, str]
+
+
+def action_as_of(*, workspace: HasGraph, action_id: str, as_of: str) -> ActionThen | None:
+    """The action as it is now with its history after `as_of` (agents.history.action_at rewinds it), or None."""
+    if parse_id(action_id) is None:
+        return None
+    rows = graph.ro_records(workspace, ACTION_AS_OF, {"action_id": action_id, "as_of": as_of})
+    if not rows:
+        return None
+    row = rows[0]
+    action = _action({k: v for k, v in row.items() if k not in ("changes", "old")})
+    return ActionThen(action, row["changes"], {d["id"]: d["title"] for d in row["old"] if d})
 
 
 ACTIONS_GET = (

@@ -12,6 +12,7 @@ from afterhack.pagination import Paged, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
 from agents import graph as agents_graph
+from agents import history as agents_history
 from agents.graph import Action as Action
 from agents.graph import Decision as Decision
 from agents.graph import Run as Run
@@ -160,9 +161,13 @@ def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[
     )  # fmt: skip
 
 
-def action_get(*, workspace: Workspace, action_id: str) -> agents_graph.Action | None:
-    """The action with the decisions it depends on, or None."""
-    return agents_graph.action_get(workspace=workspace, action_id=action_id)
+def action_get(*, workspace: Workspace, action_id: str, as_of: str | None = None) -> agents_graph.Action | None:
+    """The action with the decisions it depends on, or None. With `as_of` (a moment as
+    afterhack.clock.moment_iso gives it): the action as it was then, or None if it did not exist yet."""
+    if as_of is None:
+        return agents_graph.action_get(workspace=workspace, action_id=action_id)
+    then = agents_graph.action_as_of(workspace=workspace, action_id=action_id, as_of=as_of)
+    return agents_history.action_at(then, as_of=as_of) if then else None
 
 
 @dataclass(frozen=True)
@@ -293,9 +298,14 @@ def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action
     return [a for a in actions if a.status in (ActionStatus.PENDING, ActionStatus.HELD)]
 
 
-def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision | None:
-    """The decision, or None."""
-    return agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+def decision_get(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> agents_graph.Decision | None:
+    """The decision, or None. With `as_of` (a moment as afterhack.clock.moment_iso gives it): the decision as
+    it was then (status, review state, justifications, supports' statuses, actions), or None if it did not
+    exist yet."""
+    if as_of is None:
+        return agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    then = agents_graph.decision_as_of(workspace=workspace, decision_id=decision_id, as_of=as_of)
+    return agents_history.decision_at(then, as_of=as_of) if then else None
 
 
 def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard]:

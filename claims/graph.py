@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import graph
+from afterhack import history_graph as history
 from afterhack.clock import is_stale
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, status_holds
@@ -528,8 +529,8 @@ def claim_get(*, workspace: HasGraph, claim_id: str) -> Claim | None:
     return Claim.from_map(rows[0]) if rows else None
 
 
-CLAIMS_GET = (
-    """
+# The claims $claim_ids (in that order: `position`), each with what CLAIM_MAP reads.
+CLAIMS_FOUND = """
 UNWIND range(0, size($claim_ids) - 1) AS position
 MATCH (c:Claim {id: $claim_ids[position]})
 OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->(f:SourceFragment)
@@ -539,7 +540,11 @@ OPTIONAL MATCH (c)-[:SUPERSEDES]->(old:Claim)
 OPTIONAL MATCH (replacement:Claim)-[:SUPERSEDES]->(c)
 OPTIONAL MATCH (c)-[d:DERIVED_FROM]->(p:Claim)
 WITH position, c, fragments, old, replacement, collect([d.justification, p.id]) AS premises
-RETURN """
+"""
+
+CLAIMS_GET = (
+    CLAIMS_FOUND
+    + "RETURN "
     + CLAIM_MAP
     + """
 ORDER BY position
@@ -553,6 +558,54 @@ def claims_get(*, workspace: HasGraph, claim_ids: list[str]) -> list[Claim]:
     if not claim_ids:
         return []
     return [Claim.from_map(row) for row in graph.ro_records(workspace, CLAIMS_GET, {"claim_ids": claim_ids})]
+
+
+# -- claims as they were (docs/history.md, "Reading the past"; the rewind is claims/history.py) ------------------
+
+# The claims with these ids as they are now, each with its Changes after $as_of and when its replacement (if any)
+# was made: everything an as-of read needs, in one query.
+CLAIMS_AS_OF = (
+    CLAIMS_FOUND
+    + history.changes_after("c", keep="position, c, fragments, old, replacement, premises", alias="changes")
+    + "RETURN {claim: "
+    + CLAIM_PROPERTIES
+    + ", fragments: fragments, supersedes: old.id, superseded_by: replacement.id, premises: premises, "
+    "replaced_at: replacement.created_at, changes: changes} AS claim ORDER BY position"
+)
+
+
+@dataclass(frozen=True)
+class ClaimThen:
+    """A claim as it is now, with what rewinding it to $as_of needs: its Changes after then, and when its
+    replacement was made."""
+
+    claim: Claim
+    changes: list[dict[str, Any]]
+    replaced_at: str | None
+
+
+def claims_as_of(*, workspace: HasGraph, claim_ids: list[str], as_of: str) -> list[ClaimThen]:
+    """The claims with these ids that exist now, in the order given, each with its Changes after `as_of`."""
+    claim_ids = [i for i in claim_ids if parse_id(i)]
+    if not claim_ids:
+        return []
+    rows = graph.ro_records(workspace, CLAIMS_AS_OF, {"claim_ids": claim_ids, "as_of": as_of})
+    return [ClaimThen(Claim.from_map(row), row["changes"], row["replaced_at"]) for row in rows]
+
+
+FRAGMENTS_GET = (
+    "UNWIND range(0, size($fragment_ids) - 1) AS position MATCH (f:SourceFragment {id: $fragment_ids[position]}) "
+    "RETURN f {.id, .start, .end, .text, .origin_type} AS fragment ORDER BY position"
+)
+
+
+def fragments_get(*, workspace: HasGraph, fragment_ids: list[str]) -> dict[str, Fragment]:
+    """The fragments with these ids (fragments are never deleted), by id."""
+    fragment_ids = [i for i in dict.fromkeys(fragment_ids) if parse_id(i)]
+    if not fragment_ids:
+        return {}
+    rows = graph.ro_records(workspace, FRAGMENTS_GET, {"fragment_ids": fragment_ids})
+    return {row["id"]: Fragment.from_map(row) for row in rows}
 
 
 # -- claims as the pickers show them ------------------------------------------------------------

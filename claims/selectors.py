@@ -12,7 +12,7 @@ from itertools import pairwise
 from django.conf import settings
 from django.utils.safestring import SafeString, mark_safe
 
-from afterhack import llm
+from afterhack import history, history_graph, llm
 from afterhack.clock import now_iso
 from afterhack.ids import storable
 from afterhack.listing import Criteria
@@ -20,6 +20,7 @@ from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
 from claims import graph as claims_graph
+from claims import history as claims_history
 from claims.evidence import REASON_LABELS, Reason
 from claims.graph import CitedPassage as CitedPassage
 from claims.graph import Claim as Claim
@@ -123,9 +124,16 @@ def claim_search(
 
 
 def ranked_claims(
-    *, workspace: Workspace, query: str, candidates: int, before: str = "", mode: SearchMode | None = None
+    *,
+    workspace: Workspace,
+    query: str,
+    candidates: int,
+    before: str = "",
+    mode: SearchMode | None = None,
+    as_of: str = "",
 ) -> SearchResult:
-    """At most `candidates` claims for the query, made at `before` or earlier when it is given.
+    """At most `candidates` claims for the query, made at `before` or earlier when it is given. With `as_of`
+    (then `before` is it): each hit has the status its claim had then, and is ranked by it.
 
     lexical: `lexical_claims`. semantic: the claims nearest the query's embedding (cosine), nearest first.
     hybrid: both rankings fused by reciprocal rank fusion. Claims of every status are found, as they always
@@ -136,17 +144,18 @@ def ranked_claims(
     asked = mode or default_mode()
     if asked == SearchMode.LEXICAL or not query:
         return replace(
-            lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before), mode=asked
+            lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of),
+            mode=asked,
         )
     try:
-        near = _nearest(workspace=workspace, query=query, candidates=candidates, before=before)
+        near = _nearest(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
     except llm.EmbeddingError as error:
         logger.warning("semantic search degraded to lexical: %s", error)
-        lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before)
+        lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
         return replace(lexical, degraded=True, degraded_why=str(error))
     if asked == SearchMode.SEMANTIC:
         return SearchResult(near, query, content_words(query), False, mode=asked)
-    lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before)
+    lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
     return replace(lexical, hits=fused(lexical.hits, near)[:candidates], mode=asked)
 
 
@@ -172,7 +181,7 @@ def fused(lexical: list[SearchHit], semantic: list[SearchHit]) -> list[SearchHit
     return hits
 
 
-def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str) -> list[SearchHit]:
+def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str, as_of: str = "") -> list[SearchHit]:
     """The claims nearest the query's meaning; raises llm.EmbeddingError when it cannot be embedded or the
     claims' vectors cannot answer it (none yet, or another model's dimension)."""
     [vector] = llm.embed([query])
@@ -188,12 +197,28 @@ def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str) 
         workspace=workspace, model=model, vector=vector, k=candidates, before=before,
         max_distance=1.0 - float(settings.AFTERHACK_SEMANTIC_MIN_SIMILARITY),
     )  # fmt: skip
-    return [SearchHit(hit.id, hit.statement, hit.status, hit.source_id, 0, Match.SEMANTIC) for hit in near]
+    return hits_as_of(
+        workspace=workspace,
+        hits=[SearchHit(hit.id, hit.statement, hit.status, hit.source_id, 0, Match.SEMANTIC) for hit in near],
+        as_of=as_of,
+    )
 
 
-def lexical_claims(*, workspace: Workspace, query: str, candidates: int, before: str = "") -> SearchResult:
+def hits_as_of(*, workspace: Workspace, hits: list[SearchHit], as_of: str) -> list[SearchHit]:
+    """The hits (of claims made by `as_of`) each with the status its claim had then: one query for all of them.
+    Without `as_of`, the hits as they are."""
+    if not as_of or not hits:
+        return hits
+    changes = history_graph.changes_after_of(workspace=workspace, ids=[hit.id for hit in hits], as_of=as_of)
+    return [claims_history.hit_at(hit, changes.get(hit.id, []), as_of) for hit in hits]
+
+
+def lexical_claims(
+    *, workspace: Workspace, query: str, candidates: int, before: str = "", as_of: str = ""
+) -> SearchResult:
     """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
-    At most `candidates` of them, made at `before` or earlier when it is given.
+    At most `candidates` of them, made at `before` or earlier when it is given; with `as_of`, with the status
+    each had then (and ranked by it).
 
     Ranked: claims containing more of the words first, then current before superseded, then
     fulltext relevance, then by id (so that the same search ranks alike every time).
@@ -205,6 +230,7 @@ def lexical_claims(*, workspace: Workspace, query: str, candidates: int, before:
     fell_back = not hits and bool(words)
     if fell_back:
         hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=candidates, before=before)
+    hits = hits_as_of(workspace=workspace, hits=hits, as_of=as_of)
     scores = _fulltext_scores(workspace, words, candidates * 2) if len(hits) > 1 else {}
     hits.sort(key=lambda hit: (-hit.hits, hit.status != ClaimStatus.CURRENT, -scores.get(hit.id, 0.0), hit.id))
     return SearchResult(hits, query, words, fell_back)
@@ -220,28 +246,44 @@ class SearchPage:
 
 
 def claim_search_page(
-    *, workspace: Workspace, query: str, limit: int, cursor: str | None, mode: SearchMode | None = None
+    *,
+    workspace: Workspace,
+    query: str,
+    limit: int,
+    cursor: str | None,
+    mode: SearchMode | None = None,
+    as_of: str | None = None,
 ) -> SearchPage:
     """One page of the search's ranking, over the claims that existed when its first page was asked
     (claims added since cannot shift the pages that follow; a new search sees them).
+
+    With `as_of` (a moment as afterhack.clock.moment_iso gives it): the search as it would have answered then —
+    over the claims that existed then, each with the status, evidence and replacement it had then. Its count is
+    of those claims, and its cursor holds `as_of` (a cursor of another moment, or of the present, is refused).
 
     The cursor holds that moment, the offset, and the mode that answered the first page: a fused ranking
     is computed again for each page over the same claims, so its pages follow on; a first page that was
     degraded to lexical is followed by lexical pages (still marked degraded).
     """
     scope = f"claims:{workspace.id}:{query}" if mode is None else f"claims:{mode}:{workspace.id}:{query}"
+    scope += f":as_of:{as_of}" if as_of else ""
     position = position_after(cursor, scope=scope)
     if position is None:
-        before, offset, answered, degraded = now_iso(), 0, None, False
+        before, offset, answered, degraded = as_of or now_iso(), 0, None, False
     else:
         before, offset, *rest = position
         answered, degraded = (SearchMode(rest[0]), bool(rest[1])) if rest else (SearchMode.LEXICAL, False)
     result = ranked_claims(
-        workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before, mode=answered or mode
-    )
+        workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before, mode=answered or mode,
+        as_of=as_of or "",
+    )  # fmt: skip
     degraded = degraded or result.degraded
     window = result.hits[offset : offset + limit + 1]
-    claims = claims_graph.claims_get(workspace=workspace, claim_ids=[hit.id for hit in window])
+    ids = [hit.id for hit in window]
+    if as_of:
+        claims = claims_as_of(workspace=workspace, claim_ids=ids, as_of=as_of)
+    else:
+        claims = claims_graph.claims_get(workspace=workspace, claim_ids=ids)
     page = paged(
         claims, limit=limit, count=len(result.hits), scope=scope,
         position=lambda _: [before, offset + limit, result.mode, degraded],
@@ -507,9 +549,28 @@ def version_claim_spans(*, workspace: Workspace, version_id: str) -> list[ClaimS
     return claims_graph.version_claim_spans(workspace=workspace, version_id=version_id)
 
 
-def claim_get(*, workspace: Workspace, claim_id: str) -> claims_graph.Claim | None:
-    """One claim with its fragments and justifications, or None."""
-    return claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+def claim_get(*, workspace: Workspace, claim_id: str, as_of: str | None = None) -> claims_graph.Claim | None:
+    """One claim with its fragments and justifications, or None. With `as_of` (a moment as
+    afterhack.clock.moment_iso gives it): the claim as it was then, or None if it did not exist yet."""
+    if as_of is None:
+        return claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+    then = claims_as_of(workspace=workspace, claim_ids=[claim_id], as_of=as_of)
+    return then[0] if then else None
+
+
+def claims_as_of(*, workspace: Workspace, claim_ids: list[str], as_of: str) -> list[claims_graph.Claim]:
+    """The claims with these ids as they were at `as_of` (those that existed then, in the order given): one query
+    for the claims and their changes since, and one more only for the old fragments of claims moved since."""
+    read = claims_graph.claims_as_of(workspace=workspace, claim_ids=claim_ids, as_of=as_of)
+    old_ids = [fid for then in read for fid in claims_history.old_fragment_ids(history.after(then.changes, as_of))]
+    fragments = claims_graph.fragments_get(workspace=workspace, fragment_ids=old_ids) if old_ids else {}
+    claims = (
+        claims_history.claim_at(
+            then.claim, as_of=as_of, changes=then.changes, replaced_at=then.replaced_at, fragments=fragments
+        )
+        for then in read
+    )
+    return [claim for claim in claims if claim is not None]
 
 
 def unembedded_count(*, workspace: Workspace, model: str) -> int:

@@ -174,16 +174,25 @@ CALL {
   WITH d, new
   OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
   WITH d, new, a, dep WHERE a IS NOT NULL
-  WITH new, a, dep,
+  WITH d, new, a, dep,
        size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND NOT """
     + decision_holds("other")
     + """ | other])
          AS blocking
   FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
   FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
-  WITH new, a, CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END AS to
+  WITH d, new, a, CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END AS to
   """
-    + record_change("a", kind=history.ACTION, to_status="to", cause=history.REVISION, cause_id="new.id", actor="$actor")
+    # A moved action keeps the decision it was moved from (an as-of read gives it back).
+    + record_change(
+        "a",
+        kind=history.ACTION,
+        to_status="to",
+        cause=history.REVISION,
+        cause_id="new.id",
+        actor="$actor",
+        also={"moved_from": "CASE WHEN $actions = 'move' THEN d.id END"},
+    )
     + """  SET a.status = to, a.updated_at = $now
   RETURN collect(a {.id, .status}) AS touched
 }

@@ -1,0 +1,72 @@
+"""A decision or an action as it was at a moment (docs/history.md, "Reading the past"): pure rewinds of what
+agents/graph.py reads now with its Changes after that moment (afterhack/history.py has the rules they share)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from afterhack import history
+from afterhack import history_graph as changes_graph
+from agents.graph import Action, ActionThen, Decision, DecisionThen
+
+
+def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
+    """The decision as it was at `as_of`, or None if it did not exist yet: its status and review state then,
+    the justification groups it had (those numbered below the first re-justification's since), each support
+    with its status then, the actions resting on it then (those a revision since moved away included), and
+    what superseded it only if that happened by then."""
+    decision = then.decision
+    if not history.existed(decision.created_at, as_of):
+        return None
+    changes = history.after(then.changes, as_of)
+    rejustified = history.first_of(changes, changes_graph.REJUSTIFICATION)
+    below = rejustified.get("justifications_from") if rejustified else None
+    supports = [
+        replace(support, status=history.status_at(support.status, history.after(then.support_changes.get(support.id, []), as_of)))
+        for support in decision.supports
+        if (below is None or support.justification < below)
+        and history.existed(then.support_created.get(support.id), as_of)
+    ]  # fmt: skip
+    revised = history.first_of(changes, changes_graph.REVISION) is not None
+    dismissed_at = history.kept(decision.dismissed_at, changes, "dismissed_at", kept_by=history.DISMISSAL_KEPT_BY)
+    return replace(
+        decision,
+        status=history.status_at(decision.status, changes),
+        review_reason=history.kept(
+            decision.review_reason, changes, "review_reason", kept_by=history.REVIEW_STATE_KEPT_BY
+        ),
+        flagged_by=history.kept(decision.flagged_by, changes, "flagged_by", kept_by=history.REVIEW_STATE_KEPT_BY),
+        dismissed_at=dismissed_at,
+        dismissed_by=decision.dismissed_by if dismissed_at else None,
+        superseded_by=None if revised else decision.superseded_by,
+        superseded_at=None if revised else decision.superseded_at,
+        superseded_by_actor=None if revised else decision.superseded_by_actor,
+        status_changed_at=decision.status_changed_at if not changes else None,
+        supports=supports,
+        action_ids=sorted(
+            action_id
+            for action_id, created_at in {**then.actions, **then.moved}.items()
+            if history.existed(created_at, as_of)
+        ),
+    )
+
+
+def action_at(then: ActionThen, *, as_of: str) -> Action | None:
+    """The action as it was at `as_of`, or None if it did not exist yet: its status then, and the decisions it
+    depended on then (a revision since moved it from the old decision to the new one: undone, newest first)."""
+    action = then.action
+    if not history.existed(action.created_at, as_of):
+        return None
+    changes = history.after(then.changes, as_of)
+    ids = list(action.decision_ids)
+    titles = {**dict(zip(action.decision_ids, action.decision_titles, strict=False)), **then.old_titles}
+    for change in reversed(changes):
+        moved_from, moved_to = change.get("moved_from"), change.get("cause_id")
+        if moved_from and moved_to in ids:
+            ids[ids.index(moved_to)] = moved_from
+    return replace(
+        action,
+        status=history.status_at(action.status, changes),
+        decision_ids=ids,
+        decision_titles=[titles.get(decision_id, "") for decision_id in ids],
+    )
