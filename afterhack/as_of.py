@@ -15,6 +15,9 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
 from afterhack.clock import BadMoment, moment_iso, now_iso
 
 PARAM = "as_of"
@@ -51,6 +54,11 @@ class Moment:
     def words(self) -> str:
         """The moment as a person reads it: "12 May 2026, 09:30 UTC" (the end of a day given alone)."""
         return words(self.at, day_only=self.day_only) if self.past else ""
+
+    @property
+    def on_words(self) -> str:
+        """ "on 12 May 2026, 09:30 UTC", or "at the end of 12 May 2026 (UTC)" for a day given alone."""
+        return ("at " if self.day_only else "on ") + self.words if self.past else ""
 
     @property
     def input_value(self) -> str:
@@ -96,3 +104,17 @@ def moment_of(params: Any) -> Moment:
     if at >= now_iso():
         return Moment(problem=f"{words(at)} has not come yet: this is the present.")
     return Moment(at=at, given=given)
+
+
+def not_yet(
+    request: HttpRequest, context: dict[str, Any], *, present: Any, thing: str, missing: Exception
+) -> HttpResponse:
+    """The answer for a claim, decision or action a page did not find at its moment (`context["as_of"]`): the page
+    in words (404) saying when it was added, with the ways to it as it was then and as it is now, when it exists
+    now (`present`, read only for a moment in the past); else `missing` (404) is raised."""
+    moment = context.get("as_of")
+    if not present or not isinstance(moment, Moment) or not moment.past:
+        raise missing
+    title = getattr(present, "statement", "") or getattr(present, "title", "")
+    said = {"thing": thing, "title": title, "created_at": present.created_at, "added": words(present.created_at)}
+    return render(request, "as_of_not_yet.html", {**context, **said}, status=404)

@@ -115,12 +115,25 @@ class DecisionView:
     supersedes: agents_graph.Decision | None = None
 
 
-def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | None:
-    """The decision, the claims behind each justification with their quotes, its actions, and its revisions."""
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+def decision_view(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> DecisionView | None:
+    """The decision, the claims behind each justification with their quotes, its actions, and its revisions.
+    With `as_of` (a graph time): all of it as it was then (the justifications, claims, actions and revisions
+    then); None when there is no such decision, or it did not exist yet then."""
+    decision = decision_get(workspace=workspace, decision_id=decision_id, as_of=as_of)
     if decision is None:
         return None
     claim_ids = [s.id for s in decision.supports if s.label == "Claim"]
+    if as_of is not None:
+        then = claims_selectors.claims_as_of(workspace=workspace, claim_ids=claim_ids, as_of=as_of)
+        # One read per action and revision as it was then: a decision has few of them.
+        actions = [a for i in decision.action_ids if (a := action_get(workspace=workspace, action_id=i, as_of=as_of))]
+        revisions = {
+            d.id: d
+            for i in _revisions(decision)
+            if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))
+        }
+        newer, older = (revisions.get(other or "") for other in (decision.superseded_by, decision.supersedes))
+        return DecisionView(decision, actions, {c.id: c for c in then}, newer, older)
     claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=claim_ids)}
     actions = decision_actions(workspace=workspace, decision=decision)
     revisions = {d.id: d for d in decisions_get(workspace=workspace, decision_ids=_revisions(decision))}
@@ -188,11 +201,15 @@ class ActionView:
         return all(status_holds(decision=True, status=d.status) for d in self.decisions)
 
 
-def action_view(*, workspace: Workspace, action_id: str) -> ActionView | None:
-    """The action and its decisions, in two queries; None when there is no such action."""
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+def action_view(*, workspace: Workspace, action_id: str, as_of: str | None = None) -> ActionView | None:
+    """The action and its decisions, in two queries; None when there is no such action. With `as_of` (a graph
+    time): the action and its decisions as they were then (one read each); None if it did not exist yet then."""
+    action = action_get(workspace=workspace, action_id=action_id, as_of=as_of)
     if action is None:
         return None
+    if as_of is not None:
+        then = [d for i in action.decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))]
+        return ActionView(action, then)
     return ActionView(action, agents_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
 
 

@@ -13,10 +13,11 @@ from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Concat
 from django.urls import NoReverseMatch, reverse
 
-from afterhack import graph
+from afterhack import graph, history_graph
 from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
 from afterhack.clock import stale_before
+from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
@@ -257,21 +258,32 @@ def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
     return {m.workspace_id: m for m in Membership.objects.filter(user=user)}
 
 
-def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this claim, oldest first."""
-    return AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id).order_by("created_at", "id")
+def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given)."""
+    events = AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id)
+    return _until(events, until).order_by("created_at", "id")
 
 
-def action_events(*, workspace: Workspace, action_id: str) -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this action, oldest first: its creation, its marks, the corrections,
-    retractions and new versions that held it, and the dismissals and revisions that cancelled or moved it."""
+def _until(events: QuerySet[AuditEvent], until: str) -> QuerySet[AuditEvent]:
+    return events.filter(created_at__lte=datetime.fromisoformat(until)) if until else events
+
+
+def changes_of(*, workspace: Workspace, node_id: str, limit: int = 50) -> list[Change]:
+    """The recorded changes of a claim's, decision's or action's status, newest first (docs/history.md)."""
+    return history_graph.node_changes(workspace=workspace, node_id=node_id, limit=limit)
+
+
+def action_events(*, workspace: Workspace, action_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this action, oldest first (up to `until`, a graph time, when given):
+    its creation, its marks, the corrections, retractions and new versions that held it, and the dismissals and
+    revisions that cancelled or moved it."""
     about = (
         Q(payload__action_id=action_id)
         | Q(payload__affected__actions_held__contains=[action_id])
         | Q(payload__cancelled__contains=[action_id])
         | Q(payload__moved__contains=[action_id])
     )
-    return AuditEvent.objects.filter(about, workspace=workspace).order_by("created_at", "id")
+    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
 
 
 def workspaces_by_name() -> QuerySet[Workspace]:

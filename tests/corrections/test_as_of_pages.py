@@ -32,6 +32,9 @@ class Story:
         client = client_for(user or self.world.trio.reviewer)
         return client.get(path, {"as_of": as_of} if as_of is not None else {})
 
+    def world_client(self) -> Any:
+        return client_for(self.world.trio.reviewer)
+
     @property
     def ws(self) -> str:
         return f"/w/{self.world.ws}"
@@ -103,3 +106,106 @@ class DashboardAsOfTests:
         assert response.status_code == 200
         words = text(response)
         assert said in words and BANNER not in words and "Needs attention" in words
+
+
+class ClaimAsOfTests:
+    def test_before_the_correction_it_was_current_and_said_june(self, story: Story) -> None:
+        path = f"{story.ws}/claims/{story.world.june}/"
+        then = story.get(path, as_of=story.before)
+        assert then.status_code == 200
+        words = text(then)
+        assert BANNER in words and "The launch is in June." in words
+        assert re.search(r'class="badge st-current">current<', then.content.decode())
+        # The quote highlighted in the version it was in then.
+        assert '<mark class="ev d1">The launch is in June</mark>' in then.content.decode()
+        # Nothing that writes, not even the way to the correction form; the present's sections are left out.
+        assert "Correct this claim" not in words and writing_forms(then) == []
+        assert '/correct"' not in then.content.decode() and "What rests on it is shown as it is now" in words
+        # Its recorded changes include the correction made since, marked as later.
+        assert "from current to superseded" in words and "after this moment" in words
+        # The present page still offers the correction's way (the reviewer can write), and no banner.
+        now = story.get(path)
+        assert BANNER not in text(now) and "superseded" in text(now)
+        ana = f"{story.ws}/claims/{story.world.ana}/"
+        assert '/correct"' in story.get(ana).content.decode()
+        assert '/correct"' not in story.get(ana, as_of=story.before).content.decode()
+
+    def test_after_the_correction_it_was_superseded_with_its_replacement_in_the_past(self, story: Story) -> None:
+        path = f"{story.ws}/claims/{story.world.june}/"
+        then = story.get(path, as_of=story.after)
+        html, words = then.content.decode(), text(then)
+        assert re.search(r'class="badge st-superseded">superseded<', html)
+        assert "Superseded by then" in words and "after this moment" not in words
+        # The link to the replacement keeps the moment: one stays in the past following the chain.
+        replacement = re.search(r'href="(/w/[^"]+/claims/[^"/]+/\?as_of=[^"]+)">the claim that replaced it', html)
+        assert replacement is not None
+        followed = story.world_client().get(replacement.group(1).replace("&amp;", "&"))
+        assert followed.status_code == 200 and "The launch is in July." in text(followed) and BANNER in text(followed)
+
+    def test_a_moment_before_it_existed_is_a_404_page_in_words(self, story: Story) -> None:
+        response = story.get(f"{story.ws}/claims/{story.world.june}/", as_of="2020-01-01")
+        assert response.status_code == 404
+        words = text(response)
+        assert "This claim did not exist yet" in words
+        assert "“The launch is in June.” did not exist yet at the end of 1 January 2020 (UTC); it was added on" in words
+
+    def test_a_bad_moment_shows_the_present_claim_with_a_sentence(self, story: Story) -> None:
+        response = story.get(f"{story.ws}/claims/{story.world.june}/", as_of="12 May")
+        assert response.status_code == 200
+        words = text(response)
+        assert "“as_of” must be a moment in ISO 8601" in words and "This is the present." in words
+        assert BANNER not in words and "Corrected" in words  # the present's fate section
+
+    def test_an_unknown_claim_in_the_past_is_the_plain_404(self, story: Story) -> None:
+        response = story.get(f"{story.ws}/claims/00000000-0000-0000-0000-000000000000/", as_of=story.before)
+        assert response.status_code == 404 and "did not exist yet" not in text(response)
+
+
+class DecisionAsOfTests:
+    def test_before_the_correction_it_was_supported_with_no_form(self, story: Story) -> None:
+        then = story.get(f"{story.ws}/decisions/{story.launch}/", as_of=story.before)
+        html, words = then.content.decode(), text(then)
+        assert then.status_code == 200 and BANNER in words
+        assert re.search(r'<p class="meta"><span class="badge st-supported">supported<', html)
+        assert "Re-justify or revise it" not in words and "Dismiss" not in words and "Add action" not in words
+        assert writing_forms(then) == []
+        # Its claim as it was then (current), linked in the past; its action pending then, linked in the past.
+        assert re.search(r'claims/' + story.world.june + r'/\?as_of=[^"]+">The launch is in June\.</a> '
+                         r'<span class="badge st-current">', html)  # fmt: skip
+        assert re.search(r"actions/" + story.announce + r'/\?as_of=[^"]+">Send the launch announcement</a>', html)
+        assert "st-pending" in html and "st-held" not in html
+
+    def test_after_the_correction_it_needed_review_without_the_review_forms(self, story: Story) -> None:
+        then = story.get(f"{story.ws}/decisions/{story.launch}/", as_of=story.after)
+        words = text(then)
+        assert "needs review" in words and "flagged by the correction" in words
+        assert writing_forms(then) == [] and "Re-justify or revise it" not in words
+        now = story.get(f"{story.ws}/decisions/{story.launch}/")
+        assert "Re-justify or revise it" in text(now) and len(writing_forms(now)) >= 2  # dismiss, add action
+
+
+class ActionAsOfTests:
+    def test_before_and_after_the_correction(self, story: Story) -> None:
+        path = f"{story.ws}/actions/{story.announce}/"
+        before = story.get(path, as_of=story.before)
+        assert before.status_code == 200 and "Pending: still to do" in text(before)
+        assert writing_forms(before) == [] and "Mark done" not in text(before)
+        after = story.get(path, as_of=story.after)
+        assert "Held: it waits" in text(after) and "Review it" not in text(after)
+        assert "from pending to held" in text(after)
+        now = story.get(path)
+        assert "Mark done" not in text(now) and len(writing_forms(now)) == 1  # held: it can be cancelled
+
+    def test_a_post_to_a_past_page_acts_on_the_present(self, story: Story) -> None:
+        client = story.world_client()
+        path = f"{story.ws}/actions/{story.announce}/status?as_of={story.before}"
+        # Before the correction the action was pending, and "done" could be marked; now it is held: refused.
+        client.post(path, {"status": "done", "next": "/w/", "confirmed": "yes"})
+        assert "Held: it waits" in text(story.get(f"{story.ws}/actions/{story.announce}/"))
+        answer = client.post(path, {"status": "cancelled", "next": "/w/", "confirmed": "yes"})
+        assert answer.status_code == 302
+        assert "Cancelled: it will not be done" in text(story.get(f"{story.ws}/actions/{story.announce}/"))
+        # ...and the page as of before still shows it pending: the past is not rewritten.
+        assert "Pending: still to do" in text(story.get(f"{story.ws}/actions/{story.announce}/", as_of=story.before))
+        # The page itself only reads: a POST to it is not allowed, as before.
+        assert client.post(f"{story.ws}/claims/{story.world.june}/?as_of={story.before}").status_code == 405
