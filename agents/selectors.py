@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from afterhack.holds import status_holds
@@ -19,7 +19,7 @@ from agents.graph import Run as Run
 from agents.graph import Support as Support
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, TrajectoryEventKind
 from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import Claim, Dependent
 from claims.selectors import ClaimCard as ClaimCard
 from workspaces.models import Workspace
 
@@ -308,6 +308,45 @@ def actions_by_decision(
     ids = list(dict.fromkeys(a for d in decisions for a in d.action_ids))
     found = {a.id: a for a in agents_graph.actions_get(workspace=workspace, action_ids=ids)}
     return {d.id: [found[a] for a in d.action_ids if a in found] for d in decisions}
+
+
+# What rests on a claim is rewound to a moment by one read per decision and per action (as of then); past these
+# many, the claim page shows it in the present only.
+MAX_REWOUND_DEPENDENTS = 30
+
+
+def rests_on_then(
+    *, workspace: Workspace, claim_id: str, dependents: list[Dependent], as_of: str
+) -> list[tuple[Dependent, list[agents_graph.Action]]] | None:
+    """What rested on the claim at `as_of` (`dependents`: what rests on it now; edges are never deleted, so what
+    rested on it then is among them): each derived claim that existed then, and each decision whose justifications
+    then included it or something resting on it then, with its status then, and the actions under it then.
+    None when there are too many to rewind one by one."""
+    decision_ids = [d.id for d in dependents if d.label == "Decision"]
+    if len(decision_ids) > MAX_REWOUND_DEPENDENTS:
+        return None
+    claims = {c.id: c for c in claims_selectors.claims_as_of(
+        workspace=workspace, claim_ids=[d.id for d in dependents if d.label == "Claim"], as_of=as_of)}  # fmt: skip
+    decisions = {i: d for i in decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))}
+    # A decision rested on it then if a justification it had then did: on the claim, a derived claim, or a decision
+    # that did (a re-justification since may have added the edges that make it rest on the claim now).
+    resting, grown = {claim_id, *claims}, True
+    while grown:
+        more = {i for i, d in decisions.items() if i not in resting and any(x.id in resting for x in d.supports)}
+        resting, grown = resting | more, bool(more)
+    decisions = {i: d for i, d in decisions.items() if i in resting}
+    action_ids = list(dict.fromkeys(a for d in decisions.values() for a in d.action_ids))
+    if len(action_ids) > MAX_REWOUND_DEPENDENTS:
+        return None
+    actions = {i: a for i in action_ids if (a := action_get(workspace=workspace, action_id=i, as_of=as_of))}
+    rows: list[tuple[Dependent, list[agents_graph.Action]]] = []
+    for dependent in dependents:
+        if (claim := claims.get(dependent.id)) is not None:
+            rows.append((replace(dependent, status=claim.status), []))
+        elif (decision := decisions.get(dependent.id)) is not None:
+            under = [actions[a] for a in decision.action_ids if a in actions]
+            rows.append((replace(dependent, status=decision.status), under))
+    return rows
 
 
 def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:

@@ -486,8 +486,8 @@ def cited_view(*, workspace: Workspace, claim: claims_graph.Claim | None) -> Cit
 def claim_provenance(*, workspace: Workspace, claim_id: str, as_of: str | None = None) -> Provenance | None:
     """The claim's because-chain: source, version, fragment and quote in context, premises, dependents.
     With `as_of` (a graph time): as it was then — its status, evidence (the version and quote it had then) and
-    replacement then, its premises with their statuses then; what rests on it is not rewound (left empty: the
-    page shows it in the present). None when there is no such claim, or it did not exist yet then."""
+    replacement then, its premises with their statuses then; what rests on it is what rests on it now (the page
+    rewinds it: agents' `what_rests_on`). None when there is no such claim, or it did not exist yet then."""
     claim = claim_get(workspace=workspace, claim_id=claim_id, as_of=as_of)
     if claim is None:
         return None
@@ -499,8 +499,8 @@ def claim_provenance(*, workspace: Workspace, claim_id: str, as_of: str | None =
     premise_ids = [pid for justification in claim.derived_from for pid in justification]
     if as_of is not None:
         premises = claims_as_of(workspace=workspace, claim_ids=premise_ids, as_of=as_of) if premise_ids else []
-        return Provenance(claim, version, before, after, premises, [], cited_view(workspace=workspace, claim=claim))
-    premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
+    else:
+        premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
     dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
     cited = cited_view(workspace=workspace, claim=claim)
     return Provenance(claim, version, before, after, premises, dependents, cited)

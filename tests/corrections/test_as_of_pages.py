@@ -120,7 +120,14 @@ class ClaimAsOfTests:
         assert '<mark class="ev d1">The launch is in June</mark>' in then.content.decode()
         # Nothing that writes, not even the way to the correction form; the present's sections are left out.
         assert "Correct this claim" not in words and writing_forms(then) == []
-        assert '/correct"' not in then.content.decode() and "What rests on it is shown as it is now" in words
+        assert '/correct"' not in then.content.decode()
+        # What rested on it then, with the statuses then, its links staying in the past.
+        html = then.content.decode()
+        rested = html.split("What rested on it</h2>")[1].split("<h2>")[0]
+        assert re.search(r'decisions/' + story.launch + r'/\?as_of=[^"]+">Launch in June</a> '
+                         r'<span class="badge st-supported">', rested)  # fmt: skip
+        assert re.search(r'actions/' + story.announce + r'/\?as_of=[^"]+">Send the launch announcement</a> '
+                         r'<span class="badge st-pending">', rested)  # fmt: skip
         # Its recorded changes include the correction made since, marked as later.
         assert "from current to superseded" in words and "after this moment" in words
         # The present page still offers the correction's way (the reviewer can write), and no banner.
@@ -141,6 +148,12 @@ class ClaimAsOfTests:
         assert replacement is not None
         followed = story.world_client().get(replacement.group(1).replace("&amp;", "&"))
         assert followed.status_code == 200 and "The launch is in July." in text(followed) and BANNER in text(followed)
+
+    def test_what_came_to_rest_on_it_later_is_not_shown_in_the_past(self, story: Story) -> None:
+        path = f"{story.ws}/claims/{story.world.ana}/"
+        story.world.decision("Ana runs the launch checklist", [story.world.ana])
+        assert "Nothing rested on this claim yet." in text(story.get(path, as_of=story.after))
+        assert "Ana runs the launch checklist" in text(story.get(path))
 
     def test_a_moment_before_it_existed_is_a_404_page_in_words(self, story: Story) -> None:
         response = story.get(f"{story.ws}/claims/{story.world.june}/", as_of="2020-01-01")
