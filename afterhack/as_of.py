@@ -36,6 +36,8 @@ class Moment:
     problem: str = ""
     # When the workspace's history began, when the moment is before it ('' otherwise, or unknown).
     history_since: str = ""
+    # Whether the history began with the workspace itself (so before it there was nothing), not by a migration.
+    from_creation: bool = False
 
     @property
     def past(self) -> bool:
@@ -69,14 +71,12 @@ class Moment:
         shape = "%Y-%m-%dT%H:%M:%S" if moment.second or moment.microsecond else "%Y-%m-%dT%H:%M"
         return moment.strftime(shape)
 
-    @property
-    def input_step(self) -> str:
-        """The picker's `step`: seconds when the value has them (a browser refuses a value finer than its step)."""
-        return "1" if len(self.input_value) > 16 else "60"
-
-    def before_history(self, since: str | None) -> Moment:
-        """This moment, knowing when the workspace's history began (`w.history_since`): kept when it is later."""
-        return replace(self, history_since=since) if self.past and since and self.at < since else self
+    def before_history(self, since: str | None, *, created: str | None = None) -> Moment:
+        """This moment, knowing when the workspace's history began (`w.history_since`; kept when it is later) and
+        when its graph was made (`w.created_at`: a history begun then began with the workspace)."""
+        if not (self.past and since and self.at < since):
+            return self
+        return replace(self, history_since=since, from_creation=bool(created) and since == created)
 
 
 def words(at: str, *, day_only: bool = False) -> str:

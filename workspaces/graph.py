@@ -224,7 +224,7 @@ OPTIONAL MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
 """
     + _first_change_after("a", _CARRY + ", claims, decisions, lost_support, unanswered")
     + "WITH " + _CARRY + ", claims, decisions, lost_support, unanswered, collect(" + _status_then("a") + """) AS actions
-RETURN {history_since: w.history_since, sources: sources, corrections: corrections,
+RETURN {history_since: w.history_since, created_at: w.created_at, sources: sources, corrections: corrections,
         corrections_recent: corrections_recent, lost_support: lost_support, unanswered: unanswered,
         claims: [st IN $claim_statuses | size([s IN claims WHERE s = st])],
         decisions: [st IN $decision_statuses | size([s IN decisions WHERE s = st])],
@@ -245,8 +245,9 @@ class AttentionThen:
     claims: dict[str, int] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
     actions: dict[str, int] = field(default_factory=dict)
-    # When the workspace's history began ('' when the graph does not say).
+    # When the workspace's history began, and when its graph was made ('' when the graph does not say).
     history_since: str = ""
+    created_at: str = ""
 
     @property
     def held(self) -> int:
@@ -286,14 +287,15 @@ def attention_as_of(*, workspace: HasGraph, as_of: str, corrections_since: str) 
         lost_support=int(row["lost_support"] or 0), unanswered=int(row["unanswered"] or 0),
         corrections_recent=int(row["corrections_recent"] or 0), sources=int(row["sources"] or 0),
         corrections=int(row["corrections"] or 0), claims=counted["claims"], decisions=counted["decisions"],
-        actions=counted["actions"], history_since=str(row["history_since"] or ""),
+        actions=counted["actions"], history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""),
     )  # fmt: skip
 
 
-HISTORY_SINCE = "MATCH (w:Workspace) RETURN w.history_since"
+HISTORY_SINCE = "MATCH (w:Workspace) RETURN w.history_since, w.created_at"
 
 
-def history_since(*, workspace: HasGraph) -> str:
-    """When the workspace's history began (docs/history.md, "Migration"); '' when the graph does not say."""
+def history_since(*, workspace: HasGraph) -> tuple[str, str]:
+    """When the workspace's history began (docs/history.md, "Migration") and when its graph was made; '' for what
+    the graph does not say."""
     rows = graph.ro_query(workspace, HISTORY_SINCE)
-    return str(rows[0][0] or "") if rows else ""
+    return (str(rows[0][0] or ""), str(rows[0][1] or "")) if rows else ("", "")

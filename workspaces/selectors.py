@@ -353,20 +353,19 @@ def events_until(*, workspace: Workspace, as_of: str, limit: int = 10) -> QueryS
     return AuditEvent.objects.filter(workspace=workspace, created_at__lte=moment).order_by("-created_at", "-id")[:limit]
 
 
-def moment_of(params: Any, *, workspace: Workspace, history_since: str | None = None) -> Moment:
+def moment_of(params: Any, *, workspace: Workspace) -> Moment:
     """The moment a page of the workspace shows (`?as_of=` in `params`, afterhack/as_of.py), knowing when the
-    workspace's history began when it is in the past (`history_since` when the caller read it, else one small graph
-    read; none when the graph does not answer: the banner then leaves that sentence out)."""
+    workspace's history began when it is in the past (one small graph read; none when the graph does not answer:
+    the banner then leaves that sentence out)."""
     moment = moment_of_params(params)
     if not moment.past:
         return moment
-    if history_since is None:
-        try:
-            history_since = workspace_graph.history_since(workspace=workspace)
-        except graph.GraphError:
-            logger.exception("history_since of %s: graph unreadable", workspace.id)
-            history_since = ""
-    return moment.before_history(history_since)
+    try:
+        since, created = workspace_graph.history_since(workspace=workspace)
+    except graph.GraphError:
+        logger.exception("history_since of %s: graph unreadable", workspace.id)
+        return moment
+    return moment.before_history(since, created=created)
 
 
 def dashboard(*, workspace: Workspace) -> Dashboard:

@@ -79,9 +79,10 @@ def _dashboard_then(request: HtmxRequest, membership: Membership, as_of: Moment)
     present), and the activity up to then. The menu's badges are not given these counts: they stay the present's."""
     workspace = membership.workspace
     then = selectors.dashboard_as_of(workspace=workspace, as_of=as_of.at)
+    if then.attention is not None:  # the one graph query read when the history began too
+        as_of = as_of.before_history(then.attention.history_since, created=then.attention.created_at)
     context = {
-        "workspace": workspace, "membership": membership, "then": then,
-        "as_of": as_of.before_history(then.attention.history_since if then.attention else ""),
+        "workspace": workspace, "membership": membership, "then": then, "as_of": as_of,
         "events": selectors.event_rows(
             list(selectors.events_until(workspace=workspace, as_of=as_of.at)),
             memberships={membership.workspace_id: membership}, as_of_query=as_of.query,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from afterhack import graph
 from afterhack.clock import now_iso
 from tests.conftest import client_for
 from tests.corrections.conftest import World
@@ -81,6 +82,15 @@ class DashboardAsOfTests:
         assert "6 claims 5 current 1 superseded" in later and "1 decision 1 needs review" in later
         assert "1 action 1 held" in later and "1 correction" in later
 
+    def test_a_migrated_workspace_says_its_history_began_later(self, story: Story) -> None:
+        # A graph written before the history: history_since is when the migration ran, after the workspace began.
+        graph.query(story.world.trio.workspace, "MATCH (w:Workspace) SET w.history_since = $at", {"at": story.after})
+        words = text(story.get(story.ws + "/", as_of=story.before))
+        assert "This workspace's history began on" in words and "changes before then were not recorded" in words
+        claim = text(story.get(f"{story.ws}/claims/{story.world.june}/", as_of=story.before))
+        assert "This workspace's history began on" in claim
+        assert "This workspace's history began" not in text(story.get(story.ws + "/", as_of=story.after))
+
     def test_the_present_dashboard_is_as_it_was(self, story: Story) -> None:
         now = story.get(story.ws + "/")
         assert BANNER not in text(now) and "Needs attention" in text(now)
@@ -89,7 +99,8 @@ class DashboardAsOfTests:
     def test_a_moment_before_the_workspace_says_when_its_history_began(self, story: Story) -> None:
         words = text(story.get(story.ws + "/", as_of="2020-01-01"))
         assert "as it was at the end of 1 January 2020 (UTC)" in words
-        assert "This workspace's history began on" in words and "0 claims" in words
+        assert "This workspace was created on" in words and "there was nothing in it before then" in words
+        assert "0 claims" in words
         assert "Nothing had happened here yet." in words
 
     @pytest.mark.parametrize(
