@@ -67,8 +67,19 @@ class AsOfTests:
         assert page.get_by_role("status", name="Viewing the past").count() == 0
         assert page.locator("p.meta .badge").first.inner_text() == "needs review"
         assert page.get_by_role("link", name="Re-justify or revise it").count() == 1
+        screenshot(page, "as-of-decision-now-1280")
 
-    def test_the_dashboard_as_of_a_moment(self, page: Any, demo_workspace: Workspace) -> None:
+    def test_the_dashboard_and_a_claim_before_the_workspace_began(self, page: Any, demo_workspace: Workspace) -> None:
         page.goto(f"/w/{demo_workspace.id}/?as_of=2020-01-01")
         assert "at the end of 1 January 2020 (UTC)" in page.get_by_role("status", name="Viewing the past").inner_text()
         screenshot(page, "as-of-dashboard-1280")
+        june = claims_graph.claim_search_phrase(
+            workspace=demo_workspace, phrase="the product launch is in june", limit=1
+        )
+        answer = page.goto(f"/w/{demo_workspace.id}/claims/{june[0].id}/?as_of=2020-01-01")
+        assert answer is not None and answer.status == 404
+        assert page.get_by_role("heading", name="This claim did not exist yet").is_visible()
+        screenshot(page, "as-of-claim-not-yet-1280")
+        page.get_by_role("link", name="See it as it was when added").click()
+        page.wait_for_url(re.compile(r"\?as_of="))
+        assert page.locator("p.meta .badge").first.inner_text() == "current"
