@@ -195,6 +195,14 @@ def _status_then(var: str) -> str:
 # come back in the same order. A decision was open when it needed review and was not dismissed then (a dismissal
 # and every later flag or review keep the `dismissed_at` they overwrote, as `from_dismissed_at`).
 _CARRY = "w, sources, corrections, corrections_recent"
+
+
+def _counted(kind: str) -> str:
+    """Cypher: the `statuses` collected of one kind, counted by the statuses in `$<kind>_statuses` at once, so that
+    each step carries a few numbers, not a list of every node (which the next steps' grouping would hash per row)."""
+    return "[st IN $" + kind + "_statuses | size([s IN statuses WHERE s = st])]"
+
+
 ATTENTION_AS_OF = (
     """
 OPTIONAL MATCH (w:Workspace)
@@ -206,7 +214,8 @@ WITH w, sources, count(x) AS corrections,
 OPTIONAL MATCH (c:Claim) WHERE coalesce(c.created_at, '') <= $as_of
 """
     + _first_change_after("c", _CARRY)
-    + "WITH " + _CARRY + ", collect(" + _status_then("c") + """) AS claims
+    + "WITH " + _CARRY + ", collect(" + _status_then("c") + """) AS statuses
+WITH """ + _CARRY + """, """ + _counted("claim") + """ AS claims
 OPTIONAL MATCH (d:Decision) WHERE coalesce(d.created_at, '') <= $as_of
 """
     + _first_change_after("d", _CARRY + ", claims")
@@ -217,18 +226,17 @@ WITH """ + _CARRY + """, claims, d, status, status = $needs_review AND (dismisse
      """
     + UNANSWERED
     + """ AS unanswered
-WITH """ + _CARRY + """, claims, collect(status) AS decisions,
+WITH """ + _CARRY + """, claims, collect(status) AS statuses,
      sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
      sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
+WITH """ + _CARRY + """, claims, lost_support, unanswered, """ + _counted("decision") + """ AS decisions
 OPTIONAL MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
 """
     + _first_change_after("a", _CARRY + ", claims, decisions, lost_support, unanswered")
-    + "WITH " + _CARRY + ", claims, decisions, lost_support, unanswered, collect(" + _status_then("a") + """) AS actions
+    + "WITH " + _CARRY + ", claims, decisions, lost_support, unanswered, collect(" + _status_then("a") + """) AS statuses
 RETURN {history_since: w.history_since, created_at: w.created_at, sources: sources, corrections: corrections,
         corrections_recent: corrections_recent, lost_support: lost_support, unanswered: unanswered,
-        claims: [st IN $claim_statuses | size([s IN claims WHERE s = st])],
-        decisions: [st IN $decision_statuses | size([s IN decisions WHERE s = st])],
-        actions: [st IN $action_statuses | size([s IN actions WHERE s = st])]} AS attention
+        claims: claims, decisions: decisions, actions: """ + _counted("action") + """} AS attention
 """
 )  # fmt: skip
 
