@@ -61,6 +61,14 @@ class AsOfTests:
         assert BANNER in page.get_by_role("status", name="Viewing the past").inner_text()
         read_only_in_the_past(page, status="supported", write_link="Re-justify or revise it", name="as-of-decision")
 
+        # ...and on to its action, still at that moment: pending then, held now.
+        page.get_by_role("table").get_by_role("link", name="Pay the ad agency deposit").click()
+        page.wait_for_url(re.compile(r"/actions/[^/]+/\?as_of="))
+        read_only_in_the_past(page, status="pending", write_link="Review it", name="as-of-action")
+        assert page.get_by_role("button", name="Mark done").count() == 0
+        page.go_back()
+        page.wait_for_url(re.compile(r"/decisions/[^/]+/\?as_of="))
+
         # Back to now: the decision as it is, needing review, with its review.
         page.get_by_role("link", name="Back to now").click()
         page.wait_for_url(re.compile(r"/decisions/[^/?]+/$"))
