@@ -87,8 +87,16 @@ class DashboardAsOfTests:
         graph.query(story.world.trio.workspace, "MATCH (w:Workspace) SET w.history_since = $at", {"at": story.after})
         words = text(story.get(story.ws + "/", as_of=story.before))
         assert "This workspace's history began on" in words and "changes before then were not recorded" in words
-        claim = text(story.get(f"{story.ws}/claims/{story.world.june}/", as_of=story.before))
+        # A migration's baseline (docs/history.md) knows the status it found, not the one before.
+        graph.query(
+            story.world.trio.workspace,
+            "MATCH (c:Claim {id: $id}) CREATE (:Change {at: $at, kind: 'claim', id: c.id, from_status: null, "
+            "to_status: 'current', cause: 'migration', cause_id: null, actor: null, migrated: true})-[:OF]->(c)",
+            {"id": story.world.ana, "at": story.after},
+        )
+        claim = text(story.get(f"{story.ws}/claims/{story.world.ana}/", as_of=story.before))
         assert "This workspace's history began on" in claim
+        assert "current when the history began (what it was before is not known), the state found when" in claim
         assert "This workspace's history began" not in text(story.get(story.ws + "/", as_of=story.after))
 
     def test_the_present_dashboard_is_as_it_was(self, story: Story) -> None:
