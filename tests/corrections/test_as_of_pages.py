@@ -11,6 +11,7 @@ import pytest
 
 from afterhack import graph
 from afterhack.clock import now_iso
+from corrections import review
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 
@@ -173,6 +174,17 @@ class ClaimAsOfTests:
         story.world.decision("Ana runs the launch checklist", [story.world.ana])
         assert "Nothing rested on this claim yet." in text(story.get(path, as_of=story.after))
         assert "Ana runs the launch checklist" in text(story.get(path))
+
+    def test_a_decision_that_came_to_rest_on_it_by_a_later_rejustification_did_not_rest_on_it_then(
+        self, story: Story
+    ) -> None:
+        review.decision_rejustify(
+            workspace=story.world.trio.workspace, decision_id=story.launch, justifications=[[story.world.ana]],
+            actor=story.world.trio.reviewer,
+        )  # fmt: skip
+        path = f"{story.ws}/claims/{story.world.ana}/"
+        assert "Launch in June" in text(story.get(path))
+        assert "Nothing rested on this claim yet." in text(story.get(path, as_of=story.after))
 
     def test_a_moment_before_it_existed_is_a_404_page_in_words(self, story: Story) -> None:
         response = story.get(f"{story.ws}/claims/{story.world.june}/", as_of="2020-01-01")
