@@ -135,6 +135,18 @@ def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int
     return int(rows[0][0]) if rows else 0
 
 
+# The changes of one node (a claim, decision or action, by id: the range index on Change.id), newest first.
+NODE_CHANGES = (
+    "MATCH (x:" + CHANGE_LABEL + " {id: $id}) WITH x ORDER BY x.at DESC LIMIT $limit "
+    "RETURN x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor} AS change"
+)
+
+
+def node_changes(*, workspace: HasGraph, node_id: str, limit: int = 50) -> list[Change]:
+    """The recorded changes of the claim, decision or action with this id, newest first, at most `limit`."""
+    return [Change.from_map(row) for row in graph.ro_records(workspace, NODE_CHANGES, {"id": node_id, "limit": limit})]
+
+
 # -- reading the past (docs/history.md, "Reading the past"; the rewinds are afterhack/history.py) ----------------
 
 # Every field of a Change an as-of read uses, as one map (a null field comes back as None).

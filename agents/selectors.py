@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from afterhack.holds import status_holds
@@ -19,7 +19,7 @@ from agents.graph import Run as Run
 from agents.graph import Support as Support
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, TrajectoryEventKind
 from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import Claim, Dependent
 from claims.selectors import ClaimCard as ClaimCard
 from workspaces.models import Workspace
 
@@ -115,12 +115,25 @@ class DecisionView:
     supersedes: agents_graph.Decision | None = None
 
 
-def decision_view(*, workspace: Workspace, decision_id: str) -> DecisionView | None:
-    """The decision, the claims behind each justification with their quotes, its actions, and its revisions."""
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+def decision_view(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> DecisionView | None:
+    """The decision, the claims behind each justification with their quotes, its actions, and its revisions.
+    With `as_of` (a graph time): all of it as it was then (the justifications, claims, actions and revisions
+    then); None when there is no such decision, or it did not exist yet then."""
+    decision = decision_get(workspace=workspace, decision_id=decision_id, as_of=as_of)
     if decision is None:
         return None
     claim_ids = [s.id for s in decision.supports if s.label == "Claim"]
+    if as_of is not None:
+        then = claims_selectors.claims_as_of(workspace=workspace, claim_ids=claim_ids, as_of=as_of)
+        # One read per action and revision as it was then: a decision has few of them.
+        actions = [a for i in decision.action_ids if (a := action_get(workspace=workspace, action_id=i, as_of=as_of))]
+        revisions = {
+            d.id: d
+            for i in _revisions(decision)
+            if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))
+        }
+        newer, older = (revisions.get(other or "") for other in (decision.superseded_by, decision.supersedes))
+        return DecisionView(decision, actions, {c.id: c for c in then}, newer, older)
     claims = {c.id: c for c in claims_selectors.claims_by_ids(workspace=workspace, claim_ids=claim_ids)}
     actions = decision_actions(workspace=workspace, decision=decision)
     revisions = {d.id: d for d in decisions_get(workspace=workspace, decision_ids=_revisions(decision))}
@@ -188,11 +201,15 @@ class ActionView:
         return all(status_holds(decision=True, status=d.status) for d in self.decisions)
 
 
-def action_view(*, workspace: Workspace, action_id: str) -> ActionView | None:
-    """The action and its decisions, in two queries; None when there is no such action."""
-    action = agents_graph.action_get(workspace=workspace, action_id=action_id)
+def action_view(*, workspace: Workspace, action_id: str, as_of: str | None = None) -> ActionView | None:
+    """The action and its decisions, in two queries; None when there is no such action. With `as_of` (a graph
+    time): the action and its decisions as they were then (one read each); None if it did not exist yet then."""
+    action = action_get(workspace=workspace, action_id=action_id, as_of=as_of)
     if action is None:
         return None
+    if as_of is not None:
+        then = [d for i in action.decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))]
+        return ActionView(action, then)
     return ActionView(action, agents_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
 
 
@@ -291,6 +308,45 @@ def actions_by_decision(
     ids = list(dict.fromkeys(a for d in decisions for a in d.action_ids))
     found = {a.id: a for a in agents_graph.actions_get(workspace=workspace, action_ids=ids)}
     return {d.id: [found[a] for a in d.action_ids if a in found] for d in decisions}
+
+
+# What rests on a claim is rewound to a moment by one read per decision and per action (as of then); past these
+# many, the claim page shows it in the present only.
+MAX_REWOUND_DEPENDENTS = 30
+
+
+def rests_on_then(
+    *, workspace: Workspace, claim_id: str, dependents: list[Dependent], as_of: str
+) -> list[tuple[Dependent, list[agents_graph.Action]]] | None:
+    """What rested on the claim at `as_of` (`dependents`: what rests on it now; edges are never deleted, so what
+    rested on it then is among them): each derived claim that existed then, and each decision whose justifications
+    then included it or something resting on it then, with its status then, and the actions under it then.
+    None when there are too many to rewind one by one."""
+    decision_ids = [d.id for d in dependents if d.label == "Decision"]
+    if len(decision_ids) > MAX_REWOUND_DEPENDENTS:
+        return None
+    claims = {c.id: c for c in claims_selectors.claims_as_of(
+        workspace=workspace, claim_ids=[d.id for d in dependents if d.label == "Claim"], as_of=as_of)}  # fmt: skip
+    decisions = {i: d for i in decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))}
+    # A decision rested on it then if a justification it had then did: on the claim, a derived claim, or a decision
+    # that did (a re-justification since may have added the edges that make it rest on the claim now).
+    resting, grown = {claim_id, *claims}, True
+    while grown:
+        more = {i for i, d in decisions.items() if i not in resting and any(x.id in resting for x in d.supports)}
+        resting, grown = resting | more, bool(more)
+    decisions = {i: d for i, d in decisions.items() if i in resting}
+    action_ids = list(dict.fromkeys(a for d in decisions.values() for a in d.action_ids))
+    if len(action_ids) > MAX_REWOUND_DEPENDENTS:
+        return None
+    actions = {i: a for i in action_ids if (a := action_get(workspace=workspace, action_id=i, as_of=as_of))}
+    rows: list[tuple[Dependent, list[agents_graph.Action]]] = []
+    for dependent in dependents:
+        if (claim := claims.get(dependent.id)) is not None:
+            rows.append((replace(dependent, status=claim.status), []))
+        elif (decision := decisions.get(dependent.id)) is not None:
+            under = [actions[a] for a in decision.action_ids if a in actions]
+            rows.append((replace(dependent, status=decision.status), under))
+    return rows
 
 
 def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:

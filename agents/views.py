@@ -17,6 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm, llm
+from afterhack.as_of import not_yet
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec, render_listing
@@ -36,7 +37,7 @@ from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigi
 from claims import selectors as claims_selectors
 from claims.statuses import JobStatus
 from workspaces import selectors as workspace_selectors
-from workspaces.access import get_membership, get_rw_workspace_for_user
+from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership, Workspace
 
 # Statuses, kinds and origins in words, for the lists' filters and badges.
@@ -366,17 +367,15 @@ def decision_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @require_GET
 @login_required
 def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpResponse:
-    membership = get_membership(request.user, ws_id)
-    view = found(
-        selectors.decision_view(workspace=membership.workspace, decision_id=decision_id),
-        services.DecisionNotFound(),
-    )
-    context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "decision_view": view,
-        "action_form": ActionForm(),
-    }
+    """The decision, its justifications and actions; with `?as_of=`, as it was then (read-only)."""
+    context = member_page_at(request, ws_id)
+    workspace, as_of = context["workspace"], context["as_of"]
+    view = selectors.decision_view(workspace=workspace, decision_id=decision_id, as_of=as_of.at or None)
+    if view is None:
+        present = as_of.past and selectors.decision_get(workspace=workspace, decision_id=decision_id)
+        return not_yet(request, context, present=present, thing="decision", missing=services.DecisionNotFound())
+    context["decision_view"] = view
+    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=decision_id)
     return render(request, "agents/decision.html", context)
 
 
@@ -430,13 +429,17 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @require_GET
 @login_required
 def action_detail(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResponse:
-    """One action: where it stands and why, the decisions it depends on, what can be done with it, its history."""
-    membership = get_membership(request.user, ws_id)
-    view = found(selectors.action_view(workspace=membership.workspace, action_id=action_id), services.ActionNotFound())
-    context = {
-        "workspace": membership.workspace, "membership": membership, "action_view": view,
-        "history": workspace_selectors.action_events(workspace=membership.workspace, action_id=view.action.id),
-    }  # fmt: skip
+    """One action: where it stands and why, the decisions it depends on, what can be done with it, its history;
+    with `?as_of=`, as it was then (read-only)."""
+    context = member_page_at(request, ws_id)
+    workspace, as_of = context["workspace"], context["as_of"]
+    view = selectors.action_view(workspace=workspace, action_id=action_id, as_of=as_of.at or None)
+    if view is None:
+        present = as_of.past and selectors.action_get(workspace=workspace, action_id=action_id)
+        return not_yet(request, context, present=present, thing="action", missing=services.ActionNotFound())
+    context["action_view"] = view
+    context["history"] = workspace_selectors.action_events(workspace=workspace, action_id=action_id, until=as_of.at)
+    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=action_id)
     return render(request, "agents/action.html", context)
 
 

@@ -483,9 +483,12 @@ def cited_view(*, workspace: Workspace, claim: claims_graph.Claim | None) -> Cit
     return CitedView(passage, version.title, before, version.text[passage.end : passage.end + CONTEXT_CHARS])
 
 
-def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | None:
-    """The claim's because-chain: source, version, fragment and quote in context, premises, dependents."""
-    claim = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
+def claim_provenance(*, workspace: Workspace, claim_id: str, as_of: str | None = None) -> Provenance | None:
+    """The claim's because-chain: source, version, fragment and quote in context, premises, dependents.
+    With `as_of` (a graph time): as it was then — its status, evidence (the version and quote it had then) and
+    replacement then, its premises with their statuses then; what rests on it is what rests on it now (the page
+    rewinds it: agents' `what_rests_on`). None when there is no such claim, or it did not exist yet then."""
+    claim = claim_get(workspace=workspace, claim_id=claim_id, as_of=as_of)
     if claim is None:
         return None
     version = claims_graph.version_get(workspace=workspace, version_id=claim.version_id) if claim.version_id else None
@@ -494,7 +497,10 @@ def claim_provenance(*, workspace: Workspace, claim_id: str) -> Provenance | Non
         before = version.text[max(0, claim.start - CONTEXT_CHARS) : claim.start]
         after = version.text[claim.end : claim.end + CONTEXT_CHARS]
     premise_ids = [pid for justification in claim.derived_from for pid in justification]
-    premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
+    if as_of is not None:
+        premises = claims_as_of(workspace=workspace, claim_ids=premise_ids, as_of=as_of) if premise_ids else []
+    else:
+        premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
     dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
     cited = cited_view(workspace=workspace, claim=claim)
     return Provenance(claim, version, before, after, premises, dependents, cited)

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import llm
+from afterhack.as_of import not_yet
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec, render_listing, tidy
@@ -24,7 +25,7 @@ from claims import selectors, services
 from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
-from workspaces.access import get_membership, get_rw_workspace_for_user
+from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership
 
 MAX_UPLOAD_BYTES = 8 * 1024 * 1024
@@ -344,18 +345,16 @@ def claim_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @require_GET
 @login_required
 def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
-    membership = get_membership(request.user, ws_id)
-    provenance = found(
-        selectors.claim_provenance(workspace=membership.workspace, claim_id=claim_id),
-        services.ClaimNotFound(),
-    )
-    history = workspace_selectors.claim_events(workspace=membership.workspace, claim_id=claim_id)
-    context = {
-        "workspace": membership.workspace,
-        "membership": membership,
-        "provenance": provenance,
-        "history": history,
-    }
+    """The claim's because-chain and history; with `?as_of=`, as it was then (read-only: no form that writes)."""
+    context = member_page_at(request, ws_id)
+    workspace, as_of = context["workspace"], context["as_of"]
+    provenance = selectors.claim_provenance(workspace=workspace, claim_id=claim_id, as_of=as_of.at or None)
+    if provenance is None:
+        present = as_of.past and selectors.claim_get(workspace=workspace, claim_id=claim_id)
+        return not_yet(request, context, present=present, thing="claim", missing=services.ClaimNotFound())
+    context["provenance"] = provenance
+    context["history"] = workspace_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)
+    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=claim_id)
     return render(request, "claims/claim_detail.html", context)
 
 

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from workspaces.models import Membership, Workspace
+from workspaces.selectors import moment_of
 
 
 class WorkspaceNotFound(Http404):
@@ -56,3 +57,11 @@ def get_admin_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
     if not membership.is_admin:
         raise WorkspaceForbidden("Only this workspace's admins can manage its members.")
     return membership.workspace
+
+
+def member_page_at(request: Any, ws_id: UUID | str) -> dict[str, Any]:
+    """The context of a member's page that can show the past: its workspace, the membership, and the moment the
+    address asks for (`as_of`, afterhack/as_of.py; the present when none); 404 for outsiders."""
+    membership = get_membership(request.user, ws_id)
+    as_of = moment_of(request.GET, workspace=membership.workspace)
+    return {"workspace": membership.workspace, "membership": membership, "as_of": as_of}

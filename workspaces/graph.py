@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from afterhack import graph
+from afterhack import history_graph as history
 from afterhack.graph import BUMP_REVISION, HasGraph
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus
-from claims.statuses import JobStatus
+from claims.statuses import ClaimStatus, JobStatus
 
 # Every node the apps create carries an `id`; these labels are looked up by it.
 ID_INDEXED_LABELS = (
@@ -49,13 +50,17 @@ RETURN {label: label, types: types} AS index
 # label and carries the counts so far; the statuses come in as parameters (the apps' StrEnums). A decision is an
 # unanswered question as agents/graph.py DECISION_KIND says: its `kind`, or, on a graph written before decisions
 # stored one, an agent's decision that nothing supports (only the "no answer" decision is made so).
-ATTENTION = """
+UNANSWERED = """coalesce(d.kind, CASE WHEN d.origin = 'agent' AND size([(x)-[:SUPPORTS]->(d) | x]) = 0
+                           THEN $unanswered ELSE 'answered' END) = $unanswered"""
+ATTENTION = (
+    """
 OPTIONAL MATCH (s:Source) WITH count(s) AS sources
 OPTIONAL MATCH (c:Claim) WITH sources, count(c) AS claims
 OPTIONAL MATCH (d:Decision)
 WITH sources, claims, d, d.status = $needs_review AND d.dismissed_at IS NULL AS open,
-     coalesce(d.kind, CASE WHEN d.origin = 'agent' AND size([(x)-[:SUPPORTS]->(d) | x]) = 0
-                           THEN $unanswered ELSE 'answered' END) = $unanswered AS unanswered
+     """
+    + UNANSWERED
+    + """ AS unanswered
 WITH sources, claims, count(d) AS decisions,
      sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
      sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
@@ -79,6 +84,7 @@ RETURN {sources: sources, claims: claims, decisions: decisions, lost_support: lo
         actions: actions, held: held, corrections: corrections, corrections_recent: corrections_recent,
         extractions_failed: extractions_failed, extractions_running: extractions_running} AS attention
 """
+)
 
 FULLTEXT_CLAIM_STATEMENT = "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')"
 
@@ -163,3 +169,142 @@ def attention(*, workspace: HasGraph, corrections_since: str, stale_before: str)
     rows = graph.ro_records(workspace, ATTENTION, params)
     # An aggregate over no rows at all is null in FalkorDB: a graph without a single node counts nothing.
     return Attention(**{name: int(value or 0) for name, value in rows[0].items()}) if rows else Attention()
+
+
+# -- the dashboard as of a moment (docs/history.md, "Reading the past") -----------------------------------------
+
+
+def _first_change_after(var: str, carried: str) -> str:
+    """Cypher: for each `var` (a claim, decision or action, or null), `first`: its first Change after $as_of, or
+    null. One node changes at most once per write, so the earliest `at` names one change."""
+    return (
+        "OPTIONAL MATCH (h:" + history.CHANGE_LABEL + ")-[:" + history.CHANGE_OF + "]->(" + var + ") WHERE h.at > $as_of\n"
+        "WITH " + carried + ", " + var + ", min(h.at) AS first_at, collect(h) AS hs\n"
+        "WITH " + carried + ", " + var + ", [h IN hs WHERE h.at = first_at][0] AS first\n"
+    )  # fmt: skip
+
+
+def _status_then(var: str) -> str:
+    """Cypher: the status `var` had at $as_of: the from_status of its first change after it (the to_status of a
+    migrated baseline, whose from_status is unknown), else its present status."""
+    return "CASE WHEN first IS NULL THEN " + var + ".status ELSE coalesce(first.from_status, first.to_status) END"
+
+
+# What needed attention at $as_of and how much the graph held then, by status, in one read: a node counts when it
+# was created by then, with its status then. What is not recorded in the history is left out (extractions, and the
+# members: they are PostgreSQL's, counted in the present). The statuses of each kind come in as lists; the counts
+# come back in the same order. A decision was open when it needed review and was not dismissed then (a dismissal
+# and every later flag or review keep the `dismissed_at` they overwrote, as `from_dismissed_at`).
+_CARRY = "w, sources, corrections, corrections_recent"
+
+
+def _counted(kind: str) -> str:
+    """Cypher: the `statuses` collected of one kind, counted by the statuses in `$<kind>_statuses` at once, so that
+    each step carries a few numbers, not a list of every node (which the next steps' grouping would hash per row)."""
+    return "[st IN $" + kind + "_statuses | size([s IN statuses WHERE s = st])]"
+
+
+ATTENTION_AS_OF = (
+    """
+OPTIONAL MATCH (w:Workspace)
+OPTIONAL MATCH (s:Source) WHERE coalesce(s.created_at, '') <= $as_of
+WITH w, count(s) AS sources
+OPTIONAL MATCH (x:Correction) WHERE x.applied_at <= $as_of
+WITH w, sources, count(x) AS corrections,
+     sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent
+OPTIONAL MATCH (c:Claim) WHERE coalesce(c.created_at, '') <= $as_of
+"""
+    + _first_change_after("c", _CARRY)
+    + "WITH " + _CARRY + ", collect(" + _status_then("c") + """) AS statuses
+WITH """ + _CARRY + """, """ + _counted("claim") + """ AS claims
+OPTIONAL MATCH (d:Decision) WHERE coalesce(d.created_at, '') <= $as_of
+"""
+    + _first_change_after("d", _CARRY + ", claims")
+    + "WITH " + _CARRY + ", claims, d, " + _status_then("d") + """ AS status,
+     CASE WHEN first IS NULL OR first.cause = '""" + history.MIGRATION + """' THEN d.dismissed_at
+          ELSE first.from_dismissed_at END AS dismissed_at
+WITH """ + _CARRY + """, claims, d, status, status = $needs_review AND (dismissed_at IS NULL OR dismissed_at > $as_of) AS open,
+     """
+    + UNANSWERED
+    + """ AS unanswered
+WITH """ + _CARRY + """, claims, collect(status) AS statuses,
+     sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
+     sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
+WITH """ + _CARRY + """, claims, lost_support, unanswered, """ + _counted("decision") + """ AS decisions
+OPTIONAL MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
+"""
+    + _first_change_after("a", _CARRY + ", claims, decisions, lost_support, unanswered")
+    + "WITH " + _CARRY + ", claims, decisions, lost_support, unanswered, collect(" + _status_then("a") + """) AS statuses
+RETURN {history_since: w.history_since, created_at: w.created_at, sources: sources, corrections: corrections,
+        corrections_recent: corrections_recent, lost_support: lost_support, unanswered: unanswered,
+        claims: claims, decisions: decisions, actions: """ + _counted("action") + """} AS attention
+"""
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AttentionThen:
+    """What needed attention at a moment and what the graph held then: counts by status, of each kind."""
+
+    lost_support: int = 0
+    unanswered: int = 0
+    corrections_recent: int = 0
+    sources: int = 0
+    corrections: int = 0
+    claims: dict[str, int] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
+    actions: dict[str, int] = field(default_factory=dict)
+    # When the workspace's history began, and when its graph was made ('' when the graph does not say).
+    history_since: str = ""
+    created_at: str = ""
+
+    @property
+    def held(self) -> int:
+        return self.actions.get(ActionStatus.HELD, 0)
+
+    @property
+    def claims_total(self) -> int:
+        return sum(self.claims.values())
+
+    @property
+    def decisions_total(self) -> int:
+        return sum(self.decisions.values())
+
+    @property
+    def actions_total(self) -> int:
+        return sum(self.actions.values())
+
+
+def attention_as_of(*, workspace: HasGraph, as_of: str, corrections_since: str) -> AttentionThen:
+    """What needed attention at `as_of` (a graph time; corrections applied since `corrections_since` count as
+    recent) and the totals by status then, in one query (docs/history.md, "Reading the past")."""
+    statuses: dict[str, list[str]] = {
+        "claims": [str(s) for s in ClaimStatus], "decisions": [str(s) for s in DecisionStatus],
+        "actions": [str(s) for s in ActionStatus],
+    }  # fmt: skip
+    params = {
+        "as_of": as_of, "corrections_since": corrections_since, "needs_review": DecisionStatus.NEEDS_REVIEW,
+        "unanswered": DecisionKind.UNANSWERED, "claim_statuses": statuses["claims"],
+        "decision_statuses": statuses["decisions"], "action_statuses": statuses["actions"],
+    }  # fmt: skip
+    rows = graph.ro_records(workspace, ATTENTION_AS_OF, params)
+    if not rows:
+        return AttentionThen()
+    row = rows[0]
+    counted = {kind: dict(zip(names, map(int, row[kind]), strict=True)) for kind, names in statuses.items()}
+    return AttentionThen(
+        lost_support=int(row["lost_support"] or 0), unanswered=int(row["unanswered"] or 0),
+        corrections_recent=int(row["corrections_recent"] or 0), sources=int(row["sources"] or 0),
+        corrections=int(row["corrections"] or 0), claims=counted["claims"], decisions=counted["decisions"],
+        actions=counted["actions"], history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""),
+    )  # fmt: skip
+
+
+HISTORY_SINCE = "MATCH (w:Workspace) RETURN w.history_since, w.created_at"
+
+
+def history_since(*, workspace: HasGraph) -> tuple[str, str]:
+    """When the workspace's history began (docs/history.md, "Migration") and when its graph was made; '' for what
+    the graph does not say."""
+    rows = graph.ro_query(workspace, HISTORY_SINCE)
+    return (str(rows[0][0] or ""), str(rows[0][1] or "")) if rows else ("", "")

@@ -13,8 +13,11 @@ from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Concat
 from django.urls import NoReverseMatch, reverse
 
-from afterhack import graph
+from afterhack import graph, history_graph
+from afterhack.as_of import Moment
+from afterhack.as_of import moment_of as moment_of_params
 from afterhack.clock import stale_before
+from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
@@ -215,13 +218,21 @@ def _reversed(name: str, **kwargs: Any) -> str:
         return ""
 
 
-def event_rows(events: list[AuditEvent], *, memberships: dict[UUID, Membership]) -> list[EventRow]:
+# The pages that can show the past (`?as_of=`, afterhack/as_of.py): a past page's links to them keep its moment.
+AS_OF_PAGES = {"claims:claim", "agents:decision", "agents:action"}
+
+
+def event_rows(
+    events: list[AuditEvent], *, memberships: dict[UUID, Membership], as_of_query: str = ""
+) -> list[EventRow]:
     """Each event with what it names: linked where the reader (a member of the workspaces in `memberships`) may
-    open it, otherwise its title alone."""
+    open it, otherwise its title alone; a link to a page that can show the past keeps `as_of_query` ("?as_of=…")."""
     rows = []
     for event in events:
         membership = memberships.get(event.workspace_id) if event.workspace_id else None
         url = event_url(event, admin=membership.role == Role.ADMIN) if membership else ""
+        if url and as_of_query and EVENT_PAGES.get(event.verb, ("",))[0] in AS_OF_PAGES:
+            url += as_of_query
         workspace_url = reverse("workspaces:dashboard", args=[event.workspace_id]) if membership else ""
         rows.append(EventRow(event, event.target, url, workspace_url))
     return rows
@@ -247,21 +258,32 @@ def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
     return {m.workspace_id: m for m in Membership.objects.filter(user=user)}
 
 
-def claim_events(*, workspace: Workspace, claim_id: str) -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this claim, oldest first."""
-    return AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id).order_by("created_at", "id")
+def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given)."""
+    events = AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id)
+    return _until(events, until).order_by("created_at", "id")
 
 
-def action_events(*, workspace: Workspace, action_id: str) -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this action, oldest first: its creation, its marks, the corrections,
-    retractions and new versions that held it, and the dismissals and revisions that cancelled or moved it."""
+def _until(events: QuerySet[AuditEvent], until: str) -> QuerySet[AuditEvent]:
+    return events.filter(created_at__lte=datetime.fromisoformat(until)) if until else events
+
+
+def changes_of(*, workspace: Workspace, node_id: str, limit: int = 50) -> list[Change]:
+    """The recorded changes of a claim's, decision's or action's status, newest first (docs/history.md)."""
+    return history_graph.node_changes(workspace=workspace, node_id=node_id, limit=limit)
+
+
+def action_events(*, workspace: Workspace, action_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this action, oldest first (up to `until`, a graph time, when given):
+    its creation, its marks, the corrections, retractions and new versions that held it, and the dismissals and
+    revisions that cancelled or moved it."""
     about = (
         Q(payload__action_id=action_id)
         | Q(payload__affected__actions_held__contains=[action_id])
         | Q(payload__cancelled__contains=[action_id])
         | Q(payload__moved__contains=[action_id])
     )
-    return AuditEvent.objects.filter(about, workspace=workspace).order_by("created_at", "id")
+    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
 
 
 def workspaces_by_name() -> QuerySet[Workspace]:
@@ -295,6 +317,55 @@ def recent_since() -> str:
 def attention(*, workspace: Workspace) -> workspace_graph.Attention:
     """What needs attention in the workspace and how much its graph holds, in one graph query."""
     return workspace_graph.attention(workspace=workspace, corrections_since=recent_since(), stale_before=stale_before())
+
+
+@dataclass(frozen=True)
+class DashboardThen:
+    """The dashboard as of a moment: what needed attention and what the graph held then (`attention` is None when
+    the graph did not answer; `graph_error` says so), the members now, and the newest audit events by then."""
+
+    members: int
+    attention: workspace_graph.AttentionThen | None
+    recent_since: str
+    graph_error: str | None
+
+
+def dashboard_as_of(*, workspace: Workspace, as_of: str) -> DashboardThen:
+    """The dashboard's counts as they were at `as_of` (a graph time): one graph query; the members are today's."""
+    members = Membership.objects.filter(workspace=workspace).count()
+    try:
+        since = (datetime.fromisoformat(as_of) - timedelta(days=RECENT_DAYS)).isoformat(timespec="microseconds")
+    except OverflowError:  # a moment in the first days of year 1: every correction before it is recent
+        since = ""
+    try:
+        counts = workspace_graph.attention_as_of(workspace=workspace, as_of=as_of, corrections_since=since)
+    except graph.GraphError:
+        logger.exception("dashboard of %s as of %s: graph unreadable", workspace.id, as_of)
+        return DashboardThen(
+            members, None, since, "The graph database is not answering right now; the counts are unknown."
+        )
+    return DashboardThen(members, counts, since, None)
+
+
+def events_until(*, workspace: Workspace, as_of: str, limit: int = 10) -> QuerySet[AuditEvent]:
+    """The workspace's newest audit events up to `as_of` (a graph time), newest first."""
+    moment = datetime.fromisoformat(as_of)
+    return AuditEvent.objects.filter(workspace=workspace, created_at__lte=moment).order_by("-created_at", "-id")[:limit]
+
+
+def moment_of(params: Any, *, workspace: Workspace) -> Moment:
+    """The moment a page of the workspace shows (`?as_of=` in `params`, afterhack/as_of.py), knowing when the
+    workspace's history began when it is in the past (one small graph read; none when the graph does not answer:
+    the banner then leaves that sentence out)."""
+    moment = moment_of_params(params)
+    if not moment.past:
+        return moment
+    try:
+        since, created = workspace_graph.history_since(workspace=workspace)
+    except graph.GraphError:
+        logger.exception("history_since of %s: graph unreadable", workspace.id)
+        return moment
+    return moment.before_history(since, created=created)
 
 
 def dashboard(*, workspace: Workspace) -> Dashboard:

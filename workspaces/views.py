@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from afterhack import confirm
+from afterhack.as_of import Moment, moment_of
 from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
 from workspaces import selectors, services
@@ -54,6 +55,9 @@ def workspace_create(request: HtmxRequest) -> HttpResponse:
 @login_required
 def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
+    as_of = moment_of(request.GET)
+    if as_of.past:
+        return _dashboard_then(request, membership, as_of)
     summary = selectors.dashboard(workspace=membership.workspace)
     context = {
         "workspace": membership.workspace,
@@ -65,7 +69,25 @@ def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
             list(selectors.recent_events(workspace=membership.workspace, limit=10)),
             memberships={membership.workspace_id: membership},
         ),
+        "as_of": as_of,
     }
+    return render(request, "workspaces/dashboard.html", context)
+
+
+def _dashboard_then(request: HtmxRequest, membership: Membership, as_of: Moment) -> HttpResponse:
+    """The dashboard as of a moment: its counts then, as plain numbers (the lists they would link to show the
+    present), and the activity up to then. The menu's badges are not given these counts: they stay the present's."""
+    workspace = membership.workspace
+    then = selectors.dashboard_as_of(workspace=workspace, as_of=as_of.at)
+    if then.attention is not None:  # the one graph query read when the history began too
+        as_of = as_of.before_history(then.attention.history_since, created=then.attention.created_at)
+    context = {
+        "workspace": workspace, "membership": membership, "then": then, "as_of": as_of,
+        "events": selectors.event_rows(
+            list(selectors.events_until(workspace=workspace, as_of=as_of.at)),
+            memberships={membership.workspace_id: membership}, as_of_query=as_of.query,
+        ),
+    }  # fmt: skip
     return render(request, "workspaces/dashboard.html", context)
 
 

@@ -43,4 +43,6 @@ def replaces(context: template.Context, claim: Claim) -> dict[str, Any]:
         for correction in selectors.corrections_of_claim(workspace=workspace, claim_id=claim.id)
         if correction.replacement_claim_id == claim.id
     ]
-    return {"workspace": workspace, "claim": claim, "correction": made_by[0] if made_by else None}
+    # The page's moment (afterhack/as_of.py): a page in the past links back in the past.
+    as_of = context.get("as_of")
+    return {"workspace": workspace, "claim": claim, "correction": made_by[0] if made_by else None, "as_of": as_of}

@@ -40,6 +40,8 @@ NUMBER = [NUL, *HUGE_NUMBERS, *ODD_NUMBERS]
 CHOICE = [NUL, "abc", "x" * 10_000, SURROGATE]
 IDS = [NUL, "not-a-uuid", "x" * 100_000, SURROGATE, "00000000-0000-0000-0000-000000000000"]
 QUERY = [NUL, "%00", SURROGATE, NOT_UTF8, "x" * 100_000, *HUGE_NUMBERS, "-1", "1.5", "²", "9999-12-31", "0001-01-01"]
+# ...and for a moment (`as_of`), moments: readable ones in the past too, out of range with an offset, half a moment.
+MOMENTS = ["2020-01-01T00:00:00%2B14:00", "0001-01-01T00:00:00%2B01:00", "0001-01-01", "2026-02-30", "T09:30"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ PAGES = {
     # workspaces
     "workspaces": Page("/w/"),
     "workspace_create": Page("/w/new", form={"name": "New"}, kinds={"name": TEXT}),
-    "dashboard": Page(WS + "/"),
+    "dashboard": Page(WS + "/", params=("as_of",)),
     "activity": Page(WS + "/activity/", params=("actor", "kind", "since", "until", "q", "sort", "page")),
     "members": Page(WS + "/members/"),
     "member_add": Page(
@@ -94,7 +96,7 @@ PAGES = {
             "find": CHOICE,
         },
     ),
-    "claim": Page(WS + "/claims/{june}/"),
+    "claim": Page(WS + "/claims/{june}/", params=("as_of",)),
     "claim_pick": Page(WS + "/claims/pick?field=x", params=("field", "key", "x", "x_q", "single", "any")),
     # the agent, decisions, actions
     "ask": Page(WS + "/ask/", form={"question": "When?"}, kinds={"question": TEXT}),
@@ -118,13 +120,13 @@ PAGES = {
         },
     ),
     "decision_pick": Page(WS + "/decisions/pick", params=("field", "key", "q", "chosen", "single", "any", "x_q")),
-    "decision": Page(WS + "/decisions/{decision}/"),
+    "decision": Page(WS + "/decisions/{decision}/", params=("as_of",)),
     "action_create": Page(WS + "/decisions/{decision}/actions", form={"title": "A"}, kinds={"title": TEXT}),
     "actions": Page(
         WS + "/actions/",
         params=("q", "status", "decision", "author", "from", "to", "sort", "page", "decision_q", "pick", "unpick"),
     ),
-    "action": Page(WS + "/actions/{action}/"),
+    "action": Page(WS + "/actions/{action}/", params=("as_of",)),
     "action_mark": Page(
         WS + "/actions/{action}/status",
         form={"status": "done", "next": "/w/", "confirmed": "yes"},
@@ -332,7 +334,8 @@ def sweep(page: Page, ids: Ids) -> list[tuple[str, str, str]]:
     path = ids.fill(page.path)
     joiner = "&" if "?" in path else "?"
     for name in page.params:
-        requests += [("GET", f"{path}{joiner}{name}={encoded(value)}", "") for value in QUERY]
+        moments = MOMENTS if name == "as_of" else []
+        requests += [("GET", f"{path}{joiner}{name}={encoded(value)}", "") for value in QUERY + moments]
     for name in PATH_IDS:
         if "{" + name + "}" in page.path:
             for bad in BAD_IDS:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
+from afterhack.clock import now_iso
 from agents import selectors as agents_selectors
 from claims import graph as claims_graph
 from claims import services as claims_services
@@ -34,6 +36,7 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
     workspace = demo_workspace
     admin = workspace.memberships.get().user
     june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+    before = "?" + urlencode({"as_of": now_iso()})  # the pages as they were before the correction
     plan = corrections_services.preview(
         workspace=workspace, claim_id=june.id, statement="The product launch is in July."
     )
@@ -72,6 +75,9 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
         "timeline": f"{ws}/timeline/",
         "diff": f"{ws}/diff/",
         "audit": "/audit/",
+        "dashboard-as-of": f"{ws}/{before}",
+        "claim-as-of": f"{ws}/claims/{june.id}/{before}",
+        "decision-as-of": f"{ws}/decisions/{decision.id}/{before}",
     }
 
 
