@@ -18,6 +18,7 @@ from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
 from corrections import bench_graph, selectors, services
+from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
 
 BATCH = 2_000
@@ -197,7 +198,8 @@ def grow_history(workspace: Any, claims: int, events: int, rng: random.Random) -
 
 
 def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[Figure]:
-    """p50 of an as-of claim read, an as-of decision read, a page of changes and a one-week diff."""
+    """p50 of an as-of claim read, an as-of decision read, a page of changes, a one-week diff and the dashboard as
+    of a moment."""
     rng = random.Random(13)
     workspace = workspace_services.workspace_create(name=f"Bench history {claims}", creator=user)
     try:
@@ -230,6 +232,9 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
             for w in weeks
         ]
         diffs = [timed(lambda w=w: selectors.beliefs_diff(workspace=workspace, start=w[0], end=w[1])) for w in weeks]
+        dashboards = [
+            timed(lambda w=w: workspace_selectors.dashboard_as_of(workspace=workspace, as_of=w[1])) for w in weeks
+        ]
         changes = events * 4
         label = f"{claims:,} claims, {changes:,} changes over {HISTORY_DAYS} days"
         figures = []
@@ -243,6 +248,7 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
                 diffs,
                 f"{DIFF_SAMPLES} random weeks, about {changes * 7 // HISTORY_DAYS:,} changes each",
             ),
+            (f"{label}: the dashboard as of a moment", dashboards, "attention and totals then, in one graph query"),
         ):
             p50, p95 = percentiles(values)
             figures.append(Figure(name, p50, "ms p50", f"p95 {p95:.1f} ms; {detail}"))
