@@ -107,10 +107,16 @@ class TimelineTests:
         assert "a person's mark" in newest[0] and newest[0].endswith("rita")
         assert "Book the chairs" in oldest[-1] and sorted(newest) == sorted(oldest)
 
-    def test_the_menu_and_the_history_link_to_it(self, story: Story) -> None:
-        timeline = f'href="/w/{story.world.ws}/timeline/"'
-        assert timeline in story.page("/").content.decode()
-        assert timeline in story.page("/corrections/").content.decode()
+    def test_the_menu_leads_to_history_whose_tabs_lead_to_it(self, story: Story) -> None:
+        ws = story.world.ws
+        assert f'href="/w/{ws}/corrections/" >History</a>' in story.page("/").content.decode()
+        for page in ("/corrections/", "/timeline/", "/diff/"):
+            html = story.page(page).content.decode()
+            tabs = html[html.index('<nav class="tabs" aria-label="History">') :]
+            tabs = tabs[: tabs.index("</nav>")]
+            for path in ("corrections", "timeline", "diff"):
+                assert f'href="/w/{ws}/{path}/"' in tabs
+            assert tabs.count('aria-current="page"') == 1
 
     def test_outsiders_get_the_404(self, story: Story) -> None:
         assert story.page("/timeline/", user=story.world.trio.outsider).status_code == 404

@@ -37,7 +37,8 @@ class TimelineInBrowserTests:
         correct_june_to_july(page, workspace.id, june.id)
 
         page.goto(f"/w/{workspace.id}/")
-        page.get_by_role("link", name="Timeline", exact=True).click()
+        page.get_by_role("link", name="History", exact=True).click()
+        page.get_by_role("navigation", name="History").get_by_role("link", name="Timeline").click()
         page.wait_for_url(f"**/w/{workspace.id}/timeline/")
         rows = page.locator("table.timeline tbody tr")
         claim_row = rows.filter(has_text="The product launch is in June")
@@ -62,7 +63,7 @@ class TimelineInBrowserTests:
         assert rows.count() == len([r for r in rows.all_inner_texts() if "decision" in r]) >= 1
 
         # The cause links to the correction; the diff of the last 7 days names what changed and what is new.
-        page.get_by_role("link", name="What changed between two moments").click()
+        page.get_by_role("navigation", name="History").get_by_role("link", name="What changed").click()
         page.wait_for_url(f"**/w/{workspace.id}/diff/")
         summary = page.locator(".diff-summary")
         summary.wait_for()
