@@ -55,8 +55,10 @@ PROV_EDGE_TYPES = [
     "HAS_VERSION", "HAS_FRAGMENT", "SUPPORTED_BY", "DERIVED_FROM", "SUPPORTS", "DEPENDS_ON", "CORRECTS",
     "SUPERSEDES", "OF", "PRODUCED", "RETRIEVED",
 ]  # fmt: skip
+# A history record (:Change)-[:OF]->(node) shares the OF type with an extraction's edge to its version, and carries
+# the id of the node it describes: it is not part of the chain (docs/history.md), so it is left out.
 PROV_EDGES = """
-MATCH (a)-[r]->(b) WHERE type(r) IN $types AND a.id IS NOT NULL AND b.id IS NOT NULL
+MATCH (a)-[r]->(b) WHERE type(r) IN $types AND a.id IS NOT NULL AND b.id IS NOT NULL AND NOT a:Change
 RETURN {source: a.id, target: b.id, type: type(r), justification: r.justification, role: r.role} AS edge
 """
 

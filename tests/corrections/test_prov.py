@@ -109,6 +109,14 @@ class ProvExportTests:
         assert (own, story.correction) in relations(document, "Generation")
         assert attribute(document, story.decision, "status") == {"needs_review"}
 
+    def test_entities_and_activities_stay_apart_and_nothing_relates_to_itself(self, story: Story) -> None:
+        # The history's (:Change)-[:OF]->(node) records must not become "the claim used itself" (PROV-CONSTRAINTS:
+        # entities and activities are disjoint).
+        document = read_back(story.export())
+        assert ids(document, "Entity").isdisjoint(ids(document, "Activity"))
+        for kind in ("Usage", "Generation", "Invalidation", "Derivation", "Association", "Delegation"):
+            assert not [pair for pair in relations(document, kind) if pair[0] == pair[1]], kind
+
     def test_it_exports_turtle_that_rdflib_parses(self, story: Story) -> None:
         answer = story.export("?format=ttl")
         assert answer.status_code == 200 and answer["Content-Type"].startswith("text/turtle")
