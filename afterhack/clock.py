@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from afterhack.errors import UserError
 
@@ -34,18 +34,23 @@ class BadMoment(UserError):
     """A moment that cannot be read; the message says why, in words (answered 422 invalid_input)."""
 
 
-def moment_iso(value: str, *, name: str = "as_of") -> str:
+def moment_iso(value: str, *, name: str = "as_of", day_starts: bool = False) -> str:
     """A moment given by a person or a program (ISO 8601: a date, a date and time, with or without an offset;
     without one it is UTC) as the graph stores times, so string comparison orders it among them.
-    A date alone means the end of that day (UTC): "as of 12 May" includes what happened on 12 May.
+    A date alone means the end of that day (UTC): "as of 12 May" includes what happened on 12 May; with
+    `day_starts` (the start of a window: "changes from 5 May") it means the start of that day.
     BadMoment, in words, for anything else."""
     text = (value or "").strip()
     if re.fullmatch(r".+T.+ \d{2}:?\d{2}", text):
         # An address's unencoded "+02:00" arrives as " 02:00": read the space as the plus it was.
         text = text[: text.rindex(" ")] + "+" + text[text.rindex(" ") + 1 :]
     try:
-        if len(text) == 10:
-            moment = datetime.fromisoformat(text).replace(hour=23, minute=59, second=59, microsecond=999999)
+        day = date.fromisoformat(text)  # a date alone, in any ISO form (2026-05-12, 20260512, 2026-W20-2)
+    except ValueError:
+        day = None
+    try:
+        if day is not None:
+            moment = datetime.combine(day, time.min if day_starts else time.max)
         else:
             moment = datetime.fromisoformat(text.replace("z", "Z"))
     except ValueError:

@@ -194,11 +194,13 @@ Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-tim
 MAX_MOMENT_CHARS = 64
 
 
-def moment_described(meaning: str) -> str:
+def moment_described(meaning: str, *, day_starts: bool = False) -> str:
     """The description of a query parameter that is a moment: what it means, and how it may be written."""
     return (
-        meaning + " ISO 8601: a date and time with or without an offset (UTC without one), or a date alone (the "
-        "end of that day, UTC)."
+        meaning
+        + " ISO 8601: a date and time with or without an offset (UTC without one), or a date alone (the "
+        + ("start" if day_starts else "end")
+        + " of that day, UTC)."
     )
 
 

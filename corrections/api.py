@@ -318,7 +318,11 @@ class ChangesIn(PageIn):
 
     start: Annotated[
         Text | None,
-        Field(alias="from", max_length=MAX_MOMENT_CHARS, description=moment_described("The first moment listed.")),
+        Field(
+            alias="from",
+            max_length=MAX_MOMENT_CHARS,
+            description=moment_described("The first moment listed.", day_starts=True),
+        ),
         moment_refused("from"),
     ] = None
     end: Annotated[
@@ -362,7 +366,7 @@ def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -
     its cause and actor; the changes one write made share its `at` and come by kind, then id. 422 if a moment is
     not ISO 8601 or `from` is after `to`, or for a cursor given out for another window."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    start = "" if window.start is None else moment_iso(window.start, name="from")
+    start = "" if window.start is None else moment_iso(window.start, name="from", day_starts=True)
     end = "" if window.end is None else moment_iso(window.end, name="to")
     page = selectors.changes_page(workspace=workspace, start=start, end=end, limit=window.limit, cursor=window.cursor)
     return page.answer(lambda change: change.record())

@@ -1125,7 +1125,7 @@ def diff(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     for name in ("from", "to"):
         raw = request.GET.get(name, "")
         try:
-            moments[name] = moment_iso(raw, name=name) if raw.strip() else defaults[name]
+            moments[name] = moment_iso(raw, name=name, day_starts=name == "from") if raw.strip() else defaults[name]
         except BadMoment as error:
             problems.append(str(error))
             moments[name] = ""

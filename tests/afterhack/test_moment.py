@@ -19,10 +19,18 @@ from afterhack.clock import BadMoment, moment_iso, now_iso
         ("2026-05-12T09:30", "2026-05-12T09:30:00.000000+00:00"),  # a datetime-local field: UTC
         ("2026-05-12 09:30", "2026-05-12T09:30:00.000000+00:00"),
         ("2026-05-12", "2026-05-12T23:59:59.999999+00:00"),  # a day: as of its end
+        ("20260512", "2026-05-12T23:59:59.999999+00:00"),  # the same day in ISO's basic form
+        ("2026-W20-2", "2026-05-12T23:59:59.999999+00:00"),  # and as a week date
     ],
 )
 def test_it_reads_a_moment_as_the_graph_writes_times(given: str, read: str) -> None:
     assert moment_iso(given) == read
+
+
+@pytest.mark.parametrize("given", ["2026-05-12", "20260512", "2026-W20-2"])
+def test_a_day_that_starts_a_window_means_its_start(given: str) -> None:
+    # "changes from 12 May" includes 12 May
+    assert moment_iso(given, name="from", day_starts=True) == "2026-05-12T00:00:00.000000+00:00"
 
 
 def test_a_read_moment_orders_among_the_graphs_own_times() -> None:

@@ -82,6 +82,9 @@ class JuneToJulyApiTests:
         # Open ends; a window before the story holds nothing.
         assert get(world, "changes").json()["count"] == 3
         assert get(world, "changes", to=before).json() == {"results": [], "next": None, "count": 0}
+        # A day alone: "from" that day includes it (its start), "to" that day too (its end).
+        day = body["results"][0]["at"][:10]
+        assert get(world, "changes", **{"from": day, "to": day}).json()["count"] == 3
 
     def test_changes_page_through_one_write_that_changed_several_nodes(self, world: World) -> None:
         launch, announce, _, _ = june_to_july(world)
