@@ -34,7 +34,7 @@ REVISION = "revision"  # cause_id: the new Decision that supersedes
 DISMISSAL = "dismissal"  # cause_id: the dismissed decision
 AGENT_RUN = "agent_run"  # cause_id: the AgentRun
 PERSON = "person"  # cause_id: null (a person marked it; actor says who)
-MIGRATION = "migration"  # the state found when the history began (manage.py history_begin)
+MIGRATION = "migration"  # the state found when the history began (history_begin, run by manage.py reconcile_graphs)
 CAUSES = (CORRECTION, RETRACTION, NEW_VERSION, REJUSTIFICATION, REVISION, DISMISSAL, AGENT_RUN, PERSON, MIGRATION)
 
 CHANGE_LABEL = "Change"
@@ -196,18 +196,23 @@ def changes_after_of(*, workspace: HasGraph, ids: list[str], as_of: str) -> dict
 # other claim, decision or action that may have changed since its creation gets its present status as a
 # baseline change FROM null (unknown before), at the last time it changed where that is known (status_changed_at,
 # updated_at), else its creation. Nodes that never changed need nothing: no change after a moment means the
-# present status held then.
+# present status held then. A node that already has a change (written by this code before the history began here:
+# a worker or web server that started before `graph_ensure` ran) is left as recorded, and the history then began
+# with the earliest change already written.
+UNRECORDED = "NOT ({})<-[:" + CHANGE_OF + "]-(:" + CHANGE_LABEL + ")"
 HISTORY_BEGIN = (
-    "MATCH (w:Workspace) WHERE w.history_since IS NULL SET w.history_since = $now WITH w "
-    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: 'superseded'}) "
+    "MATCH (w:Workspace) WHERE w.history_since IS NULL "
+    "OPTIONAL MATCH (first:" + CHANGE_LABEL + ") WITH w, first ORDER BY first.at LIMIT 1 "
+    "SET w.history_since = CASE WHEN first IS NULL OR first.at > $now THEN $now ELSE first.at END WITH w "
+    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: 'superseded'}) WHERE " + UNRECORDED.format("c") + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: x.applied_at, kind: '" + CLAIM + "', id: c.id, from_status: 'current', "
     "  to_status: 'superseded', cause: '" + CORRECTION + "', cause_id: x.id, actor: x.actor, migrated: true})"
     "-[:" + CHANGE_OF + "]->(c) } "
-    "CALL { MATCH (c:Claim) WHERE NOT c.status IN ['current', 'superseded'] "
+    "CALL { MATCH (c:Claim) WHERE NOT c.status IN ['current', 'superseded'] AND " + UNRECORDED.format("c") + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: '" + CLAIM + "', "
     "  id: c.id, from_status: null, to_status: c.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, "
     "  migrated: true})-[:" + CHANGE_OF + "]->(c) } "
-    "CALL { MATCH (d:Decision) WHERE d.status = 'superseded' "
+    "CALL { MATCH (d:Decision) WHERE d.status = 'superseded' AND " + UNRECORDED.format("d") + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(d.superseded_at, d.status_changed_at, d.created_at, $now), "
     "  kind: '"
     + DECISION
@@ -216,11 +221,15 @@ HISTORY_BEGIN = (
     + "', cause_id: d.superseded_by, actor: d.superseded_by_actor, migrated: true})-[:"
     + CHANGE_OF
     + "]->(d) } "
-    "CALL { MATCH (d:Decision) WHERE d.status <> 'superseded' AND d.status_changed_at IS NOT NULL "
+    "CALL { MATCH (d:Decision) WHERE d.status <> 'superseded' AND d.status_changed_at IS NOT NULL AND "
+    + UNRECORDED.format("d")
+    + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: d.status_changed_at, kind: '" + DECISION + "', id: d.id, from_status: null, "
     "  to_status: d.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
     "-[:" + CHANGE_OF + "]->(d) } "
-    "CALL { MATCH (a:Action) WHERE a.updated_at IS NOT NULL AND a.updated_at <> a.created_at "
+    "CALL { MATCH (a:Action) WHERE a.updated_at IS NOT NULL AND a.updated_at <> a.created_at AND "
+    + UNRECORDED.format("a")
+    + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: a.updated_at, kind: '" + ACTION + "', id: a.id, from_status: null, "
     "  to_status: a.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
     "-[:" + CHANGE_OF + "]->(a) } "

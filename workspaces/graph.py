@@ -23,11 +23,18 @@ ID_INDEXED_LABELS = (
     "Handoff",
     "Extraction",
 )
+
+
 # Other properties the apps look nodes up by EQUALITY (a change of belief by what changed: the as-of reads).
 # Never a time or any other string compared with < or <=: FalkorDB 4.22's range index drops such a bound when its
 # value is a parameter and answers every node (FalkorDB issue #2239, fixed only in its Rust engine). So the
 # history's windows (`Change.at`) and what was made in a window (`created_at`) are read by label scans until the
 # times are also kept as numbers; tests/afterhack/test_graph.py keeps both facts checked.
+def is_time(prop: str) -> bool:
+    """A property holding a time (ISO 8601 text): `at`, `*_at`, `*_since`."""
+    return prop == "at" or prop.endswith(("_at", "_since"))
+
+
 EXTRA_RANGE_INDEXES = (("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"), ("Change", "id"))
 
 WORKSPACE_NODE_CREATE = """
@@ -100,6 +107,11 @@ def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> 
     for label, prop in EXTRA_RANGE_INDEXES:
         if (label, prop, "RANGE") not in existing:
             graph.query(workspace, "CREATE INDEX FOR (n:" + label + ") ON (n." + prop + ")")
+    for label, prop, kind in existing:
+        # A time range-indexed by an earlier build answers windows wrongly (see EXTRA_RANGE_INDEXES): drop it. The
+        # names are the graph's own, checked to be plain names before they go into the query.
+        if kind == "RANGE" and is_time(prop) and label.isidentifier() and prop.isidentifier():
+            graph.query(workspace, "DROP INDEX FOR (n:" + label + ") ON (n." + prop + ")")
     if ("Claim", "statement", "FULLTEXT") not in existing:
         graph.query(workspace, FULLTEXT_CLAIM_STATEMENT)
 

@@ -12,7 +12,8 @@ from django.test import override_settings
 
 from afterhack import graph
 from tests.conftest import Trio
-from workspaces.graph import index_kinds
+from workspaces.graph import index_kinds, is_time
+from workspaces.services import graph_ensure
 
 pytestmark = pytest.mark.django_db
 
@@ -149,4 +150,13 @@ class StringRangeIndexTests:
     def test_no_time_is_range_indexed_in_a_workspace_graph(self, trio: Trio) -> None:
         ranged = {(label, prop) for label, prop, kind in index_kinds(workspace=trio.workspace) if kind == "RANGE"}
         assert ("Change", "id") in ranged  # the as-of reads' lookup stays indexed
-        assert not [(label, prop) for label, prop in ranged if prop == "at" or prop.endswith("_at")]
+        assert not [(label, prop) for label, prop in ranged if is_time(prop)]
+
+    def test_a_time_an_earlier_build_indexed_is_dropped_when_the_graph_is_ensured(self, trio: Trio) -> None:
+        graph.query(trio.workspace, "CREATE INDEX FOR (n:Change) ON (n.at)")
+        graph.query(trio.workspace, "CREATE INDEX FOR (n:Claim) ON (n.created_at)")
+        assert ("Change", "at", "RANGE") in index_kinds(workspace=trio.workspace)
+        graph_ensure(workspace=trio.workspace)
+        kinds = index_kinds(workspace=trio.workspace)
+        assert ("Change", "at", "RANGE") not in kinds and ("Claim", "created_at", "RANGE") not in kinds
+        assert ("Change", "id", "RANGE") in kinds

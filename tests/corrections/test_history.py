@@ -212,6 +212,17 @@ class HistoryBeginsTests:
         assert exact.cause["id"] == correction_id and exact.actor == "rita"
         assert {c.at for c in changes} == {exact.at}  # the correction's applied_at, kept on each node it changed
 
+    def test_changes_written_before_the_history_began_are_kept_not_doubled(self, world: World) -> None:
+        # A graph from before the history, written to by this code before graph_ensure ran (a worker started first):
+        # the correction's changes exist, the beginning does not.
+        flagged(world)
+        recorded = since(world, "")
+        graph.query(world.trio.workspace, "MATCH (w:Workspace) SET w.history_since = null")
+        workspace_services.graph_ensure(workspace=world.trio.workspace)
+        assert since(world, "") == recorded  # no baseline and no second copy beside what was recorded
+        began = graph.ro_query(world.trio.workspace, "MATCH (w:Workspace) RETURN w.history_since")[0][0]
+        assert began == min(c.at for c in recorded)
+
     def test_a_new_workspace_begins_its_history_at_its_creation(self, world: World) -> None:
         began = graph.ro_query(world.trio.workspace, "MATCH (w:Workspace) RETURN w.history_since")[0][0]
         assert began == world.trio.workspace.created_at.isoformat()
