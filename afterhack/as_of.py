@@ -50,7 +50,8 @@ class Moment:
 
     @property
     def day_only(self) -> bool:
-        return len(self.given.strip()) == 10
+        given = self.given.strip().upper()
+        return bool(given) and "T" not in given and " " not in given
 
     @property
     def words(self) -> str:

@@ -29,6 +29,9 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
     ]  # fmt: skip
     revised = history.first_of(changes, changes_graph.REVISION) is not None
     dismissed_at = history.kept(decision.dismissed_at, changes, "dismissed_at", kept_by=history.DISMISSAL_KEPT_BY)
+    if dismissed_at and dismissed_at > as_of:
+        # Only a migration's baseline stands between: a dismissal after the moment had not happened then.
+        dismissed_at = None
     return replace(
         decision,
         status=history.status_at(decision.status, changes),

@@ -138,10 +138,11 @@ DIFF_CREATED = " UNION ALL ".join(
     "WITH n ORDER BY n.created_at DESC, n.id LIMIT $limit "
     "OPTIONAL MATCH (y:" + CHANGE_LABEL + ")-[:" + CHANGE_OF + "]->(n) WHERE y.at >= $end "
     "WITH n, collect(y) AS later "
+    "WITH n, reduce(f = head(later), c IN later | CASE WHEN c.at < f.at THEN c ELSE f END) AS next "
     "RETURN {id: n.id, kind: '" + kind + "', title: coalesce(" + words + ", ''), created_at: n.created_at, "
     "created_by: coalesce(n.created_by, n.extractor), origin: n.origin, run_id: n.run_id, "
-    "status: CASE WHEN size(later) = 0 THEN n.status "
-    "ELSE reduce(f = head(later), c IN later | CASE WHEN c.at < f.at THEN c ELSE f END).from_status END} AS made"
+    # a migration's baseline (from_status null) answers with the status it records (afterhack/history.py)
+    "status: CASE WHEN next IS NULL THEN n.status ELSE coalesce(next.from_status, next.to_status) END} AS made"
     for label, kind, words in CREATED_LABELS
 )
 

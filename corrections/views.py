@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import confirm
-from afterhack.clock import BadMoment, moment_iso
+from afterhack.clock import BadMoment, moment_iso, now_iso
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.ids import parse_id
@@ -1140,6 +1140,8 @@ def diff(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         "workspace": workspace,
         "membership": membership,
         "diff": result,
+        # The dashboard shows a moment that has come; the default window ends at the next whole minute.
+        "end_has_come": bool(result) and end <= now_iso(),
         "kinds": [_kind_rows(workspace.id, kind) for kind in result.kinds] if result else [],
         "problems": problems,
         "fields": {

@@ -52,6 +52,7 @@ def change_cause(context: template.Context, change: Change) -> str:
     except NoReverseMatch:
         return conditional_escape(words_)
     moment = context.get("as_of")
-    if name == "agents:decision" and isinstance(moment, Moment):
+    if name == "agents:decision" and isinstance(moment, Moment) and moment.at and change.at <= moment.at:
+        # A revision after the moment names a decision that did not exist then: that link opens the present.
         url += moment.query
     return format_html('<a href="{}">{}</a>', url, words_)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from uuid import uuid4
+
+from django.template import Context
+
 from afterhack import history
+from afterhack.as_of import Moment
+from afterhack.history_graph import Change
+from afterhack.templatetags.as_of import change_cause
 
 
 def change(
@@ -38,3 +46,19 @@ def test_a_kept_property_comes_from_the_first_write_that_keeps_it() -> None:
     assert history.kept("now", changes, "review_reason", kept_by=kept_by) == "July"  # the dismissal keeps no reason
     assert history.kept("then", changes, "dismissed_at", kept_by=history.DISMISSAL_KEPT_BY) is None
     assert history.kept("now", [], "review_reason", kept_by=kept_by) == "now"
+
+
+def test_a_cause_link_keeps_the_moment_only_for_what_had_happened_by_then() -> None:
+    # A revision after the moment names a decision that did not exist then: its link opens the present.
+    workspace, new = SimpleNamespace(id=uuid4()), str(uuid4())
+    moment = Moment(at="2026-05-12T09:30:00.000000+00:00", given="2026-05-12T09:30Z")
+    context = Context({"workspace": workspace, "as_of": moment})
+
+    def revision(at: str) -> Change:
+        return Change(
+            at, "decision", str(uuid4()), "needs_review", "superseded", {"kind": "revision", "id": new}, "rita"
+        )
+
+    assert "?as_of=" in change_cause(context, revision("2026-05-12T09:00:00.000000+00:00"))
+    later = change_cause(context, revision("2026-05-13T09:00:00.000000+00:00"))
+    assert f"/decisions/{new}/" in later and "?as_of=" not in later

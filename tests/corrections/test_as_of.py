@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from afterhack import graph
 from afterhack.clock import now_iso
 from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
@@ -12,6 +13,7 @@ from corrections import review
 from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import PLAN, World, june_to_july
+from workspaces import services as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -127,6 +129,20 @@ class ReviewAsOfTests:
         assert action is not None and action.status == "held"
         cancelled = agents_selectors.action_get(workspace=workspace, action_id=announce, as_of=now_iso())
         assert cancelled is not None and cancelled.status == "cancelled"
+
+    def test_a_migrated_workspace_knows_no_dismissal_before_it_happened(self, world: World) -> None:
+        # A graph from before the history: flagged, then dismissed; the migration's baseline for the decision is at
+        # its last change (the dismissal), so between the two only the dismissal's own time can tell.
+        workspace = world.trio.workspace
+        launch, _, _, flagged_at = june_to_july(world)
+        review.decision_dismiss(workspace=workspace, decision_id=launch, actor=world.trio.reviewer)
+        graph.query(workspace, "MATCH (x:Change) DETACH DELETE x")
+        graph.query(workspace, "MATCH (w:Workspace) SET w.history_since = null")
+        workspace_services.graph_ensure(workspace=workspace)
+        then = agents_selectors.decision_get(workspace=workspace, decision_id=launch, as_of=flagged_at)
+        assert then is not None and (then.dismissed_at, then.dismissed_by) == (None, None)
+        now = agents_selectors.decision_get(workspace=workspace, decision_id=launch, as_of=now_iso())
+        assert now is not None and now.dismissed_at
 
     def test_across_a_revision_a_moved_action_depended_on_the_old_decision(self, world: World) -> None:
         workspace = world.trio.workspace

@@ -163,6 +163,8 @@ class DiffTests:
         assert "changed status" not in text(page).lower()
         empty = story.page("/diff/?from=2000-01-01T00:00&to=2000-01-02T00:00")
         assert "nothing changed" in text(empty)
+        # A window that has ended opens the workspace as it was at its end...
+        assert f"/w/{story.world.ws}/?as_of=2000-01-02T00%3A00%3A00.000000%2B00%3A00" in empty.content.decode()
 
     def test_by_default_the_last_seven_days(self, story: Story) -> None:
         page = story.page("/diff/")
@@ -172,6 +174,8 @@ class DiffTests:
         assert "Claims: 6 new" in words and "Decisions: 1 new" in words and "Actions: 1 new" in words
         assert "The launch is in June. superseded made" in words
         assert "Launch in June needs review made" in words
+        # ...the default one ends at the coming minute: the workspace now, not "a moment that has not come".
+        assert "Open the workspace now" in words and "?as_of=" not in page.content.decode().split("diff-moments")[-1]
 
     def test_a_change_and_back_is_listed_apart(self, story: Story) -> None:
         world = story.world
