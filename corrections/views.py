@@ -845,7 +845,8 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
 @staff_only
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
-    # An auditor who also belongs to the workspace may open what the correction names; others read the titles.
+    # An auditor who belongs to the workspace, or may read every workspace, opens what the correction names; others
+    # read the titles (memberships_by_workspace answers for both).
     member = workspace.id in workspace_selectors.memberships_by_workspace(user=request.user)
     return _detail(request, workspace, correction_id, {"auditing": True, "can_open": member})
 

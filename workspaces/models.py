@@ -21,6 +21,9 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
 
 
+AUDIT_EVERY_WORKSPACE = "audit_every_workspace"
+
+
 class Workspace(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=MAX_WORKSPACE_NAME_CHARS)
@@ -37,6 +40,9 @@ class Workspace(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # Granted explicitly (a superuser does not have it by being one: workspaces stay apart), in the Django admin,
+        # to a staff auditor: they read every workspace as its viewers do, past included, and change nothing.
+        permissions = [(AUDIT_EVERY_WORKSPACE, "Can read every workspace as a viewer, to audit it")]
 
     def __str__(self) -> str:
         return self.name

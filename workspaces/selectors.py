@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Concat
 from django.urls import NoReverseMatch, reverse
@@ -21,7 +22,7 @@ from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
-from workspaces.models import EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
+from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")
 
@@ -254,8 +255,33 @@ def audit_event_get(*, event_id: int) -> AuditEvent | None:
 
 
 def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
-    """The user's memberships by workspace id (which workspaces' pages the user may open)."""
-    return {m.workspace_id: m for m in Membership.objects.filter(user=user)}
+    """The user's memberships by workspace id (which workspaces' pages the user may open); for an auditor of every
+    workspace, a viewer's membership of any workspace asked about besides their own."""
+    own = {m.workspace_id: m for m in Membership.objects.filter(user=user)}
+    return _EveryWorkspace(own, user=user) if audits_every_workspace(user) else own
+
+
+class _EveryWorkspace(dict[UUID, Membership]):
+    """An auditor's memberships: their own, and a viewer's (never saved) of every other workspace."""
+
+    def __init__(self, own: dict[UUID, Membership], *, user: Any) -> None:
+        super().__init__(own)
+        self.user = user
+
+    def get(self, key: UUID, default: Any = None) -> Membership:
+        return super().get(key) or Membership(user=self.user, workspace_id=key, role=Role.VIEWER)
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def audits_every_workspace(user: Any) -> bool:
+    """Whether the user was given the permission to read every workspace (workspaces.models.AUDIT_EVERY_WORKSPACE)
+    themselves or through a group. Asked of the grant itself: a superuser is not an auditor by being one."""
+    if not (getattr(user, "is_authenticated", False) and getattr(user, "is_active", False)):
+        return False
+    granted = Permission.objects.filter(codename=AUDIT_EVERY_WORKSPACE, content_type__app_label="workspaces")
+    return granted.filter(Q(user=user) | Q(group__user=user)).exists()
 
 
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
