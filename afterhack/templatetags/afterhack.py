@@ -28,7 +28,20 @@ def when(value: Any) -> str:
         moment = datetime.fromisoformat(str(value))
     except ValueError:
         return str(value)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{moment.year:04d}" + moment.strftime("-%m-%d %H:%M UTC")
+
+
+@register.filter
+def when_exact(value: Any) -> str:
+    """An ISO 8601 timestamp to the second, 'YYYY-MM-DD HH:MM:SS UTC': where changes are told apart by the moment
+    (the timeline, the diff, a page's changes of its status, beside an as-of moment given to the second)."""
+    if not value:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    return f"{moment.year:04d}" + moment.strftime("-%m-%d %H:%M:%S UTC")
 
 
 # Every status, kind and event value a page shows, in the words a person reads; a value missing here (a new enum

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack.clock import BadMoment, moment_iso, now_iso
+from afterhack.templatetags.afterhack import when, when_exact
 
 
 @pytest.mark.parametrize(
@@ -51,3 +52,9 @@ def test_it_refuses_a_moment_out_of_range_in_words() -> None:
 def test_the_sentence_names_the_parameter() -> None:
     with pytest.raises(BadMoment, match="“to”"):
         moment_iso("soon", name="to")
+
+
+def test_pages_tell_changes_apart_to_the_second_and_pad_the_year() -> None:
+    assert when_exact("2026-05-12T09:30:05.123456+00:00") == "2026-05-12 09:30:05 UTC"
+    assert when("0001-01-01T23:59:59.999999+00:00") == "0001-01-01 23:59 UTC"
+    assert when_exact("") == "—" and when_exact("not a time") == "not a time"
