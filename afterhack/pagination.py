@@ -49,6 +49,27 @@ class Page[T](Schema):
     count: int = Field(description="How many items the whole list holds, with the filters given.")
 
 
+class PresentPageIn(PageIn):
+    """A page of a list that shows the present only: an `as_of` is refused in words rather than ignored (an
+    auditor must not take today's list for the past's)."""
+
+    as_of: Annotated[
+        Text | None,
+        Field(
+            max_length=MAX_CURSOR_CHARS,
+            description="Not answered by this list, which shows the present: read one item with `as_of`, or list "
+            "what changed with GET …/changes.",
+        ),
+    ] = None
+
+    def present_only(self) -> None:
+        if self.as_of is not None:
+            raise UserError(
+                "This list shows the present and cannot answer “as_of”: read each claim, decision or action with "
+                "“as_of”, search claims with it, or list what changed between two moments with GET …/changes."
+            )
+
+
 class InvalidCursor(UserError):
     """A cursor this API did not give out for this list."""
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
-from afterhack.pagination import Page, PageIn
+from afterhack.pagination import Page, PageIn, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
@@ -121,14 +121,14 @@ class ActionStatusIn(Input):
     ]
 
 
-class DecisionFilter(PageIn):
+class DecisionFilter(PresentPageIn):
     status: Annotated[
         DecisionStatus | None,
         Refuse(words="“status” must be one of: supported, needs_review, superseded."),
     ] = None
 
 
-class ActionFilter(PageIn):
+class ActionFilter(PresentPageIn):
     status: Annotated[
         ActionStatus | None,
         Refuse(words="“status” must be one of: pending, held, done, cancelled."),
@@ -344,8 +344,9 @@ def decision_create(request: HttpRequest, ws_id: PathId, payload: DecisionIn) ->
 
 @router.get("/{ws_id}/decisions", response={200: Page[DecisionOut], **errors(401, 404, 422, 503)})
 def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFilter]) -> Any:
-    """Decisions, newest first; ?status=needs_review for the review queue."""
+    """Decisions, newest first; ?status=needs_review for the review queue. The present only: `as_of` is 422."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    filters.present_only()
     decisions = selectors.decisions_page(
         workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
     )
@@ -377,8 +378,9 @@ def action_create(request: HttpRequest, ws_id: PathId, payload: ActionIn) -> Any
 
 @router.get("/{ws_id}/actions", response={200: Page[ActionOut], **errors(401, 404, 422, 503)})
 def action_list(request: HttpRequest, ws_id: PathId, filters: Query[ActionFilter]) -> Any:
-    """Actions, newest first; ?status=held for those waiting on a review."""
+    """Actions, newest first; ?status=held for those waiting on a review. The present only: `as_of` is 422."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    filters.present_only()
     actions = selectors.actions_page(
         workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
     )

@@ -160,3 +160,13 @@ class BadMomentsTests:
         assert borrowed.status_code == 422 and "cursor" in borrowed.json()["detail"]
         too_long = get(world, f"claims/{world.june}", as_of="2026-05-12T09:30:00Z" * 10)
         assert too_long.status_code == 422 and "“as_of” must be a moment" in too_long.json()["detail"]
+
+
+class PresentListsTests:
+    def test_a_list_of_the_present_refuses_as_of_in_words(self, world: World) -> None:
+        june_to_july(world)
+        for path in ("decisions", "actions"):
+            refused = get(world, path, as_of="2026-01-01")
+            assert refused.status_code == 422, path
+            assert refused.json()["error"] == "invalid_input" and "shows the present" in refused.json()["detail"]
+            assert get(world, path).status_code == 200
