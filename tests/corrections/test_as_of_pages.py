@@ -13,7 +13,7 @@ from afterhack import graph
 from afterhack.clock import now_iso
 from corrections import review
 from tests.conftest import client_for
-from tests.corrections.conftest import World
+from tests.corrections.conftest import World, june_to_july
 
 pytestmark = pytest.mark.django_db
 
@@ -253,3 +253,15 @@ class ActionAsOfTests:
         assert "Pending: still to do" in text(story.get(f"{story.ws}/actions/{story.announce}/", as_of=story.before))
         # The page itself only reads: a POST to it is not allowed, as before.
         assert client.post(f"{story.ws}/claims/{story.world.june}/?as_of={story.before}").status_code == 405
+
+
+def test_a_page_that_cannot_show_the_past_says_it_shows_the_present(world: World) -> None:
+    june_to_july(world)
+    page = client_for(world.trio.viewer)
+    source = page.get(f"/w/{world.ws}/sources/").content.decode()
+    assert "This page shows the present" not in source
+    asked = page.get(f"/w/{world.ws}/sources/?as_of=2026-01-01").content.decode()
+    assert "This page shows the present" in asked
+    # Pages that can show the past do, without that sentence.
+    past = page.get(f"/w/{world.ws}/claims/{world.june}/?as_of=2026-01-01").content.decode()
+    assert "This page shows the present" not in past
