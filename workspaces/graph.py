@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from afterhack import graph
 from afterhack import history_graph as history
 from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.history_graph import ACTION, CLAIM, DECISION
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus
 from claims.statuses import ClaimStatus, JobStatus
 
@@ -184,72 +186,41 @@ def attention(*, workspace: HasGraph, corrections_since: str, stale_before: str)
 
 
 # -- the dashboard as of a moment (docs/history.md, "Reading the past") -----------------------------------------
-
-
-def _first_change_after(var: str, carried: str) -> str:
-    """Cypher: for each `var` (a claim, decision or action, or null), `first`: its first Change after $as_of, or
-    null. One node changes at most once per write, so the earliest `at` names one change."""
-    return (
-        "OPTIONAL MATCH (h:" + history.CHANGE_LABEL + ")-[:" + history.CHANGE_OF + "]->(" + var + ") WHERE h.at > $as_of\n"
-        "WITH " + carried + ", " + var + ", min(h.at) AS first_at, collect(h) AS hs\n"
-        "WITH " + carried + ", " + var + ", [h IN hs WHERE h.at = first_at][0] AS first\n"
-    )  # fmt: skip
-
-
-def _status_then(var: str) -> str:
-    """Cypher: the status `var` had at $as_of: the from_status of its first change after it (the to_status of a
-    migrated baseline, whose from_status is unknown), else its present status."""
-    return "CASE WHEN first IS NULL THEN " + var + ".status ELSE coalesce(first.from_status, first.to_status) END"
-
-
-# What needed attention at $as_of and how much the graph held then, by status, in one read: a node counts when it
-# was created by then, with its status then. What is not recorded in the history is left out (extractions, and the
-# members: they are PostgreSQL's, counted in the present). The statuses of each kind come in as lists; the counts
-# come back in the same order. A decision was open when it needed review and was not dismissed then (a dismissal
-# and every later flag or review keep the `dismissed_at` they overwrote, as `from_dismissed_at`).
-_CARRY = "w, sources, corrections, corrections_recent"
-
-
-def _counted(kind: str) -> str:
-    """Cypher: the `statuses` collected of one kind, counted by the statuses in `$<kind>_statuses` at once, so that
-    each step carries a few numbers, not a list of every node (which the next steps' grouping would hash per row)."""
-    return "[st IN $" + kind + "_statuses | size([s IN statuses WHERE s = st])]"
-
+#
+# Counted as the present is, then corrected by what changed since: the nodes made by $as_of are counted by their
+# present status (scans with a few groups each), and each node changed after $as_of comes with its first change
+# since (its status then: the from_status, or a migrated baseline's to_status) for `attention_as_of` to move it
+# from its present count to its count then. Only the nodes changed since the moment are read one by one, so the
+# cost follows the changes since, not the workspace's size. One query, so one consistent moment of the graph.
+# Extractions are not in the history and are left out; the members are PostgreSQL's, counted in the present.
+DECISION_OPEN = "d.status = $needs_review AND (d.dismissed_at IS NULL OR d.dismissed_at > $as_of)"
 
 ATTENTION_AS_OF = (
     """
 OPTIONAL MATCH (w:Workspace)
-OPTIONAL MATCH (s:Source) WHERE coalesce(s.created_at, '') <= $as_of
-WITH w, count(s) AS sources
-OPTIONAL MATCH (x:Correction) WHERE x.applied_at <= $as_of
-WITH w, sources, count(x) AS corrections,
-     sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent
-OPTIONAL MATCH (c:Claim) WHERE coalesce(c.created_at, '') <= $as_of
-"""
-    + _first_change_after("c", _CARRY)
-    + "WITH " + _CARRY + ", collect(" + _status_then("c") + """) AS statuses
-WITH """ + _CARRY + """, """ + _counted("claim") + """ AS claims
-OPTIONAL MATCH (d:Decision) WHERE coalesce(d.created_at, '') <= $as_of
-"""
-    + _first_change_after("d", _CARRY + ", claims")
-    + "WITH " + _CARRY + ", claims, d, " + _status_then("d") + """ AS status,
-     CASE WHEN first IS NULL OR first.cause = '""" + history.MIGRATION + """' THEN d.dismissed_at
-          ELSE first.from_dismissed_at END AS dismissed_at
-WITH """ + _CARRY + """, claims, d, status, status = $needs_review AND (dismissed_at IS NULL OR dismissed_at > $as_of) AS open,
-     """
-    + UNANSWERED
-    + """ AS unanswered
-WITH """ + _CARRY + """, claims, collect(status) AS statuses,
-     sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
-     sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
-WITH """ + _CARRY + """, claims, lost_support, unanswered, """ + _counted("decision") + """ AS decisions
-OPTIONAL MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
-"""
-    + _first_change_after("a", _CARRY + ", claims, decisions, lost_support, unanswered")
-    + "WITH " + _CARRY + ", claims, decisions, lost_support, unanswered, collect(" + _status_then("a") + """) AS statuses
+CALL { OPTIONAL MATCH (s:Source) WHERE coalesce(s.created_at, '') <= $as_of RETURN count(s) AS sources }
+CALL { OPTIONAL MATCH (x:Correction) WHERE x.applied_at <= $as_of
+       RETURN count(x) AS corrections,
+              sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent }
+CALL { MATCH (c:Claim) WHERE coalesce(c.created_at, '') <= $as_of
+       WITH c.status AS status, count(c) AS n RETURN collect([status, n]) AS claims }
+CALL { MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
+       WITH a.status AS status, count(a) AS n RETURN collect([status, n]) AS actions }
+CALL { MATCH (d:Decision) WHERE coalesce(d.created_at, '') <= $as_of
+       WITH d.status AS status, """ + DECISION_OPEN + " AS open, " + UNANSWERED + """ AS unanswered, count(d) AS n
+       RETURN collect([status, open, unanswered, n]) AS decisions }
+CALL { MATCH (h:""" + history.CHANGE_LABEL + """) WHERE h.at > $as_of
+       WITH h.id AS id, min(h.at) AS first_at, collect(h) AS hs
+       WITH [x IN hs WHERE x.at = first_at][0] AS first
+       MATCH (first)-[:""" + history.CHANGE_OF + """]->(d) WHERE coalesce(d.created_at, '') <= $as_of
+       RETURN collect({kind: first.kind, now: d.status, then: coalesce(first.from_status, first.to_status),
+                       open_now: first.kind = 'decision' AND """ + DECISION_OPEN + """,
+                       dismissed_then: CASE WHEN first.cause = '""" + history.MIGRATION + """' THEN d.dismissed_at
+                                            ELSE first.from_dismissed_at END,
+                       unanswered: first.kind = 'decision' AND """ + UNANSWERED + """}) AS changed }
 RETURN {history_since: w.history_since, created_at: w.created_at, sources: sources, corrections: corrections,
-        corrections_recent: corrections_recent, lost_support: lost_support, unanswered: unanswered,
-        claims: claims, decisions: decisions, actions: """ + _counted("action") + """} AS attention
+        corrections_recent: corrections_recent, claims: claims, actions: actions, decisions: decisions,
+        changed: changed} AS attention
 """
 )  # fmt: skip
 
@@ -290,25 +261,38 @@ class AttentionThen:
 def attention_as_of(*, workspace: HasGraph, as_of: str, corrections_since: str) -> AttentionThen:
     """What needed attention at `as_of` (a graph time; corrections applied since `corrections_since` count as
     recent) and the totals by status then, in one query (docs/history.md, "Reading the past")."""
-    statuses: dict[str, list[str]] = {
-        "claims": [str(s) for s in ClaimStatus], "decisions": [str(s) for s in DecisionStatus],
-        "actions": [str(s) for s in ActionStatus],
-    }  # fmt: skip
     params = {
         "as_of": as_of, "corrections_since": corrections_since, "needs_review": DecisionStatus.NEEDS_REVIEW,
-        "unanswered": DecisionKind.UNANSWERED, "claim_statuses": statuses["claims"],
-        "decision_statuses": statuses["decisions"], "action_statuses": statuses["actions"],
+        "unanswered": DecisionKind.UNANSWERED,
     }  # fmt: skip
     rows = graph.ro_records(workspace, ATTENTION_AS_OF, params)
     if not rows:
         return AttentionThen()
     row = rows[0]
-    counted = {kind: dict(zip(names, map(int, row[kind]), strict=True)) for kind, names in statuses.items()}
+    counts: dict[str, Counter[str]] = {kind: Counter() for kind in (CLAIM, DECISION, ACTION)}
+    for status, n in row["claims"] or []:
+        counts[CLAIM][status] += n
+    for status, n in row["actions"] or []:
+        counts[ACTION][status] += n
+    open_counts: Counter[bool] = Counter()  # open decisions, by whether they are unanswered questions
+    for status, is_open, unanswered, n in row["decisions"] or []:
+        counts[DECISION][status] += n
+        open_counts[bool(unanswered)] += n if is_open else 0
+    for node in row["changed"] or []:
+        # Moved from its present count to its count then.
+        counts[node["kind"]][node["now"]] -= 1
+        counts[node["kind"]][node["then"]] += 1
+        if node["kind"] == DECISION:
+            dismissed = node["dismissed_then"]
+            open_then = node["then"] == DecisionStatus.NEEDS_REVIEW and (not dismissed or dismissed > as_of)
+            open_counts[bool(node["unanswered"])] += int(open_then) - int(bool(node["open_now"]))
     return AttentionThen(
-        lost_support=int(row["lost_support"] or 0), unanswered=int(row["unanswered"] or 0),
+        lost_support=open_counts[False], unanswered=open_counts[True],
         corrections_recent=int(row["corrections_recent"] or 0), sources=int(row["sources"] or 0),
-        corrections=int(row["corrections"] or 0), claims=counted["claims"], decisions=counted["decisions"],
-        actions=counted["actions"], history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""),
+        corrections=int(row["corrections"] or 0),
+        claims={str(s): counts[CLAIM][s] for s in ClaimStatus}, decisions={str(s): counts[DECISION][s] for s in DecisionStatus},
+        actions={str(s): counts[ACTION][s] for s in ActionStatus},
+        history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""),
     )  # fmt: skip
 
 
