@@ -30,7 +30,10 @@ class NotFound(Http404):
 
     thing = "thing"
 
-    def __init__(self, message: str = "") -> None:
+    def __init__(self, message: str = "", *, as_of: str | None = None) -> None:
+        if not message and as_of:
+            # A read of the past (a graph time): the thing may exist now, made after that moment.
+            message = f"No such {self.thing} in this workspace as of {as_of}: it did not exist yet, or never did."
         super().__init__(message or f"No such {self.thing} in this workspace.")
 
 

@@ -358,9 +358,10 @@ def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId, pa
     """One decision. With `as_of`: the decision as it was then (status, review reason, the justifications it had,
     what superseded it by then); 404 if it did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    moment = past.moment()
     decision = found(
-        selectors.decision_get(workspace=workspace, decision_id=decision_id, as_of=past.moment()),
-        services.DecisionNotFound(),
+        selectors.decision_get(workspace=workspace, decision_id=decision_id, as_of=moment),
+        services.DecisionNotFound(as_of=moment),
     )
     return decision_out(decision)
 
@@ -392,9 +393,10 @@ def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId, past: 
     """One action. With `as_of`: the action as it was then (status, the decisions it depended on); 404 if it
     did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    moment = past.moment()
     action = found(
-        selectors.action_get(workspace=workspace, action_id=action_id, as_of=past.moment()),
-        services.ActionNotFound(),
+        selectors.action_get(workspace=workspace, action_id=action_id, as_of=moment),
+        services.ActionNotFound(as_of=moment),
     )
     return action_out(action)
 

@@ -430,8 +430,9 @@ def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId, past: Qu
     """One claim. With `as_of`: the claim as it was then (status, evidence, what superseded it by then);
     404 if it did not exist yet, 422 if `as_of` is not a moment."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    moment = past.moment()
     claim = found(
-        selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=past.moment()),
-        services.ClaimNotFound(),
+        selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=moment),
+        services.ClaimNotFound(as_of=moment),
     )
     return claim_out(claim)

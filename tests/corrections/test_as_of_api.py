@@ -54,6 +54,7 @@ class JuneToJulyApiTests:
         for path in (f"claims/{world.june}", f"decisions/{launch}", f"actions/{announce}"):
             answer = get(world, path, as_of=early)
             assert answer.status_code == 404 and answer.json()["error"] == "not_found", path
+            assert "as of 2000-01-01T00:00:00.000000+00:00: it did not exist yet" in answer.json()["detail"]
         assert get(world, f"claims/{replacement}", as_of=before).status_code == 404
         assert get(world, f"claims/{replacement}", as_of=now_iso()).status_code == 200
 
