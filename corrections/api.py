@@ -10,6 +10,7 @@ from ninja.responses import Status
 from pydantic import StrictInt
 
 from afterhack.clock import moment_iso
+from afterhack.errors import UserError
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import (
     MAX_MOMENT_CHARS,
@@ -387,6 +388,14 @@ class ProvIn(Input):
         Field(description="PROV-JSON (json), Turtle (ttl) or PROV-N (provn)."),
         Refuse(words="“format” must be json, ttl or provn."),
     ] = selectors.ProvFormat.JSON
+    as_of: Annotated[
+        Text | None,
+        Field(
+            max_length=100,
+            description="Not answered: the export is of the chain as it stands, each entity with when it was made; "
+            "read the past with `as_of` on claims, decisions and actions, or GET …/changes.",
+        ),
+    ] = None
 
 
 # PROV-JSON (https://www.w3.org/submissions/prov-json/): the prefixes, then each kind of record by its id.
@@ -425,5 +434,11 @@ def prov_export(request: HttpRequest, ws_id: PathId, params: Query[ProvIn]) -> A
     as W3C PROV (docs/prov.md). 422 for a root that is not a claim or decision here, or when the workspace holds
     more than 10,000 nodes (the most one export may hold)."""
     workspace = get_workspace_for_user(request.user, ws_id)
+    if params.as_of is not None:
+        raise UserError(
+            "The PROV export is of the because-chain as it stands (each entity with when it was made, each "
+            "correction with when and by whom) and cannot answer “as_of”: read the past with “as_of” on claims, "
+            "decisions and actions, or list what changed with GET …/changes."
+        )
     export = selectors.prov_export(workspace=workspace, root=params.root, form=params.format)
     return HttpResponse(export.text, content_type=export.content_type)

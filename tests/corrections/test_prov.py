@@ -175,6 +175,10 @@ class ProvExportTests:
         body = answer.json()
         assert body["error"] == "invalid_input" and ("root" in body["detail"] or "format" in body["detail"])
 
+    def test_a_moment_is_refused_in_words_not_ignored(self, story: Story) -> None:
+        answer = story.export("?as_of=2026-01-01")
+        assert answer.status_code == 422 and "cannot answer “as_of”" in answer.json()["detail"]
+
     def test_a_root_that_is_not_a_claim_or_decision_is_refused(self, story: Story) -> None:
         answer = story.export(f"?root={story.action}")
         assert answer.status_code == 422 and "claim or a decision" in answer.json()["detail"]
