@@ -30,9 +30,11 @@ TIMELINE_WHERE = (
     "AND ($q = '' OR toLower(coalesce(n.statement, n.title, '')) CONTAINS $q) "
 )
 TIMELINE_COUNT = TIMELINE_WHERE + "RETURN count(x)"
-# One query per direction; ties (one write changes many nodes at one moment) by kind and id, like the API's keyset.
+# One query per direction. Ties (one write changes many nodes at one moment) read cause first, in either
+# direction: the claim, then the decisions resting on it, then their actions; then by id.
+CAUSE_FIRST = "CASE x.kind WHEN 'claim' THEN 0 WHEN 'decision' THEN 1 ELSE 2 END"
 TIMELINE_PAGES = {
-    descending: TIMELINE_WHERE + "WITH x, n ORDER BY x.at" + direction + ", x.kind" + direction + ", x.id" + direction
+    descending: TIMELINE_WHERE + "WITH x, n ORDER BY x.at" + direction + ", " + CAUSE_FIRST + ", x.id"
     + " SKIP $offset LIMIT $limit RETURN " + CHANGE_FIELDS + " AS change"
     for descending, direction in ((True, " DESC"), (False, " ASC"))
 }  # fmt: skip

@@ -67,6 +67,8 @@ class TimelineTests:
         ), found  # fmt: skip
         assert any("decision Launch in June" in r and "supported → needs review" in r for r in found), found
         assert any("action Send the launch announcement" in r and "pending → held" in r for r in found), found
+        # One write, one moment: the cause first (the claim), then what rested on it.
+        assert [r.split()[3] for r in found] == ["claim", "decision", "action"], found
         body = page.content.decode()
         ws = story.world.ws
         # What changed links to its page; the cause to the correction's page.
