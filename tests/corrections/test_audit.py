@@ -67,7 +67,7 @@ class AuditKindsTests:
         workspace_services.token_issue(user=world.trio.reviewer, name="script")
         page = text(client_for(auditor).get("/audit/"))
         for words in ("Correction", "Dismissal", "Role changed", "API token issued", "Source added", "Member added"):
-            assert f"<td>{words}</td>" in page, words
+            assert f'<td class="words">{words}</td>' in page, words
         assert "made victor reviewer (was viewer)" in page and "Launch planning" in page and "Hiring" in page
         assert "none (an account)" in page
 
