@@ -1,7 +1,8 @@
 """Backup and restore on the real stores (docs/deployment.md, "Backups and restore"): the June → July story is
 backed up with `manage.py backup`, both stores are wiped (the graph deleted, every table emptied), `manage.py
 restore` puts them back, and the same answers come back — the claim, the decision as of before the correction,
-the changes, the corrections list and the audit trail."""
+the changes, the corrections list and the audit trail. Then the same with FalkorDB's own files (its RDB and its
+append-only dir) on private servers in a temp dir."""
 
 from __future__ import annotations
 
