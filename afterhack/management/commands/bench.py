@@ -41,7 +41,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--only",
             choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search", "memory"],
-            help="run only one group of benchmarks (search and memory, long, run only when asked: make bench-search)",
+            help="run only one group of benchmarks (search and memory are long and run only when named: make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
