@@ -117,7 +117,9 @@ def memory_report(*, workspace: HasGraph) -> dict[str, float]:
     pairs = answer.items() if isinstance(answer, dict) else zip(answer[::2], answer[1::2], strict=False)
     report = {}
     for name, value in pairs:
-        if isinstance(value, list):  # [label, MB, label, MB, ...]
+        if isinstance(value, dict):  # {label: MB}
+            value = sum(float(mb) for mb in value.values())
+        elif isinstance(value, list):  # [label, MB, label, MB, ...]
             value = sum(float(mb) for mb in value[1::2])
         report[str(name)] = float(value)
     return report
