@@ -246,3 +246,27 @@ def ping() -> None:
         client().connection.ping()
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+
+
+# -- backups (`manage.py backup` / `restore`): a graph's key in the server's own serialized form ----------------
+
+
+def graph_dump(name: str) -> bytes | None:
+    """The graph's key serialized by the server (DUMP), or None if there is no such graph. The payload carries
+    the server's RDB and FalkorDB encoding versions: it restores on the same or a newer FalkorDB, not an older one."""
+    try:
+        payload = client().connection.dump(name)
+    except redis.exceptions.RedisError as error:
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+    return bytes(payload) if payload is not None else None
+
+
+def graph_restore(name: str, payload: bytes) -> None:
+    """Puts a graph back from graph_dump's payload under the name it was dumped from, replacing a graph of that
+    name. (Restored under another name, FalkorDB 4.22 keeps the old name inside the graph: use GRAPH.COPY to copy.)"""
+    try:
+        client().connection.restore(name, 0, payload, replace=True)
+    except redis.exceptions.ResponseError as error:
+        raise GraphError(f"The graph {name} could not be restored: {error}") from error
+    except redis.exceptions.RedisError as error:
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error

@@ -91,9 +91,11 @@ def app_module(module: str) -> str:
 
 
 def kind(name: str) -> str:
-    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), or
-    the name itself (`views`, `services`, `bench`, ...)."""
-    return "graph" if name == "graph" or name.endswith("_graph") else name
+    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), a
+    benchmark (`bench`, or `bench_<part>` once an app's benchmarks are split), or the name itself (`views`, ...)."""
+    if name == "graph" or name.endswith("_graph"):
+        return "graph"
+    return "bench" if name.startswith("bench_") else name
 
 
 def graph_imports_of_entries(root: Path = ROOT) -> list[str]:

@@ -16,6 +16,7 @@ from afterhack import graph, loadtest
 from agents import bench as agents_bench
 from claims import bench as claims_bench
 from corrections import bench as corrections_bench
+from corrections import bench_memory
 from mcp_server import bench as mcp_bench
 from workspaces import services as workspace_services
 
@@ -39,8 +40,8 @@ class Command(BaseCommand):
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
             "--only",
-            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search"],
-            help="run only one group of benchmarks (search, long, runs only when asked: make bench-search)",
+            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search", "memory"],
+            help="run only one group of benchmarks (search and memory are long and run only when named: make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
@@ -52,6 +53,12 @@ class Command(BaseCommand):
         parser.add_argument("--history-claims", type=int, default=10_000, help="claims in the history benchmark")
         parser.add_argument("--search-sizes", default="10000,100000,1000000", help="claims per workspace, search")
         parser.add_argument("--search-dims", default="384,1536", help="vector dimensions for the search benchmark")
+        parser.add_argument("--memory-sizes", default="100000,1000000", help="graph nodes per workspace, memory")
+        parser.add_argument(
+            "--memory-dims",
+            default="384",
+            help="vector dimensions on every claim, at the first memory size ('' for none)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
@@ -83,8 +90,16 @@ class Command(BaseCommand):
                         [int(n) for n in options["search_dims"].split(",")],
                     )
                 ],
+                "memory": [
+                    lambda: bench_memory.bench_memory(
+                        user, [int(n) for n in options["memory_sizes"].split(",")],
+                        [int(n) for n in options["memory_dims"].split(",") if n],
+                    )
+                ],
             }  # fmt: skip
-            chosen = [options["only"]] if options["only"] else [name for name in groups if name != "search"]
+            chosen = (
+                [options["only"]] if options["only"] else [name for name in groups if name not in ("search", "memory")]
+            )
             for run in [bench for name in chosen for bench in groups[name]]:
                 for figure in run():
                     figures.append(figure)
