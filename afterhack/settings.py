@@ -158,6 +158,8 @@ DATABASES = {"default": database_from_url(SERVICES.database_url)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 FALKORDB_URL = SERVICES.falkordb_url
+# A FalkorDB cluster by its nodes (host:port, comma-separated); scheme, user and password come from FALKORDB_URL.
+FALKORDB_CLUSTER_NODES = os.environ.get("FALKORDB_CLUSTER_NODES", "")
 # Reads that run longer than this are stopped by FalkorDB (writes are not: it can't).
 GRAPH_READ_TIMEOUT_MS = int(os.environ.get("AFTERHACK_GRAPH_READ_TIMEOUT_MS", "10000"))
 
