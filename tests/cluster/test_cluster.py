@@ -27,8 +27,13 @@ pytestmark = [pytest.mark.cluster, pytest.mark.django_db]
 class ClusterGatewayTests:
     def test_a_url_naming_one_node_is_found_to_be_a_cluster_and_every_primary_answers(self, on_cluster: Any) -> None:
         assert graph.is_cluster()
-        assert isinstance(graph.client().connection, RedisCluster)
+        connection = graph.client().connection
+        assert isinstance(connection, RedisCluster)
         graph.ping()
+        # Every node is reached through the gateway's connections: a write whose answer is lost is never resent.
+        for node in connection.get_primaries():
+            pool = connection.get_redis_connection(node).connection_pool
+            assert issubclass(pool.connection_class, graph._NoBlindWriteResend)
         assert graph.server_version().count(".") == 2
 
     def test_the_nodes_can_be_named_instead(self, on_cluster: LocalCluster, settings: Any) -> None:
