@@ -182,12 +182,80 @@ _clients_lock = threading.Lock()
 
 
 class _ClusterFalkorDB(FalkorDB):
-    """The `falkordb` client on a cluster client built by the gateway (FalkorDB() would connect by itself)."""
+    """The `falkordb` client on a cluster client built by the gateway (FalkorDB() would connect by itself).
 
-    def __init__(self, connection: RedisCluster) -> None:
+    Its graphs send their commands through `execute_command`: writes go through `_replicated_write`.
+    """
+
+    def __init__(self, connection: RedisCluster, wait_ms: int) -> None:
         self.connection = connection
         self.flushdb = connection.flushdb
-        self.execute_command = connection.execute_command
+        self.wait_ms = wait_ms
+        self.execute_command = self._execute
+
+    def _execute(self, *args: Any, **kwargs: Any) -> Any:
+        name = args[0].encode() if isinstance(args[0], str) else bytes(args[0])
+        if self.wait_ms > 0 and name.upper() in WRITE_COMMANDS and not kwargs:
+            return _replicated_write(self.connection, self.wait_ms, *args)
+        return self.connection.execute_command(*args, **kwargs)
+
+
+# A write the cluster refused without running it (the slot moved, is moving, or has no primary yet): safe to resend
+# once the slot map is read again.
+_NOT_RUN = (
+    redis.exceptions.MovedError,
+    redis.exceptions.AskError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ClusterDownError,
+)
+
+
+def _replicated_write(cluster: RedisCluster, wait_ms: int, *args: Any) -> Any:
+    """Sends a write to its key's primary, then `WAIT 1 wait_ms` on the SAME connection; the write's answer.
+
+    Redis replication is asynchronous: a write the primary acknowledged is lost if the primary dies before its
+    replica got it. WAIT returns once the replica has it (or after wait_ms): so an answered write survives the loss
+    of its primary, unless WAIT timed out (replica down or lagging), which is logged. WAIT only counts the writes of
+    its own connection, hence one connection taken from the node's pool for both. A write that failed to connect or
+    be sent, or that the cluster refused unrun (MOVED, ASK, TRYAGAIN, CLUSTERDOWN), is resent after the slot map is
+    read again; one whose answer was lost raises WriteOutcomeUnknown (the connection class), never resent.
+    """
+    key = args[1]
+    attempts = 4
+    for attempt in range(1, attempts + 1):
+        pool = cluster.get_redis_connection(cluster.get_node_from_key(key)).connection_pool
+        connection = None
+        try:
+            connection = pool.get_connection()
+            connection.send_command(*args)
+            answer = connection.read_response()
+        except (*_NOT_RUN, redis.exceptions.ConnectionError):
+            # Not run: for a ConnectionError, _NoBlindWriteResend raises one only if the write was never whole sent.
+            if connection is not None:
+                connection.disconnect()
+                pool.release(connection)
+            if attempt == attempts:
+                raise
+            time.sleep(0.05 * attempt)
+            cluster.nodes_manager.initialize()
+            continue
+        except BaseException:
+            if connection is not None:
+                pool.release(connection)
+            raise
+        try:
+            connection.send_command("WAIT", 1, wait_ms)
+            replicas = int(connection.read_response())
+        except redis.exceptions.RedisError as error:
+            connection.disconnect()
+            logger.warning("graph=%s write done; its replica could not be asked (%s)", key, error)
+        else:
+            if replicas < 1:
+                logger.warning("graph=%s write done but not confirmed by a replica within %dms", key, wait_ms)
+        finally:
+            pool.release(connection)
+        return answer
+    raise AssertionError("unreachable")
 
 
 def client() -> FalkorDB:
@@ -212,7 +280,7 @@ def client() -> FalkorDB:
                 if nodes or _names_a_cluster(pool):
                     pool.disconnect()
                     logger.info("FalkorDB cluster mode: %s", nodes_setting or url)
-                    db = _ClusterFalkorDB(_cluster_client(url, nodes))
+                    db = _ClusterFalkorDB(_cluster_client(url, nodes), settings.FALKORDB_CLUSTER_WAIT_MS)
                 else:
                     db = FalkorDB(connection_pool=pool)
                 _clients[key] = db

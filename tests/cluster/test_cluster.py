@@ -36,6 +36,25 @@ class ClusterGatewayTests:
             assert issubclass(pool.connection_class, graph._NoBlindWriteResend)
         assert graph.server_version().count(".") == 2
 
+    def test_each_write_waits_for_the_replica_on_its_own_connection(
+        self, on_cluster: LocalCluster, make_user: MakeUser
+    ) -> None:
+        workspace = services.workspace_create(name="Waited", creator=make_user("olivia"))
+        primary = on_cluster.node(on_cluster.primary_of(workspace.graph_name))
+        waits_before = _calls(primary, "wait")
+        graph.query(workspace, "CREATE (:Note {text: $text})", {"text": "one"})
+        graph.query(workspace, "CREATE (:Note {text: $text})", {"text": "two"})
+        assert graph.ro_query(workspace, "MATCH (n:Note) RETURN n.text ORDER BY n.text") == [["one"], ["two"]]
+        assert _calls(primary, "wait") == waits_before + 2  # the writes, not the read
+        replica = on_cluster.node(on_cluster.replica_of(on_cluster.primary_of(workspace.graph_name)))
+        # On the replica already when the write was answered.
+        replica.execute_command("READONLY")
+        assert replica.execute_command("GRAPH.RO_QUERY", workspace.graph_name, "MATCH (n:Note) RETURN count(n)")[1] == [
+            [2]
+        ]
+        with pytest.raises(graph.GraphError, match="refused"):
+            graph.query(workspace, "CREATE (:Note {text: $text}", {"text": "broken"})
+
     def test_the_nodes_can_be_named_instead(self, on_cluster: LocalCluster, settings: Any) -> None:
         settings.FALKORDB_CLUSTER_NODES = on_cluster.nodes
         settings.FALKORDB_URL = "redis://127.0.0.1:1"  # never asked: the nodes name the cluster
@@ -48,6 +67,10 @@ class ClusterGatewayTests:
             pytest.raises(graph.GraphUnavailable, match="is not host:port"),
         ):
             graph.ping()
+
+
+def _calls(node: Any, command: str) -> int:
+    return int(node.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
 
 
 @dataclass(frozen=True)
