@@ -13,7 +13,7 @@ FIND_PYTHON := for c in $(PYTHON_CANDIDATES); do \
   if "$$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then command -v "$$c"; exit 0; fi; \
 done; echo "No Python >= 3.12 found: install one or run make PYTHON=/path/to/python3.12" >&2; exit 1
 
-.PHONY: run test lint format bench bench-search env clean-env
+.PHONY: run test lint format bench bench-search cluster env clean-env
 
 $(VENV)/.synced: pyproject.toml uv.lock
 	@py=$$($(FIND_PYTHON)) && echo "Using $$py" && \
@@ -49,6 +49,10 @@ bench-search: $(VENV)/.synced
 	@dir=$$(mktemp -d /tmp/ah-bench-XXXXXX) && \
 	AFTERHACK_DATA_DIR=$$dir AFTERHACK_LOG_LEVEL=WARNING $(VENV)/bin/python manage.py bench --only search $(BENCH_ARGS); \
 	status=$$?; rm -rf $$dir; exit $$status
+
+# A local FalkorDB cluster (3 primaries, a replica each) from the bundled binaries, until Ctrl-C: docs/cluster.md.
+cluster: $(VENV)/.synced
+	$(VENV)/bin/python -m afterhack.cluster $(CLUSTER_ARGS)
 
 clean-env:
 	rm -rf $(VENV) $(TOOLS)

@@ -58,6 +58,8 @@ def service_urls() -> ServiceUrls:
     """URLs of the stores this process should use, starting embedded servers if needed."""
     database_url = os.environ.get("DATABASE_URL", "")
     falkordb_url = os.environ.get("FALKORDB_URL", "")
+    if not falkordb_url and (nodes := os.environ.get("FALKORDB_CLUSTER_NODES", "").split(",")[0].strip()):
+        falkordb_url = f"redis://{nodes}"  # a cluster named by its nodes: no embedded server
     if os.environ.get("AFTERHACK_STORES") == "none":
         # Type checking and other tools that load settings but never touch a store.
         database_url = database_url or "postgresql://unused@localhost/unused"

@@ -16,6 +16,7 @@ import redis
 from django.conf import settings
 from falkordb import FalkorDB
 from redis.backoff import ExponentialBackoff
+from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 
 # The gateway's errors live with the others, so pages and the API can answer them without importing the gateway.
@@ -106,30 +107,206 @@ def _connection_pool(url: str) -> redis.ConnectionPool:
         # A connection idle for a second is PINGed before use: one left over from a server that
         # has since restarted fails the PING, not the query, and is replaced.
         health_check_interval=1,
-        # Three quick tries (about a third of a second in all) before the request is answered 503.
-        retry=Retry(
-            ExponentialBackoff(cap=0.2, base=0.05), retries=3, supported_errors=(redis.exceptions.ConnectionError,)
-        ),
+        retry=_retry(),
         **options,
     )
 
 
-_clients: dict[str, FalkorDB] = {}
+def _retry() -> Retry:
+    # Three quick tries (about a third of a second in all) before the request is answered 503.
+    return Retry(
+        ExponentialBackoff(cap=0.2, base=0.05), retries=3, supported_errors=(redis.exceptions.ConnectionError,)
+    )
+
+
+def cluster_nodes(value: str) -> list[tuple[str, int]]:
+    """FALKORDB_CLUSTER_NODES (`host:port,host:port`) as (host, port) pairs; ValueError, in words, if malformed."""
+    nodes = []
+    for item in (part.strip() for part in value.split(",")):
+        if not item:
+            continue
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"FALKORDB_CLUSTER_NODES: {item!r} is not host:port (as in 10.0.0.5:6379).")
+        nodes.append((host.strip("[]"), int(port)))
+    return nodes
+
+
+def _cluster_client(url: str, nodes: list[tuple[str, int]]) -> RedisCluster:
+    """A cluster client on `nodes` (or the node `url` names), with the gateway's connections (no blind resends).
+
+    Built here rather than by `FalkorDB.from_url`, which fails on a cluster node (falkordb 1.8.1: Cluster_Conn pops
+    "username" from the pool's connection kwargs, absent when the URL names no user) and would not keep
+    _NoBlindWriteResend: its cluster client makes plain connections.
+    """
+    for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
+        if url.startswith(scheme):
+            url = plain + url.removeprefix(scheme)
+    options = redis.connection.parse_url(url)
+    if int(options.get("db") or 0) != 0:
+        raise GraphUnavailable(f"FALKORDB_URL names database {options['db']}; a FalkorDB cluster has only database 0.")
+    secure = url.startswith("rediss://")
+    startup = nodes or [(options.get("host") or "localhost", int(options.get("port") or 6379))]
+    extra = {key: options[key] for key in ("username", "password") if options.get(key)}
+    first_host, first_port = startup[0]
+    return RedisCluster(
+        # Given a URL, redis-py builds each node's pool with the connection class given here (without one, it
+        # refuses connection_class); plain redis:// so that its parsing does not put back the stock SSLConnection.
+        url=f"redis://{first_host}:{first_port}/0",
+        startup_nodes=[ClusterNode(host, port) for host, port in startup[1:]],
+        connection_class=_SSLConnection if secure else _Connection,
+        decode_responses=True,
+        socket_timeout=60,
+        socket_connect_timeout=5,
+        health_check_interval=1,
+        # No load_balancing_strategy: reads and writes go to the primary of the graph's key (read-your-writes).
+        # A shard without a primary (during a failover) must not stop the others answering.
+        require_full_coverage=False,
+        retry=_retry(),
+        **extra,
+    )
+
+
+def _names_a_cluster(pool: redis.ConnectionPool) -> bool:
+    """True if the server the pool reaches is a cluster node (INFO server says redis_mode: cluster)."""
+    if pool.connection_class is _UnixConnection:
+        return False  # a cluster is reached over TCP only
+    probe = redis.Redis(connection_pool=pool)
+    return probe.info("server").get("redis_mode") == "cluster"
+
+
+_clients: dict[tuple[str, str], FalkorDB] = {}
 # Queries sent by this process, for cost reports (the benchmark reads it before and after).
 _sent = {"queries": 0}
 _clients_lock = threading.Lock()
 
 
+class _ClusterFalkorDB(FalkorDB):
+    """The `falkordb` client on a cluster client built by the gateway (FalkorDB() would connect by itself).
+
+    Its graphs send their commands through `execute_command`: writes go through `_replicated_write`.
+    """
+
+    def __init__(self, connection: RedisCluster, wait_ms: int) -> None:
+        self.connection = connection
+        self.flushdb = connection.flushdb
+        self.wait_ms = wait_ms
+        self.execute_command = self._execute
+
+    def _execute(self, *args: Any, **kwargs: Any) -> Any:
+        name = args[0].encode() if isinstance(args[0], str) else bytes(args[0])
+        if self.wait_ms > 0 and name.upper() in WRITE_COMMANDS and not kwargs:
+            return _replicated_write(self.connection, self.wait_ms, *args)
+        return self.connection.execute_command(*args, **kwargs)
+
+
+# A write the cluster refused without running it (the slot moved, is moving, or has no primary yet): safe to resend
+# once the slot map is read again.
+_NOT_RUN = (
+    redis.exceptions.MovedError,
+    redis.exceptions.AskError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.ClusterDownError,
+)
+
+
+def _replicated_write(cluster: RedisCluster, wait_ms: int, *args: Any) -> Any:
+    """Sends a write to its key's primary, then `WAIT 1 wait_ms` on the SAME connection; the write's answer.
+
+    Redis replication is asynchronous: a write the primary acknowledged is lost if the primary dies before its
+    replica got it. WAIT returns once the replica has it (or after wait_ms): so an answered write survives the loss
+    of its primary, unless WAIT timed out (replica down or lagging), which is logged. WAIT only counts the writes of
+    its own connection, hence one connection taken from the node's pool for both. A write that failed to connect or
+    be sent, or that the cluster refused unrun (MOVED, ASK, TRYAGAIN, CLUSTERDOWN), is resent after the slot map is
+    read again; one whose answer was lost raises WriteOutcomeUnknown (the connection class), never resent.
+    """
+    key = args[1]
+    attempts = 4
+    for attempt in range(1, attempts + 1):
+        pool = cluster.get_redis_connection(cluster.get_node_from_key(key)).connection_pool
+        connection = None
+        try:
+            connection = pool.get_connection()
+            connection.send_command(*args)
+            answer = connection.read_response()
+        except (*_NOT_RUN, redis.exceptions.ConnectionError):
+            # Not run: for a ConnectionError, _NoBlindWriteResend raises one only if the write was never whole sent.
+            if connection is not None:
+                connection.disconnect()
+                pool.release(connection)
+            if attempt == attempts:
+                raise
+            time.sleep(0.05 * attempt)
+            cluster.nodes_manager.initialize()
+            continue
+        except BaseException:
+            if connection is not None:
+                pool.release(connection)
+            raise
+        try:
+            connection.send_command("WAIT", 1, wait_ms)
+            replicas = int(connection.read_response())
+        except redis.exceptions.RedisError as error:
+            connection.disconnect()
+            logger.warning("graph=%s write done; its replica could not be asked (%s)", key, error)
+        else:
+            if replicas < 1:
+                logger.warning("graph=%s write done but not confirmed by a replica within %dms", key, wait_ms)
+        finally:
+            pool.release(connection)
+        return answer
+    raise AssertionError("unreachable")
+
+
 def client() -> FalkorDB:
-    """The FalkorDB client for the configured URL (lazy; its connection pool is thread-safe)."""
+    """The FalkorDB client for the configured URL or cluster nodes (lazy; its connection pools are thread-safe).
+
+    FALKORDB_CLUSTER_NODES (host:port, comma-separated) names a cluster's nodes; otherwise FALKORDB_URL names a single
+    server or any node of a cluster, which is detected (INFO server: redis_mode cluster) when the client is made.
+    """
     url = settings.FALKORDB_URL
-    db = _clients.get(url)
+    nodes_setting = getattr(settings, "FALKORDB_CLUSTER_NODES", "")
+    key = (url, nodes_setting)
+    db = _clients.get(key)
     if db is None:
         with _clients_lock:
-            db = _clients.get(url)
+            db = _clients.get(key)
             if db is None:
-                db = _clients[url] = FalkorDB(connection_pool=_connection_pool(url))
+                try:
+                    nodes = cluster_nodes(nodes_setting)
+                except ValueError as error:
+                    raise GraphUnavailable(str(error)) from error
+                pool = _connection_pool(url)
+                if nodes or _names_a_cluster(pool):
+                    pool.disconnect()
+                    logger.info("FalkorDB cluster mode: %s", nodes_setting or url)
+                    db = _ClusterFalkorDB(_cluster_client(url, nodes), settings.FALKORDB_CLUSTER_WAIT_MS)
+                else:
+                    db = FalkorDB(connection_pool=pool)
+                _clients[key] = db
     return db
+
+
+def is_cluster() -> bool:
+    """True when the configured FalkorDB is a cluster."""
+    return isinstance(client().connection, RedisCluster)
+
+
+def _each_primary(command: str, *args: Any) -> list[Any]:
+    """Sends a command to every primary of the cluster; its answers in node order. Topology refreshed once if stale."""
+    connection = client().connection
+    assert isinstance(connection, RedisCluster)
+    for attempt in (1, 2):
+        try:
+            return [
+                connection.get_redis_connection(node).execute_command(command, *args)
+                for node in connection.get_primaries()
+            ]
+        except redis.exceptions.ConnectionError:
+            if attempt == 2:
+                raise
+            connection.nodes_manager.initialize()  # a primary may have failed over since the map was read
+    return []
 
 
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
@@ -220,8 +397,11 @@ def delete_graph_named(name: str) -> None:
 
 
 def list_graph_names() -> list[str]:
-    """Names of every graph on the server (for tests and operations, never for requests)."""
+    """Names of every graph on the server, or on every primary of a cluster (for tests and operations, never for
+    requests)."""
     try:
+        if is_cluster():
+            return sorted({name for names in _each_primary("GRAPH.LIST") for name in names})
         return list(client().list_graphs())
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
@@ -230,7 +410,11 @@ def list_graph_names() -> list[str]:
 def server_version() -> str:
     """The FalkorDB module version the server reports (for benchmark reports)."""
     try:
-        modules = client().connection.execute_command("MODULE", "LIST")
+        modules = (
+            _each_primary("MODULE", "LIST")[0]
+            if is_cluster()
+            else client().connection.execute_command("MODULE", "LIST")
+        )
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
     for module in modules:
@@ -241,9 +425,12 @@ def server_version() -> str:
 
 
 def ping() -> None:
-    """Raises GraphError unless the FalkorDB server answers."""
+    """Raises GraphError unless the FalkorDB server (every primary of a cluster) answers."""
     try:
-        client().connection.ping()
+        if is_cluster():
+            _each_primary("PING")
+        else:
+            client().connection.ping()
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
 

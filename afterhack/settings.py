@@ -158,6 +158,10 @@ DATABASES = {"default": database_from_url(SERVICES.database_url)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 FALKORDB_URL = SERVICES.falkordb_url
+# A FalkorDB cluster by its nodes (host:port, comma-separated); scheme, user and password come from FALKORDB_URL.
+FALKORDB_CLUSTER_NODES = os.environ.get("FALKORDB_CLUSTER_NODES", "")
+# On a cluster, each write waits up to this long for its replica to have it (WAIT 1 <ms>); 0: it does not wait.
+FALKORDB_CLUSTER_WAIT_MS = int(os.environ.get("AFTERHACK_FALKORDB_WAIT_MS", "100"))
 # Reads that run longer than this are stopped by FalkorDB (writes are not: it can't).
 GRAPH_READ_TIMEOUT_MS = int(os.environ.get("AFTERHACK_GRAPH_READ_TIMEOUT_MS", "10000"))
 
