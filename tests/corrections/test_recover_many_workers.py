@@ -49,19 +49,21 @@ def crash(world: World, claim_id: str, key: str, step: str) -> None:
     wait_until_key_is_free(world, key)
 
 
+def recoverer() -> subprocess.Popen[str]:
+    """A worker process that runs recovery when released."""
+    return subprocess.Popen(
+        [sys.executable, "-c", RECOVER], env=env(), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
 def test_several_workers_recovering_at_once_settle_each_intent_once(world: World) -> None:
     crash(world, world.june, "june-key", "after_graph")
     crash(world, world.ana, "ana-key", "after_graph")
     crash(world, world.may, "may-key", "after_intent")
     assert CorrectionIntent.objects.filter(state="pending").count() == 3
 
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", RECOVER], env=env(), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        for _ in range(WORKERS)
-    ]
+    workers = [recoverer() for _ in range(WORKERS)]
     release(*workers)
     reports = []
     for worker in workers:
