@@ -234,6 +234,9 @@ class Command(BaseCommand):
             FALKORDB_URL=settings.SERVICES.falkordb_url,
             CELERY_BROKER_URL=settings.SERVICES.broker_url,
             AFTERHACK_DATA_DIR=str(settings.DATA_DIR),
+            # The key this launcher uses (DJANGO_SECRET_KEY, or the data dir's on one host): the children
+            # are handed the store URLs, and must not be taken for hosts of their own without a key.
+            DJANGO_SECRET_KEY=settings.SECRET_KEY,
             AFTERHACK_DB_POOL_SIZE=str(pool),
             DJANGO_SETTINGS_MODULE="afterhack.settings",
             PYTHONUNBUFFERED="1",
