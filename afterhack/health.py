@@ -1,4 +1,5 @@
-"""GET /healthz and /readyz: are both stores answering this process, right now?"""
+"""GET /healthz and /readyz: are both stores answering this process, right now (and, for /readyz, is
+the database migrated for this code)? See docs/operations.md, "Many hosts"."""
 
 from __future__ import annotations
 
@@ -66,9 +67,39 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(report, status=200 if healthy else 503)
 
 
+# Once this process has seen every migration it knows applied, it stops asking: migrations are only
+# ever added, by a deploy (the process is replaced then).
+_migrated = {"all": False}
+
+
+def migrations_state() -> str:
+    """'applied' when PostgreSQL has every migration this code knows, else 'pending' (or 'unknown': no answer)."""
+    if _migrated["all"]:
+        return "applied"
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError as error:
+        logger.warning("readyz: the applied migrations could not be read: %s", error)
+        connection.close()
+        return "unknown"
+    _migrated["all"] = not plan
+    return "pending" if plan else "applied"
+
+
 @csrf_exempt
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """For load balancers: 200 {"ready": true} when this process can serve requests, else 503."""
-    ready = postgres_state() == "ok" and falkordb_state() == "ok"
-    return JsonResponse({"ready": ready}, status=200 if ready else 503)
+    """For load balancers: 200 when this process can serve requests, else 503.
+
+    Ready means: both stores answer this process, and PostgreSQL has every migration this process's
+    code knows (a new host started before `manage.py migrate` ran waits out of rotation). The body
+    names each part: {"ready": true, "postgres": "ok", "falkordb": "ok", "migrations": "applied"}.
+    """
+    report: dict[str, object] = {"ready": False, "postgres": postgres_state(), "falkordb": falkordb_state()}
+    report["migrations"] = migrations_state() if report["postgres"] == "ok" else "unknown"
+    ready = report["postgres"] == "ok" and report["falkordb"] == "ok" and report["migrations"] == "applied"
+    report["ready"] = ready
+    return JsonResponse(report, status=200 if ready else 503)

@@ -26,3 +26,36 @@ class HealthTests:
 
     def test_it_needs_no_login(self) -> None:
         assert Client().get("/healthz").status_code == 200
+
+
+class ReadyTests:
+    """GET /readyz: a load balancer sends a host traffic only while this is 200."""
+
+    @pytest.fixture(autouse=True)
+    def _fresh(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from afterhack import health
+
+        monkeypatch.setattr(health, "_migrated", {"all": False})
+
+    def test_it_is_ready_when_both_stores_answer_and_every_migration_is_applied(self) -> None:
+        response = Client().get("/readyz")
+        assert response.status_code == 200
+        assert response.json() == {"ready": True, "postgres": "ok", "falkordb": "ok", "migrations": "applied"}
+
+    def test_it_is_not_ready_while_a_migration_is_pending(self) -> None:
+        from django.db import connection
+        from django.db.migrations.recorder import MigrationRecorder
+
+        # The test's transaction is rolled back at its end: the row comes back.
+        latest = MigrationRecorder(connection).migration_qs.filter(app="corrections").order_by("-id").first()
+        assert latest is not None
+        latest.delete()
+        response = Client().get("/readyz")
+        assert response.status_code == 503
+        assert response.json() == {"ready": False, "postgres": "ok", "falkordb": "ok", "migrations": "pending"}
+
+    def test_it_is_not_ready_while_falkordb_is_down(self, tmp_path: Path) -> None:
+        with override_settings(FALKORDB_URL=f"unix://{tmp_path}/nothing-here.sock"):
+            response = Client().get("/readyz")
+        assert response.status_code == 503
+        assert response.json()["falkordb"] == "down" and response.json()["ready"] is False
