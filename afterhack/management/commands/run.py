@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import psycopg
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.finders import get_finders
@@ -116,6 +117,7 @@ class Command(BaseCommand):
             self.stdout.write("Stopped before it finished starting.")
             return
         try:
+            self._database_answers()
             call_command("migrate", interactive=False, verbosity=0)
             graphs_reconcile()
             call_command("recover_corrections", verbosity=0)
@@ -174,6 +176,21 @@ class Command(BaseCommand):
         lock.write(f"pid {os.getpid()}\n")
         lock.flush()
         return lock
+
+    def _database_answers(self) -> None:
+        """PostgreSQL answers, or start-up stops with its own words (the pool would only say it timed out)."""
+        params = {**connection.get_connection_params(), "connect_timeout": 5}
+        params.pop("cursor_factory", None)
+        try:
+            with psycopg.connect(**params) as probe:
+                probe.execute("SELECT 1")
+        except psycopg.Error as error:
+            words = " ".join(str(error).split())
+            raise CommandError(
+                f"PostgreSQL did not answer: {words}. Check DATABASE_URL, that the server runs and accepts "
+                "this user, and that the database exists (a company's database is created by its administrator: "
+                "CREATE DATABASE ... OWNER ...)."
+            ) from None
 
     def _first_user(self) -> str:
         """Creates the first superuser if there is no user; returns how to log in."""
