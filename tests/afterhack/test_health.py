@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client, override_settings
@@ -35,12 +36,18 @@ class ReadyTests:
     def _fresh(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from afterhack import health
 
-        monkeypatch.setattr(health, "_migrated", {"all": False})
+        monkeypatch.setattr(health, "_migrated", {"all": False, "static": False})
 
     def test_it_is_ready_when_both_stores_answer_and_every_migration_is_applied(self) -> None:
         response = Client().get("/readyz")
         assert response.status_code == 200
-        assert response.json() == {"ready": True, "postgres": "ok", "falkordb": "ok", "migrations": "applied"}
+        assert response.json() == {
+            "ready": True,
+            "postgres": "ok",
+            "falkordb": "ok",
+            "migrations": "applied",
+            "static": "ok",
+        }
 
     def test_it_is_not_ready_while_a_migration_is_pending(self) -> None:
         from django.db import connection
@@ -52,10 +59,29 @@ class ReadyTests:
         latest.delete()
         response = Client().get("/readyz")
         assert response.status_code == 503
-        assert response.json() == {"ready": False, "postgres": "ok", "falkordb": "ok", "migrations": "pending"}
+        assert response.json() == {
+            "ready": False,
+            "postgres": "ok",
+            "falkordb": "ok",
+            "migrations": "pending",
+            "static": "ok",
+        }
 
     def test_it_is_not_ready_while_falkordb_is_down(self, tmp_path: Path) -> None:
         with override_settings(FALKORDB_URL=f"unix://{tmp_path}/nothing-here.sock"):
             response = Client().get("/readyz")
         assert response.status_code == 503
         assert response.json()["falkordb"] == "down" and response.json()["ready"] is False
+
+    def test_it_is_not_ready_until_the_static_files_are_collected(self, tmp_path: Path, settings: Any) -> None:
+        from django.contrib.staticfiles.storage import staticfiles_storage
+
+        manifest = "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": manifest}}
+        settings.STATIC_ROOT = tmp_path
+        # Django builds the storage again from the changed settings (and again when the fixture restores them).
+        assert staticfiles_storage.path("x") == str(tmp_path / "x")
+        response = Client().get("/readyz")
+        assert response.status_code == 503 and response.json()["static"] == "missing"
+        (tmp_path / "staticfiles.json").write_text('{"paths": {}, "version": "1.1"}')
+        assert Client().get("/readyz").json()["static"] == "ok"
