@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import psycopg
@@ -41,8 +41,10 @@ BOUNDED_SET = [
 ]
 
 
-def free_port() -> int:
+def free_port(*, taken: Collection[int] = ()) -> int:
     for port in PORTS:
+        if port in taken:
+            continue
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -50,6 +52,14 @@ def free_port() -> int:
                 continue
             return port
     raise AssertionError("no free port for the external PostgreSQL")
+
+
+def launcher(env: dict[str, str], port: int) -> subprocess.Popen[str]:
+    """`manage.py run` without a worker, its output on a pipe."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "run", "--no-worker", "--port", str(port)],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
 
 
 def pg_bin(name: str) -> str:
@@ -141,3 +151,40 @@ def test_make_run_with_database_url_starts_no_postgres(external_database_url: st
         app.send_signal(signal.SIGTERM)
         app.communicate(timeout=90)
         embedded.wipe(data_dir)
+
+
+def test_two_hosts_starting_at_once_on_a_fresh_database_both_come_up(
+    external_database_url: str, tmp_path: Path
+) -> None:
+    """Migrations, the first user and the demo run on one launcher at a time (an advisory lock)."""
+    from django.conf import settings
+
+    url = external_database_url.replace("/afterhack", "/two_hosts")
+    with psycopg.connect(external_database_url.replace("/afterhack", "/postgres"), autocommit=True) as admin:
+        admin.execute("CREATE DATABASE two_hosts")
+    apps: list[subprocess.Popen[str]] = []
+    ports: list[int] = []
+    try:
+        for name in ("host-a", "host-b"):
+            env = store_env(tmp_path / name) | {
+                "DATABASE_URL": url, "FALKORDB_URL": settings.FALKORDB_URL, "DJANGO_SECRET_KEY": "s" * 50,
+                "DJANGO_SUPERUSER_PASSWORD": "the first admin's password",
+            }  # fmt: skip
+            ports.append(free_port(taken=ports))
+            apps.append(launcher(env, ports[-1]))
+        for app in apps:
+            assert app.stdout is not None
+            printed = []
+            for line in app.stdout:
+                printed.append(line)
+                if "Press Ctrl-C to stop" in line or "Error" in line:
+                    break
+            assert "Press Ctrl-C to stop" in "".join(printed), "".join(printed)
+        with psycopg.connect(url) as check:
+            assert check.execute("SELECT count(*) FROM auth_user WHERE is_superuser").fetchone() == (1,)
+    finally:
+        for app in apps:
+            app.send_signal(signal.SIGTERM)
+            app.communicate(timeout=90)
+        for name in ("host-a", "host-b"):
+            embedded.wipe(tmp_path / name)

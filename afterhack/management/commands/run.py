@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -51,6 +52,8 @@ LOG_BACKUPS = 5
 MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
 STORE_NAMES = {"postgres": "PostgreSQL", "falkordb": "FalkorDB"}
+# The advisory lock launchers on several hosts take around migrations and the first user ("AHSTART").
+START_UP_LOCK = int.from_bytes(b"AHSTART", "big")
 
 
 class StopRequested(Exception):
@@ -118,15 +121,18 @@ class Command(BaseCommand):
             return
         try:
             self._database_answers()
-            call_command("migrate", interactive=False, verbosity=0)
-            graphs_reconcile()
-            call_command("recover_corrections", verbosity=0)
+            # Several hosts may start at once on one PostgreSQL: the steps that change shared state run
+            # on one of them at a time (each finds the work done by the one before).
+            with self._one_host_at_a_time():
+                call_command("migrate", interactive=False, verbosity=0)
+                graphs_reconcile()
+                call_command("recover_corrections", verbosity=0)
+                login = self._first_user()
+                owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+                if owner is not None and demo_load(owner=owner) is not None:
+                    self.stdout.write("Loaded the demo workspace.")
             sizing = self._sizing()
             self._collect_static()
-            login = self._first_user()
-            owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
-            if owner is not None and demo_load(owner=owner) is not None:
-                self.stdout.write("Loaded the demo workspace.")
             # The launcher's own connections are not needed while it supervises.
             connections.close_all()
             connection.close_pool()  # type: ignore[attr-defined]  # PostgreSQL backends have it
@@ -176,6 +182,17 @@ class Command(BaseCommand):
         lock.write(f"pid {os.getpid()}\n")
         lock.flush()
         return lock
+
+    @contextlib.contextmanager
+    def _one_host_at_a_time(self) -> Iterator[None]:
+        """A PostgreSQL advisory lock held, on a connection of its own, while the block runs."""
+        params = {**connection.get_connection_params(), "connect_timeout": 5}
+        params.pop("cursor_factory", None)
+        with psycopg.connect(**params, autocommit=True) as holder:
+            holder.execute("SELECT pg_advisory_lock(%s)", [START_UP_LOCK])
+            yield
+            # Closing the connection frees the lock too; said aloud for the reader.
+            holder.execute("SELECT pg_advisory_unlock(%s)", [START_UP_LOCK])
 
     def _database_answers(self) -> None:
         """PostgreSQL answers, or start-up stops with its own words (the pool would only say it timed out)."""
