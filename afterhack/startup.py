@@ -20,7 +20,8 @@ from afterhack import graph
 WORKER_BOOT_ERROR = 3
 
 BROKER_REQUIRED = (
-    "FALKORDB_URL names a node of a FalkorDB cluster, and CELERY_BROKER_URL is not set: without it the "
+    "FALKORDB_URL names a node of a FalkorDB cluster (or FALKORDB_CLUSTER_NODES lists its nodes), and "
+    "CELERY_BROKER_URL is not set: without it the "
     "Celery broker would be the FalkorDB server's own Redis, which a cluster can't be. Set CELERY_BROKER_URL "
     "to a separate Redis (not a cluster) or RabbitMQ, the same on every web and worker host."
 )
@@ -42,9 +43,11 @@ def refusals() -> list[tuple[str, str]]:
     if os.environ.get("AFTERHACK_STORES") == "none":
         return found  # type checking and other tools that never touch a store
     if not settings.CELERY_BROKER_URL_GIVEN:
-        # One INFO: a cluster node says `redis_mode:cluster`. A store that does not answer is no
-        # reason to refuse here (the app waits for it; /readyz says so).
-        if graph.redis_mode(settings.FALKORDB_URL) == "cluster":
+        # FALKORDB_CLUSTER_NODES (issue #14: the cluster's nodes listed) says it outright; else one
+        # INFO: a cluster node says `redis_mode:cluster`. A store that does not answer is no reason
+        # to refuse here (the app waits for it; /readyz says so).
+        listed = bool(os.environ.get("FALKORDB_CLUSTER_NODES", "").strip())
+        if listed or graph.redis_mode(settings.FALKORDB_URL) == "cluster":
             found.append(("afterhack.E002", BROKER_REQUIRED))
     elif _redis_url(settings.CELERY_BROKER_URL) and graph.redis_mode(settings.CELERY_BROKER_URL) == "cluster":
         found.append(("afterhack.E003", BROKER_IS_CLUSTER))

@@ -101,6 +101,7 @@ def app_env(**values: str | None) -> dict[str, str]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "afterhack.settings", "DATABASE_URL": database.geturl(),
            "FALKORDB_URL": settings.FALKORDB_URL, "AFTERHACK_DB_POOL_SIZE": "1"}  # fmt: skip
     env.pop("CELERY_BROKER_URL", None)
+    env.pop("FALKORDB_CLUSTER_NODES", None)
     for name, value in values.items():
         if value is None:
             env.pop(name, None)
@@ -137,6 +138,10 @@ class BrokerRefusalTests:
     ) -> None:
         env = app_env(FALKORDB_URL=cluster_url, AFTERHACK_DATA_DIR=str(tmp_path))
         refused(command, env, " ".join(startup.BROKER_REQUIRED.split()))
+
+    def test_listed_cluster_nodes_without_a_broker_are_refused(self, db: None) -> None:
+        env = app_env(FALKORDB_CLUSTER_NODES="127.0.0.1:7000,127.0.0.1:7001")
+        refused(CHECK, env, " ".join(startup.BROKER_REQUIRED.split()))
 
     def test_a_broker_that_is_a_cluster_is_refused(self, cluster_url: str, db: None) -> None:
         env = app_env(FALKORDB_URL=cluster_url, CELERY_BROKER_URL=cluster_url.removesuffix("/0"))
