@@ -457,3 +457,19 @@ def graph_restore(name: str, payload: bytes) -> None:
         raise GraphError(f"The graph {name} could not be restored: {error}") from error
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+
+
+def redis_mode(url: str) -> str | None:
+    """What the Redis server at `url` says it is (`redis_mode` of INFO: 'cluster' or 'standalone'),
+    or None when it does not answer within two seconds. One short-lived connection, for start-up checks."""
+    for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
+        if url.startswith(scheme):
+            url = plain + url.removeprefix(scheme)
+    try:
+        probe = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2, decode_responses=True)
+        try:
+            return str(probe.info("server").get("redis_mode", "standalone"))
+        finally:
+            probe.close()
+    except (redis.exceptions.RedisError, ValueError, OSError):
+        return None

@@ -1,4 +1,5 @@
-"""GET /healthz and /readyz: are both stores answering this process, right now?"""
+"""GET /healthz and /readyz: are both stores answering this process, right now (and, for /readyz, is
+the database migrated for this code)? See docs/operations.md, "Many hosts"."""
 
 from __future__ import annotations
 
@@ -66,9 +67,61 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(report, status=200 if healthy else 503)
 
 
+# Once this process has seen every migration it knows applied (and its static files collected), it
+# stops asking: migrations are only ever added, by a deploy (the process is replaced then).
+_migrated = {"all": False, "static": False}
+
+
+def migrations_state() -> str:
+    """'applied' when PostgreSQL has every migration this code knows, else 'pending' (or 'unknown': no answer)."""
+    if _migrated["all"]:
+        return "applied"
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError as error:
+        logger.warning("readyz: the applied migrations could not be read: %s", error)
+        connection.close()
+        return "unknown"
+    _migrated["all"] = not plan
+    return "pending" if plan else "applied"
+
+
+def static_state() -> str:
+    """'ok', or 'missing' when the hashed static files' manifest was never collected on this host (every page
+    would fail naming a static file): `manage.py collectstatic` (the launcher runs it) must come first."""
+    if _migrated.get("static"):
+        return "ok"
+    from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
+
+    if isinstance(staticfiles_storage, ManifestFilesMixin) and not staticfiles_storage.manifest_storage.exists(
+        staticfiles_storage.manifest_name
+    ):
+        return "missing"
+    _migrated["static"] = True
+    return "ok"
+
+
 @csrf_exempt
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    """For load balancers: 200 {"ready": true} when this process can serve requests, else 503."""
-    ready = postgres_state() == "ok" and falkordb_state() == "ok"
-    return JsonResponse({"ready": ready}, status=200 if ready else 503)
+    """For load balancers: 200 when this process can serve requests, else 503.
+
+    Ready means: both stores answer this process, PostgreSQL has every migration this process's code
+    knows (a new host started before `manage.py migrate` ran waits out of rotation), and this host's
+    static files were collected. The body names each part:
+    {"ready": true, "postgres": "ok", "falkordb": "ok", "migrations": "applied", "static": "ok"}.
+    """
+    report: dict[str, object] = {"ready": False, "postgres": postgres_state(), "falkordb": falkordb_state()}
+    report["migrations"] = migrations_state() if report["postgres"] == "ok" else "unknown"
+    report["static"] = static_state()
+    ready = (
+        report["postgres"] == "ok"
+        and report["falkordb"] == "ok"
+        and report["migrations"] == "applied"
+        and report["static"] == "ok"
+    )
+    report["ready"] = ready
+    return JsonResponse(report, status=200 if ready else 503)

@@ -63,7 +63,11 @@ def release_session_locks(connection: Any) -> None:
 
 
 def secret_key() -> str:
-    """DJANGO_SECRET_KEY, else a random key kept in the data dir so sessions survive restarts."""
+    """DJANGO_SECRET_KEY, else a random key kept in the data dir so sessions survive restarts.
+
+    The data dir's key is one host's: with an external PostgreSQL (several hosts may share it) and
+    without DJANGO_DEBUG, a missing DJANGO_SECRET_KEY stops start-up (`SECRET_KEY_REFUSAL`, afterhack.startup).
+    """
     if key := os.environ.get("DJANGO_SECRET_KEY"):
         return key
     path = DATA_DIR / "secret_key"
@@ -87,6 +91,16 @@ DB_POOL_TIMEOUT = float(os.environ.get("AFTERHACK_DB_POOL_TIMEOUT", "5"))
 
 SECRET_KEY = secret_key()
 DEBUG = env_flag("DJANGO_DEBUG")
+# Sessions, CSRF tokens, signed list cursors and password-reset links are signed with SECRET_KEY: every
+# host serving the app must have the same one. Only the embedded PostgreSQL (`make run` on one machine,
+# no DATABASE_URL) or DJANGO_DEBUG may go without DJANGO_SECRET_KEY.
+SECRET_KEY_REFUSAL = (
+    ""
+    if os.environ.get("DJANGO_SECRET_KEY") or DEBUG or not os.environ.get("DATABASE_URL")
+    else "DJANGO_SECRET_KEY is not set: with an external PostgreSQL (DATABASE_URL) every web and worker host "
+    "must sign sessions, CSRF tokens and list cursors with the same key, so set DJANGO_SECRET_KEY to one "
+    "long random value on all of them (or DJANGO_DEBUG=1 on a development machine)."
+)
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
@@ -186,6 +200,9 @@ AFTERHACK_AGENT_TIMEOUT = float(os.environ.get("AFTERHACK_AGENT_TIMEOUT", "180")
 AFTERHACK_FAULT_INJECTION = os.environ.get("AFTERHACK_FAULT_INJECTION", "")
 
 CELERY_BROKER_URL = SERVICES.broker_url
+# Without CELERY_BROKER_URL the broker is the FalkorDB server's own Redis (another db number); a FalkorDB
+# cluster can't be that broker, so start-up refuses a cluster without one (afterhack.startup).
+CELERY_BROKER_URL_GIVEN = bool(os.environ.get("CELERY_BROKER_URL"))
 # Pending correction intents whose process died are settled every minute (and at start-up).
 CELERY_BEAT_SCHEDULE = {
     "recover-corrections": {"task": "corrections.tasks.recover_corrections", "schedule": 60.0},

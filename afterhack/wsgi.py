@@ -39,6 +39,11 @@ def _application() -> WSGIApp:
     django_app = get_wsgi_application()
     from django.conf import settings
 
+    from afterhack.startup import refuse_or_continue
+
+    # gunicorn runs no system checks: the start-up refusals are checked here, once per worker.
+    refuse_or_continue("web server")
+
     # /mcp is the MCP server's (streamable HTTP); every other path is Django's.
     from mcp_server.transport import with_mcp
 

@@ -457,11 +457,12 @@ def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:
 # -- recovery --------------------------------------------------------------------------------------
 
 
-def _settle(intent: CorrectionIntent) -> None:
-    """Settles a pending intent from what the graph shows (the caller holds its key lock)."""
+def _settle(intent: CorrectionIntent) -> str | None:
+    """Settles a pending intent from what the graph shows (the caller holds its key lock); returns the
+    state it set, or None when another worker settled it since it was listed (several may recover at once)."""
     intent.refresh_from_db()
     if intent.state != IntentState.PENDING:
-        return
+        return None
     correction_id = str(intent.correction_id)
     fenced = corrections_graph.correction_fence(workspace=intent.workspace, correction_id=correction_id, now=now_iso())
     written = (
@@ -475,6 +476,7 @@ def _settle(intent: CorrectionIntent) -> None:
         intent.state, intent.settled_at = IntentState.FAILED, timezone.now()
         intent.error = "The process applying it stopped before the graph write; nothing was changed."
         intent.save(update_fields=["state", "error", "settled_at"])
+    return intent.state
 
 
 @dataclass(frozen=True)
@@ -485,7 +487,11 @@ class RecoveryReport:
 
 
 def recover(*, workspace: Workspace | None = None) -> RecoveryReport:
-    """Settles every pending intent whose applier is gone (its key lock is free); skips those in progress."""
+    """Settles every pending intent whose applier is gone (its key lock is free); skips those in progress.
+
+    Safe to run from several workers at once: an intent is settled under its key's lock, after reading
+    its state again, so each is settled (and audited) once and counted only by the worker that settled it.
+    """
     completed = failed = busy = 0
     pending = CorrectionIntent.objects.filter(state=IntentState.PENDING).select_related("workspace", "actor")
     if workspace is not None:
@@ -499,9 +505,9 @@ def recover(*, workspace: Workspace | None = None) -> RecoveryReport:
             busy += 1
             continue
         try:
-            _settle(intent)
-            completed += intent.state == IntentState.APPLIED
-            failed += intent.state == IntentState.FAILED
+            settled = _settle(intent)
+            completed += settled == IntentState.APPLIED
+            failed += settled == IntentState.FAILED
         finally:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [number])

@@ -60,6 +60,9 @@ def _test_data_dir() -> Path:
 
 _docker_stores()
 TEST_DATA_DIR = _test_data_dir()
+# With DATABASE_URL, start-up refuses to go without a key shared by every host (afterhack.startup);
+# the suite's child processes (manage.py commands, launchers) inherit this one.
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-suite-key-" + os.urandom(16).hex())
 
 from afterhack.settings import *  # noqa: E402,F403
 

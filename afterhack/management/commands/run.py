@@ -25,10 +25,12 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import psycopg
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.finders import get_finders
@@ -50,6 +52,8 @@ LOG_BACKUPS = 5
 MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
 STORE_NAMES = {"postgres": "PostgreSQL", "falkordb": "FalkorDB"}
+# The advisory lock launchers on several hosts take around migrations and the first user ("AHSTART").
+START_UP_LOCK = int.from_bytes(b"AHSTART", "big")
 
 
 class StopRequested(Exception):
@@ -116,15 +120,19 @@ class Command(BaseCommand):
             self.stdout.write("Stopped before it finished starting.")
             return
         try:
-            call_command("migrate", interactive=False, verbosity=0)
-            graphs_reconcile()
-            call_command("recover_corrections", verbosity=0)
+            self._database_answers()
+            # Several hosts may start at once on one PostgreSQL: the steps that change shared state run
+            # on one of them at a time (each finds the work done by the one before).
+            with self._one_host_at_a_time():
+                call_command("migrate", interactive=False, verbosity=0)
+                graphs_reconcile()
+                call_command("recover_corrections", verbosity=0)
+                login = self._first_user()
+                owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+                if owner is not None and demo_load(owner=owner) is not None:
+                    self.stdout.write("Loaded the demo workspace.")
             sizing = self._sizing()
             self._collect_static()
-            login = self._first_user()
-            owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
-            if owner is not None and demo_load(owner=owner) is not None:
-                self.stdout.write("Loaded the demo workspace.")
             # The launcher's own connections are not needed while it supervises.
             connections.close_all()
             connection.close_pool()  # type: ignore[attr-defined]  # PostgreSQL backends have it
@@ -174,6 +182,32 @@ class Command(BaseCommand):
         lock.write(f"pid {os.getpid()}\n")
         lock.flush()
         return lock
+
+    @contextlib.contextmanager
+    def _one_host_at_a_time(self) -> Iterator[None]:
+        """A PostgreSQL advisory lock held, on a connection of its own, while the block runs."""
+        params = {**connection.get_connection_params(), "connect_timeout": 5}
+        params.pop("cursor_factory", None)
+        with psycopg.connect(**params, autocommit=True) as holder:
+            holder.execute("SELECT pg_advisory_lock(%s)", [START_UP_LOCK])
+            yield
+            # Closing the connection frees the lock too; said aloud for the reader.
+            holder.execute("SELECT pg_advisory_unlock(%s)", [START_UP_LOCK])
+
+    def _database_answers(self) -> None:
+        """PostgreSQL answers, or start-up stops with its own words (the pool would only say it timed out)."""
+        params = {**connection.get_connection_params(), "connect_timeout": 5}
+        params.pop("cursor_factory", None)
+        try:
+            with psycopg.connect(**params) as probe:
+                probe.execute("SELECT 1")
+        except psycopg.Error as error:
+            words = " ".join(str(error).split())
+            raise CommandError(
+                f"PostgreSQL did not answer: {words}. Check DATABASE_URL, that the server runs and accepts "
+                "this user, and that the database exists (a company's database is created by its administrator: "
+                "CREATE DATABASE ... OWNER ...)."
+            ) from None
 
     def _first_user(self) -> str:
         """Creates the first superuser if there is no user; returns how to log in."""
@@ -234,6 +268,9 @@ class Command(BaseCommand):
             FALKORDB_URL=settings.SERVICES.falkordb_url,
             CELERY_BROKER_URL=settings.SERVICES.broker_url,
             AFTERHACK_DATA_DIR=str(settings.DATA_DIR),
+            # The key this launcher uses (DJANGO_SECRET_KEY, or the data dir's on one host): the children
+            # are handed the store URLs, and must not be taken for hosts of their own without a key.
+            DJANGO_SECRET_KEY=settings.SECRET_KEY,
             AFTERHACK_DB_POOL_SIZE=str(pool),
             DJANGO_SETTINGS_MODULE="afterhack.settings",
             PYTHONUNBUFFERED="1",
