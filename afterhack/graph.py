@@ -91,11 +91,17 @@ class _SSLConnection(_NoBlindWriteResend, redis.connection.SSLConnection):
     pass
 
 
-def _connection_pool(url: str) -> redis.ConnectionPool:
-    """A pool for `url` that reconnects by itself: stale connections are found by a PING, then replaced."""
+def redis_url(url: str) -> str:
+    """`url` in the scheme redis-py reads: FalkorDB's `falkor://` and `falkors://` are `redis://` and `rediss://`."""
     for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
         if url.startswith(scheme):
-            url = plain + url.removeprefix(scheme)
+            return plain + url.removeprefix(scheme)
+    return url
+
+
+def _connection_pool(url: str) -> redis.ConnectionPool:
+    """A pool for `url` that reconnects by itself: stale connections are found by a PING, then replaced."""
+    url = redis_url(url)
     options = redis.connection.parse_url(url)
     kind = {"unix": _UnixConnection, "rediss": _SSLConnection}.get(url.split(":", 1)[0], _Connection)
     options.pop("connection_class", None)
@@ -139,9 +145,7 @@ def _cluster_client(url: str, nodes: list[tuple[str, int]]) -> RedisCluster:
     "username" from the pool's connection kwargs, absent when the URL names no user) and would not keep
     _NoBlindWriteResend: its cluster client makes plain connections.
     """
-    for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
-        if url.startswith(scheme):
-            url = plain + url.removeprefix(scheme)
+    url = redis_url(url)
     options = redis.connection.parse_url(url)
     if int(options.get("db") or 0) != 0:
         raise GraphUnavailable(f"FALKORDB_URL names database {options['db']}; a FalkorDB cluster has only database 0.")
@@ -462,9 +466,7 @@ def graph_restore(name: str, payload: bytes) -> None:
 def redis_mode(url: str) -> str | None:
     """What the Redis server at `url` says it is (`redis_mode` of INFO: 'cluster' or 'standalone'),
     or None when it does not answer within two seconds. One short-lived connection, for start-up checks."""
-    for scheme, plain in (("falkor://", "redis://"), ("falkors://", "rediss://")):
-        if url.startswith(scheme):
-            url = plain + url.removeprefix(scheme)
+    url = redis_url(url)
     try:
         probe = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2, decode_responses=True)
         try:

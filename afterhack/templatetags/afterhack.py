@@ -19,29 +19,29 @@ def dictget(mapping: Any, key: Any) -> Any:
         return ""
 
 
-@register.filter
-def when(value: Any) -> str:
-    """An ISO 8601 timestamp as 'YYYY-MM-DD HH:MM UTC'."""
+def _utc(value: Any, clock: str) -> str:
+    """An ISO 8601 timestamp as 'YYYY-MM-DD <clock> UTC' (the year padded to four digits); '—' for none, and text
+    that is not a timestamp as it is."""
     if not value:
         return "—"
     try:
         moment = datetime.fromisoformat(str(value))
     except ValueError:
         return str(value)
-    return f"{moment.year:04d}" + moment.strftime("-%m-%d %H:%M UTC")
+    return f"{moment.year:04d}" + moment.strftime("-%m-%d " + clock + " UTC")
+
+
+@register.filter
+def when(value: Any) -> str:
+    """An ISO 8601 timestamp as 'YYYY-MM-DD HH:MM UTC'."""
+    return _utc(value, "%H:%M")
 
 
 @register.filter
 def when_exact(value: Any) -> str:
     """An ISO 8601 timestamp to the second, 'YYYY-MM-DD HH:MM:SS UTC': where changes are told apart by the moment
     (the timeline, the diff, a page's changes of its status, beside an as-of moment given to the second)."""
-    if not value:
-        return "—"
-    try:
-        moment = datetime.fromisoformat(str(value))
-    except ValueError:
-        return str(value)
-    return f"{moment.year:04d}" + moment.strftime("-%m-%d %H:%M:%S UTC")
+    return _utc(value, "%H:%M:%S")
 
 
 # Every status, kind and event value a page shows, in the words a person reads; a value missing here (a new enum
