@@ -6,16 +6,15 @@ import os
 import sys
 from dataclasses import dataclass
 
+from afterhack.env import env_number
 from afterhack.errors import UserError
 
 
 def _env_int(name: str, default: int, *, least: int = 1) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < least:
-        raise UserError(f"{name} must be a whole number of at least {least}, not {raw!r}.")
-    return int(raw)
+    value, refusal = env_number(name, default, minimum=least)
+    if refusal:
+        raise UserError(refusal)
+    return value
 
 
 def cores() -> int:

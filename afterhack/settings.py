@@ -6,19 +6,23 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from afterhack import embedded
+from afterhack.env import env_flag, env_number
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = embedded.data_dir()
 
 
-def env_flag(name: str, default: bool = False) -> bool:
-    """True for 1/true/yes/on, False for 0/false/no/off, else the default."""
-    value = os.environ.get(name, "").strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off"}:
-        return False
-    return default
+# Settings given a number that is not one: each is a sentence that stops start-up (afterhack.startup); the
+# default stands in meanwhile, so that this module still loads.
+NUMBER_REFUSALS: list[str] = []
+
+
+def number[N: (int, float)](name: str, default: N, *, minimum: N) -> N:
+    """The number in environment variable `name`, else `default`; a bad one is refused at start-up in words."""
+    value, refusal = env_number(name, default, minimum=minimum)
+    if refusal:
+        NUMBER_REFUSALS.append(refusal)
+    return value
 
 
 def database_from_url(url: str) -> dict[str, object]:
@@ -86,8 +90,8 @@ SERVICES = embedded.service_urls()
 # Connections this process may hold (0: no pool, a connection per request, closed after it).
 # The launcher sets it per process kind so that web workers, Celery and commands together stay
 # under PostgreSQL's max_connections (see README, "Serving and sizing").
-DB_POOL_SIZE = int(os.environ.get("AFTERHACK_DB_POOL_SIZE", "4"))
-DB_POOL_TIMEOUT = float(os.environ.get("AFTERHACK_DB_POOL_TIMEOUT", "5"))
+DB_POOL_SIZE = number("AFTERHACK_DB_POOL_SIZE", 4, minimum=0)
+DB_POOL_TIMEOUT = number("AFTERHACK_DB_POOL_TIMEOUT", 5.0, minimum=0.1)
 
 SECRET_KEY = secret_key()
 DEBUG = env_flag("DJANGO_DEBUG")
@@ -175,26 +179,26 @@ FALKORDB_URL = SERVICES.falkordb_url
 # A FalkorDB cluster by its nodes (host:port, comma-separated); scheme, user and password come from FALKORDB_URL.
 FALKORDB_CLUSTER_NODES = os.environ.get("FALKORDB_CLUSTER_NODES", "")
 # On a cluster, each write waits up to this long for its replica to have it (WAIT 1 <ms>); 0: it does not wait.
-FALKORDB_CLUSTER_WAIT_MS = int(os.environ.get("AFTERHACK_FALKORDB_WAIT_MS", "100"))
+FALKORDB_CLUSTER_WAIT_MS = number("AFTERHACK_FALKORDB_WAIT_MS", 100, minimum=0)
 # Reads that run longer than this are stopped by FalkorDB (writes are not: it can't).
-GRAPH_READ_TIMEOUT_MS = int(os.environ.get("AFTERHACK_GRAPH_READ_TIMEOUT_MS", "10000"))
+GRAPH_READ_TIMEOUT_MS = number("AFTERHACK_GRAPH_READ_TIMEOUT_MS", 10000, minimum=1)
 
 # Any OpenAI-compatible chat-completions endpoint; with no model set, the offline rules are used.
 OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
 OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
 AFTERHACK_LLM_MODEL = os.environ.get("AFTERHACK_LLM_MODEL", "")
-AFTERHACK_LLM_TIMEOUT = float(os.environ.get("AFTERHACK_LLM_TIMEOUT", "60"))
+AFTERHACK_LLM_TIMEOUT = number("AFTERHACK_LLM_TIMEOUT", 60.0, minimum=0.1)
 # Semantic search: an embeddings model at the same endpoint; without one, search is lexical only.
 AFTERHACK_EMBEDDING_MODEL = os.environ.get("AFTERHACK_EMBEDDING_MODEL", "")
 # A search waits this long for its query's embedding before answering lexically (degraded).
-AFTERHACK_EMBEDDING_TIMEOUT = float(os.environ.get("AFTERHACK_EMBEDDING_TIMEOUT", "5"))
+AFTERHACK_EMBEDDING_TIMEOUT = number("AFTERHACK_EMBEDDING_TIMEOUT", 5.0, minimum=0.1)
 # Statements sent in one embeddings call (and written to the graph in one query).
-AFTERHACK_EMBEDDING_BATCH = int(os.environ.get("AFTERHACK_EMBEDDING_BATCH", "64"))
+AFTERHACK_EMBEDDING_BATCH = number("AFTERHACK_EMBEDDING_BATCH", 64, minimum=1)
 # A semantic match must be at least this similar (cosine) to the query; below, it is left out.
-AFTERHACK_SEMANTIC_MIN_SIMILARITY = float(os.environ.get("AFTERHACK_SEMANTIC_MIN_SIMILARITY", "0.25"))
+AFTERHACK_SEMANTIC_MIN_SIMILARITY = number("AFTERHACK_SEMANTIC_MIN_SIMILARITY", 0.25, minimum=0.0)
 # The Analyst's tool loop is bounded: this many model calls, and no new call after this many seconds.
-AFTERHACK_AGENT_MAX_STEPS = int(os.environ.get("AFTERHACK_AGENT_MAX_STEPS", "8"))
-AFTERHACK_AGENT_TIMEOUT = float(os.environ.get("AFTERHACK_AGENT_TIMEOUT", "180"))
+AFTERHACK_AGENT_MAX_STEPS = number("AFTERHACK_AGENT_MAX_STEPS", 8, minimum=1)
+AFTERHACK_AGENT_TIMEOUT = number("AFTERHACK_AGENT_TIMEOUT", 180.0, minimum=1.0)
 
 # Crash-recovery tests only: the name of a step at which a correction's process kills itself.
 AFTERHACK_FAULT_INJECTION = os.environ.get("AFTERHACK_FAULT_INJECTION", "")
@@ -245,6 +249,23 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
 
+# Behind a proxy or load balancer that ends TLS (docs/deployment.md, "TLS"): AFTERHACK_HTTPS=1 trusts its
+# X-Forwarded-Proto (the proxy must set it on every request, replacing the client's), marks the session and CSRF
+# cookies Secure and, with AFTERHACK_HSTS_SECONDS, asks browsers to use HTTPS only. Plain HTTP to the web
+# processes (the load balancer's /healthz and /readyz) still answers; the proxy redirects people to HTTPS.
+HTTPS = env_flag("AFTERHACK_HTTPS")
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = number("AFTERHACK_HSTS_SECONDS", 0, minimum=0)
+    # The proxy redirects HTTP to HTTPS; the web processes must still answer the load balancer's plain checks.
+    SILENCED_SYSTEM_CHECKS = ["security.W008"]
+
+# `manage.py run`: the port it serves on, and the size at which it rotates each process's log file.
+PORT = number("PORT", 8000, minimum=1)
+LOG_MAX_MB = number("AFTERHACK_LOG_MAX_MB", 10.0, minimum=0.01)
+
 LOG_LEVEL = os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")
 # Everything goes to stderr; `manage.py run` writes each process's output to a rotating file
 # under DATA_DIR/logs. django.request carries the traceback of every 500, page or API.
@@ -269,11 +290,11 @@ LOGGING = {
 from django.utils.csp import CSP  # noqa: E402 - kept with the block it serves
 
 # A token from POST /api/v1/auth/token or the admin is refused this many days after it is issued.
-AFTERHACK_TOKEN_TTL_DAYS = int(os.environ.get("AFTERHACK_TOKEN_TTL_DAYS", "30"))
+AFTERHACK_TOKEN_TTL_DAYS = number("AFTERHACK_TOKEN_TTL_DAYS", 30, minimum=1)
 # After this many failed logins of one username from one client within the window, that
 # username is refused from that client (429) until the window, counted from the first failure, passes.
-AFTERHACK_LOGIN_MAX_FAILURES = int(os.environ.get("AFTERHACK_LOGIN_MAX_FAILURES", "5"))
-AFTERHACK_LOGIN_WINDOW_SECONDS = int(os.environ.get("AFTERHACK_LOGIN_WINDOW_SECONDS", "900"))
+AFTERHACK_LOGIN_MAX_FAILURES = number("AFTERHACK_LOGIN_MAX_FAILURES", 5, minimum=1)
+AFTERHACK_LOGIN_WINDOW_SECONDS = number("AFTERHACK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 # Every page loads its scripts, styles, images and data from this server only; no inline
 # script runs, and no inline style but one carrying the response's nonce (Django's admin marks its own).
 # The API docs page adds data: images for Swagger UI's icons (afterhack.api.docs_policy).

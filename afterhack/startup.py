@@ -40,6 +40,7 @@ def refusals() -> list[tuple[str, str]]:
     found = []
     if settings.SECRET_KEY_REFUSAL:
         found.append(("afterhack.E001", settings.SECRET_KEY_REFUSAL))
+    found.extend(("afterhack.E004", words) for words in settings.NUMBER_REFUSALS)
     if os.environ.get("AFTERHACK_STORES") == "none":
         return found  # type checking and other tools that never touch a store
     if not settings.CELERY_BROKER_URL_GIVEN:

@@ -46,7 +46,7 @@ from workspaces.services import graphs_reconcile
 
 PR_SET_PDEATHSIG = 1
 # A log file is rotated at this size; the last LOG_BACKUPS rotated files are kept.
-LOG_MAX_BYTES = int(float(os.environ.get("AFTERHACK_LOG_MAX_MB", "10")) * 1024 * 1024)
+LOG_MAX_BYTES = int(settings.LOG_MAX_MB * 1024 * 1024)
 LOG_BACKUPS = 5
 # A child that dies more often than this within RESTART_WINDOW seconds is not started again.
 MAX_RESTARTS = 5
@@ -101,7 +101,7 @@ class Command(BaseCommand):
     help = "Runs Afterhack: embedded stores, migrations, first user, demo workspace, Celery worker and web server."
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--port", type=int, default=settings.PORT, help="default: PORT, else 8000")
         parser.add_argument("--no-worker", action="store_true", help="don't start a Celery worker")
 
     def handle(self, *args: Any, **options: Any) -> None:
