@@ -450,7 +450,8 @@ def ping() -> None:
 
 
 def graph_dump(name: str) -> bytes | None:
-    """The graph's key serialized by the server (DUMP), or None if there is no such graph. The payload carries
+    """The graph's key serialized by the server (DUMP; on a cluster, by the primary of its slot), or None if there is
+    no such graph. The payload carries
     the server's RDB and FalkorDB encoding versions: it restores on the same or a newer FalkorDB, not an older one."""
     try:
         payload = client().connection.dump(name)
@@ -462,8 +463,14 @@ def graph_dump(name: str) -> bytes | None:
 def graph_restore(name: str, payload: bytes) -> None:
     """Puts a graph back from graph_dump's payload under the name it was dumped from, replacing a graph of that
     name. (Restored under another name, FalkorDB 4.22 keeps the old name inside the graph: use GRAPH.COPY to copy.)"""
+    db = client()
     try:
-        client().connection.restore(name, 0, payload, replace=True)
+        if isinstance(db, _ClusterFalkorDB) and db.wait_ms > 0:
+            # Routed to the primary of the graph's slot, as every key is, and waited for like any write there. RESTORE
+            # REPLACE may run twice harmlessly: resent as any command is.
+            _replicated_write(db.connection, db.wait_ms, "RESTORE", name, 0, payload, "REPLACE")
+        else:
+            db.connection.restore(name, 0, payload, replace=True)
     except redis.exceptions.ResponseError as error:
         raise GraphError(f"The graph {name} could not be restored: {error}") from error
     except redis.exceptions.RedisError as error:
