@@ -171,12 +171,19 @@ def _cluster_client(url: str, nodes: list[tuple[str, int]]) -> RedisCluster:
     )
 
 
+def _mode_of(server: redis.Redis) -> str:
+    """What a Redis server says it is: `redis_mode` of INFO server ('cluster' or 'standalone').
+
+    The one reading of it, for the gateway's client (on its own pool) and for start-up checks (a one-off probe).
+    """
+    return str(server.info("server").get("redis_mode", "standalone"))
+
+
 def _names_a_cluster(pool: redis.ConnectionPool) -> bool:
-    """True if the server the pool reaches is a cluster node (INFO server says redis_mode: cluster)."""
+    """True if the server the pool reaches is a cluster node."""
     if pool.connection_class is _UnixConnection:
         return False  # a cluster is reached over TCP only
-    probe = redis.Redis(connection_pool=pool)
-    return probe.info("server").get("redis_mode") == "cluster"
+    return _mode_of(redis.Redis(connection_pool=pool)) == "cluster"
 
 
 _clients: dict[tuple[str, str], FalkorDB] = {}
@@ -443,7 +450,8 @@ def ping() -> None:
 
 
 def graph_dump(name: str) -> bytes | None:
-    """The graph's key serialized by the server (DUMP), or None if there is no such graph. The payload carries
+    """The graph's key serialized by the server (DUMP; on a cluster, by the primary of its slot), or None if there is
+    no such graph. The payload carries
     the server's RDB and FalkorDB encoding versions: it restores on the same or a newer FalkorDB, not an older one."""
     try:
         payload = client().connection.dump(name)
@@ -455,22 +463,35 @@ def graph_dump(name: str) -> bytes | None:
 def graph_restore(name: str, payload: bytes) -> None:
     """Puts a graph back from graph_dump's payload under the name it was dumped from, replacing a graph of that
     name. (Restored under another name, FalkorDB 4.22 keeps the old name inside the graph: use GRAPH.COPY to copy.)"""
+    db = client()
     try:
-        client().connection.restore(name, 0, payload, replace=True)
+        if isinstance(db, _ClusterFalkorDB) and db.wait_ms > 0:
+            # Routed to the primary of the graph's slot, as every key is, and waited for like any write there. RESTORE
+            # REPLACE may run twice harmlessly: resent as any command is.
+            _replicated_write(db.connection, db.wait_ms, "RESTORE", name, 0, payload, "REPLACE")
+        else:
+            db.connection.restore(name, 0, payload, replace=True)
     except redis.exceptions.ResponseError as error:
         raise GraphError(f"The graph {name} could not be restored: {error}") from error
     except redis.exceptions.RedisError as error:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
 
 
+def names_a_cluster(url: str, nodes: str = "") -> bool:
+    """For start-up checks: True when `nodes` (FALKORDB_CLUSTER_NODES) lists a cluster's nodes, or the server at `url`
+    says it is a cluster node, as client() decides. A server that does not answer is not called a cluster."""
+    return bool(nodes.strip()) or redis_mode(url) == "cluster"
+
+
 def redis_mode(url: str) -> str | None:
-    """What the Redis server at `url` says it is (`redis_mode` of INFO: 'cluster' or 'standalone'),
-    or None when it does not answer within two seconds. One short-lived connection, for start-up checks."""
+    """What the Redis server at `url` says it is (_mode_of: 'cluster' or 'standalone'), or None when it does not
+    answer within two seconds. One short-lived connection of its own, for start-up checks: it builds no gateway
+    pool, as `url` may name the Celery broker rather than FalkorDB."""
     url = redis_url(url)
     try:
         probe = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2, decode_responses=True)
         try:
-            return str(probe.info("server").get("redis_mode", "standalone"))
+            return _mode_of(probe)
         finally:
             probe.close()
     except (redis.exceptions.RedisError, ValueError, OSError):

