@@ -3,8 +3,9 @@
 The same sentences stop every process that serves or runs jobs: the launcher (`manage.py run`, and `runserver`),
 gunicorn (the WSGI app, afterhack.wsgi), Celery's worker and beat (afterhack.celery), and `manage.py check`
 (with or without --deploy), for a deployment to try its environment. Other `manage.py` commands (`migrate`,
-`createsuperuser`, `backup`, ...) are not held up by them: the broker's check asks a server over the network (one
-INFO, up to 2 s when nothing answers), and a migrate step has no broker to be wrong about. Each is decided once.
+`createsuperuser`, `backup`, ...) refuse only what the settings alone show (a missing shared key, a number that is
+not one): the broker's check asks a server over the network (one INFO, up to 2 s when nothing answers), and a
+migrate step has no broker to be wrong about. Each is decided once.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def _redis_url(url: str) -> bool:
     return url.split(":", 1)[0] in {"redis", "rediss", "unix", "falkor", "falkors"}
 
 
-def refusals() -> list[tuple[str, str]]:
-    """(check id, the sentence) for each reason this configuration must not start; empty when it may."""
+def refusals(*, ask_servers: bool = True) -> list[tuple[str, str]]:
+    """(check id, the sentence) for each reason this configuration must not start; empty when it may. Without
+    `ask_servers`, only what the settings alone show (a missing shared key, a number that is not one)."""
     found = []
     if settings.SECRET_KEY_REFUSAL:
         found.append(("afterhack.E001", settings.SECRET_KEY_REFUSAL))
     found.extend(("afterhack.E004", words) for words in settings.NUMBER_REFUSALS)
-    if os.environ.get("AFTERHACK_STORES") == "none":
+    if not ask_servers or os.environ.get("AFTERHACK_STORES") == "none":
         return found  # type checking and other tools that never touch a store
     if not settings.CELERY_BROKER_URL_GIVEN:
         # The gateway's own reading of a cluster (nodes listed, or a node that says so). A store that does not
@@ -69,10 +71,10 @@ def manage_py_command(argv: list[str]) -> str | None:
 
 @checks.register()
 def refusal_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The refusals as errors of Django's system checks, for the commands that start the app or check it."""
-    if manage_py_command(sys.argv) not in REFUSING_COMMANDS:
-        return []
-    return [checks.Error(words, id=check_id) for check_id, words in refusals()]
+    """The refusals as errors of Django's system checks: every command refuses what the settings alone show;
+    the commands that start the app or check it also ask the servers."""
+    found = refusals(ask_servers=manage_py_command(sys.argv) in REFUSING_COMMANDS)
+    return [checks.Error(words, id=check_id) for check_id, words in found]
 
 
 def refuse_or_continue(process: str) -> None:

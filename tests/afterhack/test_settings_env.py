@@ -62,6 +62,13 @@ def test_a_bad_number_stops_a_command_with_its_sentence(variable: str, value: st
     assert "Traceback" not in done.stderr
 
 
+def test_a_bad_number_stops_even_the_commands_that_ask_no_server() -> None:
+    """`migrate` skips the broker's check (it asks a server), not what the settings alone show."""
+    done = manage("migrate", "--plan", AFTERHACK_DB_POOL_SIZE="four")
+    assert done.returncode != 0
+    assert "AFTERHACK_DB_POOL_SIZE must be a whole number of at least 0, not 'four'." in done.stderr
+
+
 def test_every_bad_number_is_named_at_once() -> None:
     done = manage("check", AFTERHACK_TOKEN_TTL_DAYS="0", AFTERHACK_GRAPH_READ_TIMEOUT_MS="10s")
     assert done.returncode != 0
