@@ -209,8 +209,10 @@ def _client_work(
                     workspace=workspace, query=rng.choice(SEARCHES), limit=50, cursor=None, mode=SearchMode.LEXICAL
                 )
             done += 1
-        except Exception:  # noqa: BLE001 - counted and reported: a benchmark row with errors says so
+        except Exception as error:  # noqa: BLE001 - counted and reported: a benchmark row with errors says so
             errors += 1
+            if errors == 1:
+                print(f"  [shards] a {kind} client's first error: {error!r}"[:300], flush=True)
             done += 1
     return done - errors, errors, time.process_time() - cpu_before, exhausted
 

@@ -62,7 +62,7 @@ class Command(BaseCommand):
         )
 
         parser.add_argument("--shard-spread", default="60,300", help="workspaces whose spread over 3 shards is counted")
-        parser.add_argument("--shard-workspaces", type=int, default=12, help="workspaces the shards benchmark loads")
+        parser.add_argument("--shard-workspaces", type=int, default=30, help="workspaces the shards benchmark loads")
         parser.add_argument("--shard-nodes", type=int, default=10_000, help="graph nodes per workspace, shards")
         parser.add_argument("--shard-clients", default="1,4,8", help="concurrent client processes, shards")
         parser.add_argument("--shard-seconds", type=float, default=5.0, help="seconds per run, shards")
