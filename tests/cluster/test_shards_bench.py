@@ -58,6 +58,10 @@ def test_the_shards_benchmark_runs_at_a_tiny_size(on_cluster: LocalCluster, make
     ]
     assert "primary" in figures[0].detail
 
+    # The memory benchmark's INFO on a cluster: every primary's used_memory summed, not one node's.
+    largest = max(int(on_cluster.node(port).info("memory")["used_memory"]) for port in on_cluster.primaries()) / 2**20
+    assert bench_graph.server_used_memory_mb() > largest + 0.5
+
     windows = bench_shards.failover_windows(on_cluster, user, 1)
     assert len(windows) == 1
     assert windows[0] > 0
