@@ -18,7 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,15 @@ def free_ports(first: int, count: int = NODES, last: int | None = None) -> list[
             return ports
         base = busy + 1
     raise ClusterError(f"No {count} consecutive free ports (and bus ports +{BUS_OFFSET}) between {first} and {last}.")
+
+
+@dataclass(frozen=True)
+class Failover:
+    """What `LocalCluster.failover` saw: the node killed, the seconds until the app answered again, refusals before."""
+
+    killed: int
+    seconds: float
+    refused: int
 
 
 @dataclass
@@ -273,6 +282,29 @@ class LocalCluster:
         process = self.processes[port]
         process.kill()
         process.wait(timeout=10)
+
+    def failover(
+        self, port: int, probe: Callable[[], object], retry_on: tuple[type[BaseException], ...], timeout: float = 30.0
+    ) -> Failover:
+        """kill -9 the node of `port`, then calls `probe` (a read or a write through the app) until it stops raising
+        `retry_on`: the seconds from the kill to the first answer, and how many calls were refused before it."""
+        self.kill(port)
+        killed = time.monotonic()
+        refused = 0
+        while True:
+            try:
+                probe()
+                return Failover(port, time.monotonic() - killed, refused)
+            except retry_on:
+                refused += 1
+            if time.monotonic() - killed > timeout:
+                raise ClusterError(f"Nothing answered in {timeout:.0f}s after the node on port {port} was killed.")
+            time.sleep(0.05)
+
+    def rejoin(self, port: int, timeout: float = 60.0) -> None:
+        """Starts a killed node again on its own files; it rejoins (as its successor's replica) before this returns."""
+        self.start_node(port)
+        self.wait_ok(time.monotonic() + timeout)
 
     def stop(self) -> None:
         """Ends every node (the whole process group) and removes the dir if this cluster made it."""

@@ -25,8 +25,8 @@ BATCH = 2_000
 SAMPLES = 30
 
 
-def grow(workspace: Any, nodes: int, rng: random.Random) -> list[str]:
-    """Adds stories until the workspace has about `nodes` nodes; returns the ids of the claims to correct."""
+def grow(workspace: Any, nodes: int, rng: random.Random, keep: int = SAMPLES * 4) -> list[str]:
+    """Adds stories until the workspace has about `nodes` nodes; returns the ids of `keep` claims to correct."""
     count = nodes // bench_graph.BENCH_NODES_PER_STORY
     targets: list[str] = []
     for start in range(0, count, BATCH):
@@ -37,7 +37,7 @@ def grow(workspace: Any, nodes: int, rng: random.Random) -> list[str]:
         bench_graph.bench_stories_create(workspace=workspace, stories=stories, now=now_iso())
         targets.extend(story["a"] for story in stories)
     rng.shuffle(targets)
-    return targets[: SAMPLES * 4]
+    return targets[:keep]
 
 
 def timed(work: Any) -> float:

@@ -30,11 +30,12 @@ CREATE (c)-[:SUPPORTS {justification: 0}]->(e)
 CREATE (x:Action {id: n.x, title: 'Send the briefing', status: 'pending', created_at: $now})-[:DEPENDS_ON]->(e)
 RETURN count(n)
 """
-BENCH_NODES_PER_STORY = 11
+# A source, its version, 2 fragments, 3 claims, 2 decisions, an action (was 11 until issue #14: one too many).
+BENCH_NODES_PER_STORY = 10
 
 
 def bench_stories_create(*, workspace: HasGraph, stories: list[dict[str, str]], now: str) -> None:
-    """Adds benchmark stories (11 nodes each) in one query."""
+    """Adds benchmark stories (BENCH_NODES_PER_STORY nodes each) in one query."""
     graph.query(workspace, BENCH_STORIES, {"stories": stories, "now": now})
 
 
@@ -126,11 +127,21 @@ def memory_report(*, workspace: HasGraph) -> dict[str, float]:
 
 
 def server_used_memory_mb() -> float:
-    """The FalkorDB server's allocated memory (INFO memory, used_memory: unlike the RSS, it falls when a graph goes)."""
-    info = graph.client().connection.execute_command("INFO", "memory")
+    """The FalkorDB server's allocated memory (INFO memory, used_memory: unlike the RSS, it falls when a graph goes);
+    on a cluster, the sum over every primary (a graph lives on one, but which one is the slot's choice)."""
+    connection = graph.client().connection
+    if graph.is_cluster():
+        answers = connection.info("memory", target_nodes=connection.PRIMARIES)
+        return sum(float(info["used_memory"]) for info in answers.values()) / 2**20
+    info = connection.execute_command("INFO", "memory")
     return float(info["used_memory"]) / 2**20
 
 
 def bench_claim_ids(*, workspace: HasGraph) -> list[str]:
     """Every claim's id (the memory benchmark gives them vectors)."""
     return [row[0] for row in graph.ro_query(workspace, "MATCH (c:Claim) RETURN c.id")]
+
+
+def bench_note_create(*, workspace: HasGraph, n: int) -> None:
+    """One small write (the failover benchmark's client): a numbered note, in one query."""
+    graph.query(workspace, "CREATE (:Note {n: $n})", {"n": n})

@@ -21,9 +21,8 @@ BATCH = 2_000
 # One story in ten is corrected: 4 Change nodes (and their OF edges) each.
 CORRECTED_EVERY = 10
 BENCH_MODEL = "bench-synthetic"
-# BENCH_STORIES makes 10 nodes (a source, its version, 2 fragments, 3 claims, 2 decisions, an action), not the 11
-# bench_graph.BENCH_NODES_PER_STORY says; the figures here divide by the nodes counted in the graph anyway.
-NODES_PER_STORY = 10
+# The figures here divide by the nodes counted in the graph anyway.
+NODES_PER_STORY = bench_graph.BENCH_NODES_PER_STORY
 
 
 def grow_realistic(workspace: Any, nodes: int) -> int:

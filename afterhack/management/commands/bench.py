@@ -16,7 +16,7 @@ from afterhack import graph, loadtest
 from agents import bench as agents_bench
 from claims import bench as claims_bench
 from corrections import bench as corrections_bench
-from corrections import bench_memory
+from corrections import bench_memory, bench_shards
 from mcp_server import bench as mcp_bench
 from workspaces import services as workspace_services
 
@@ -40,8 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
             "--only",
-            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search", "memory"],
-            help="run only one group of benchmarks (search and memory are long and run only when named: make bench-search)",
+            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search", "memory", "shards"],
+            help="run only one group of benchmarks (search, memory and shards are long and run only when named: "
+            "make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
@@ -58,6 +59,17 @@ class Command(BaseCommand):
             "--memory-dims",
             default="384",
             help="vector dimensions on every claim, at the first memory size ('' for none)",
+        )
+
+        parser.add_argument("--shard-spread", default="60,300", help="workspaces whose spread over 3 shards is counted")
+        parser.add_argument("--shard-workspaces", type=int, default=30, help="workspaces the shards benchmark loads")
+        parser.add_argument("--shard-nodes", type=int, default=10_000, help="graph nodes per workspace, shards")
+        parser.add_argument("--shard-clients", default="1,4,8", help="concurrent client processes, shards")
+        parser.add_argument("--shard-seconds", type=float, default=5.0, help="seconds per run, shards")
+        parser.add_argument("--shard-runs", type=int, default=3, help="runs of each shards measurement")
+        parser.add_argument("--shard-failovers", type=int, default=5, help="primaries killed, shards")
+        parser.add_argument(
+            "--shard-port", type=int, default=17300, help="first port of the shards benchmark's cluster"
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -96,10 +108,17 @@ class Command(BaseCommand):
                         [int(n) for n in options["memory_dims"].split(",") if n],
                     )
                 ],
+                "shards": [
+                    lambda: bench_shards.bench_shards(
+                        user, spread_counts=[int(n) for n in options["shard_spread"].split(",")],
+                        workspaces=options["shard_workspaces"], nodes=options["shard_nodes"],
+                        levels=[int(n) for n in options["shard_clients"].split(",")], seconds=options["shard_seconds"],
+                        runs=options["shard_runs"], failovers=options["shard_failovers"], first_port=options["shard_port"],
+                    )
+                ],
             }  # fmt: skip
-            chosen = (
-                [options["only"]] if options["only"] else [name for name in groups if name not in ("search", "memory")]
-            )
+            long_groups = ("search", "memory", "shards")
+            chosen = [options["only"]] if options["only"] else [name for name in groups if name not in long_groups]
             for run in [bench for name in chosen for bench in groups[name]]:
                 for figure in run():
                     figures.append(figure)
