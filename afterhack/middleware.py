@@ -17,6 +17,8 @@ from claims.text import MAX_SOURCE_CHARS
 logger = logging.getLogger("afterhack.api")
 
 API_PREFIX = "/api/"
+# The endpoints whose bodies are sources: a body they cannot read is an invalid_source.
+SOURCE_PATHS = ("/sources", "/sources:batch")
 
 FALLBACKS = {
     404: ("not_found", "There is no such API endpoint; see /api/v1/docs."),
@@ -46,9 +48,12 @@ class ApiErrorFormatMiddleware:
         if not request.path.startswith(API_PREFIX):
             return None
         if isinstance(exception, RequestDataTooBig):
-            code = "invalid_source" if request.path.rstrip("/").endswith("/sources") else "invalid_input"
+            path = request.path.rstrip("/")
+            code = "invalid_source" if path.endswith(SOURCE_PATHS) else "invalid_input"
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
             detail = f"The request body is larger than {limit} MB; a source can hold at most {MAX_SOURCE_CHARS:,} characters."
+            if path.endswith(":batch"):
+                detail = f"The request body is larger than {limit} MB; send the sources in smaller batches."
             return JsonResponse({"error": code, "detail": detail}, status=422)
         if (store := store_outage(exception)) is not None:
             return unavailable_response(request, store, exception)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
-from pydantic import ConfigDict, StrictInt
+from pydantic import ConfigDict, StrictInt, ValidationError, WithJsonSchema
 from pydantic.config import JsonDict
 
 from afterhack.clock import STALLED_ERROR
@@ -18,7 +18,7 @@ from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.evidence import Reason
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, Match, SearchMode
-from claims.text import MAX_SOURCE_CHARS
+from claims.text import MAX_SOURCE_CHARS, InvalidSource
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router(tags=["sources and claims"])
@@ -50,6 +50,25 @@ class SourceIn(Input):
         ),
     ]
     text: SourceText
+
+
+class SourceBatchIn(Input):
+    # Each item is checked on its own (as a SourceIn), so that every bad one is named with its index; the
+    # OpenAPI document states the items' rules, the single endpoint's, from SourceIn itself.
+    sources: Annotated[
+        list[Any],
+        Field(min_length=1, max_length=services.MAX_BATCH_SOURCES),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "items": SourceIn.model_json_schema(),
+                "minItems": 1,
+                "maxItems": services.MAX_BATCH_SOURCES,
+                "description": f"1 to {services.MAX_BATCH_SOURCES} sources, each as the body of POST …/sources.",
+            }
+        ),
+        Refuse("invalid_source", words=services.BATCH_SIZE_WORDS, missing=services.BATCH_SIZE_WORDS),
+    ]
 
 
 NOT_BOTH = "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
@@ -186,6 +205,22 @@ class SourceAddedOut(Schema):
     fragments: list[FragmentSpanOut]
 
 
+class SourceBatchOut(Schema):
+    sources: list[SourceAddedOut] = Field(description="The sources stored, in the order they were sent.")
+
+
+class SourceItemErrorOut(Schema):
+    index: int = Field(description="Where the source is in “sources”, from 0.")
+    code: str = Field(description="invalid_source")
+    message: str = Field(description="What is wrong with it, in words.")
+
+
+class SourceBatchErrorOut(ErrorOut):
+    errors: list[SourceItemErrorOut] | None = Field(
+        None, description="When sources of the batch are unusable: every one of them, in order. Nothing was stored."
+    )
+
+
 class SourceSummaryOut(Schema):
     id: IdOut
     title: str
@@ -317,6 +352,39 @@ def source_create(request: HttpRequest, ws_id: PathId, payload: SourceIn) -> Any
         "id": added.id, "title": added.title, "version": added.version, "sha256": added.sha256,
         "length": added.length, "fragments": added.fragments,
     })  # fmt: skip
+
+
+@router.post(
+    "/{ws_id}/sources:batch", response={201: SourceBatchOut, **errors(401, 403, 404, 503), 422: SourceBatchErrorOut}
+)
+def source_create_batch(request: HttpRequest, ws_id: PathId, payload: SourceBatchIn) -> Any:
+    """Adds 1 to 500 sources at once, all or none: each is checked as POST …/sources checks one, and if any is
+    unusable the answer is 422 invalid_source with `errors` naming every unusable one (index, code, message)
+    and nothing is stored. Otherwise one graph query stores them all, with their audit events in one
+    transaction; 201 with each source as POST …/sources answers it, in the order sent. The body is bounded
+    like any request body (10 MB): a bigger one is refused 422 before it is read."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    items, problems = [], []
+    for index, item in enumerate(payload.sources):
+        try:
+            if not isinstance(item, dict):
+                raise InvalidSource(services.ITEM_NOT_AN_OBJECT)
+            source = SourceIn.model_validate(item)
+        except InvalidSource as error:
+            problems.append({"index": index, "code": error.code, "message": str(error)})
+        except ValidationError as error:
+            first = error.errors()[0]
+            problems.append({"index": index, "code": first["type"], "message": first["msg"]})
+        else:
+            items.append({"title": source.title, "text": source.text})
+    if problems:
+        raise services.SourcesRefused(problems, len(payload.sources))
+    added = services.sources_add(workspace=workspace, sources=items, actor=request.user)
+    return Status(201, {"sources": [
+        {"id": a.id, "title": a.title, "version": a.version, "sha256": a.sha256, "length": a.length,
+         "fragments": a.fragments}
+        for a in added
+    ]})  # fmt: skip
 
 
 @router.get("/{ws_id}/sources", response={200: Page[SourceSummaryOut], **errors(401, 404, 422, 503)})

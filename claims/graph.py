@@ -238,42 +238,37 @@ class Dependent:
 
 # -- sources ----------------------------------------------------------------------------
 
-SOURCE_CREATE = """
-CREATE (s:Source {id: $source_id, title: $title, origin_type: $origin_type, origin_name: $origin_name,
+# Sources, each with its first version and all its fragments; one row of $sources a source.
+SOURCES_CREATE = """
+UNWIND $sources AS r
+CREATE (s:Source {id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
                   status: 'active', created_at: $now, created_by: $created_by})
-CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id, version: 1, sha256: $sha256, text: $text,
-                                             length: $length, current: true, created_at: $now})
-WITH v
-UNWIND $fragments AS f
+CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
+                                             length: r.length, current: true, created_at: $now})
+WITH v, r
+UNWIND r.fragments AS f
 CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text,
                                               origin_type: $origin_type, created_at: $now})
 RETURN count(*)
 """
 
 
-def source_create(
+def sources_create(
     *,
     workspace: HasGraph,
-    source_id: str,
-    version_id: str,
-    title: str,
-    text: str,
-    sha256: str,
+    sources: list[dict[str, Any]],
     origin_type: str,
     origin_name: str,
-    fragments: list[dict[str, Any]],
     created_by: str,
     now: str,
 ) -> None:
-    """Creates a source, its first version and all its fragments in one atomic query."""
+    """Creates sources, each with its first version and all its fragments, in one atomic query. A row:
+    source_id, version_id, title, text, sha256, length, fragments ([{id, start, end, text}], at least one)."""
     graph.query(
         workspace,
-        SOURCE_CREATE,
-        {
-            "source_id": source_id, "version_id": version_id, "title": title, "text": text,
-            "sha256": sha256, "length": len(text), "origin_type": origin_type, "origin_name": origin_name,
-            "fragments": fragments, "created_by": created_by, "now": now,
-        },
+        SOURCES_CREATE,
+        {"sources": sources, "origin_type": origin_type, "origin_name": origin_name, "created_by": created_by,
+         "now": now},
     )  # fmt: skip
 
 

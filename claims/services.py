@@ -28,9 +28,9 @@ from claims.extraction import (
     rule_proposals,
 )
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
-from claims.text import Span, clean_source_text, clean_title, fragment_spans, normalize, same_statement
+from claims.text import InvalidSource, Span, clean_source_text, clean_title, fragment_spans, normalize, same_statement
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services import actor_name, record_event, record_events
 
 logger = logging.getLogger("claims")
 
@@ -103,27 +103,113 @@ class AddedSource:
     fragments: list[dict[str, Any]]
 
 
-def source_add(*, workspace: Workspace, title: object, text: object, actor: Any, origin_name: str = "") -> AddedSource:
-    """Stores a new source: its text (line endings normalised) as version 1, cut into fragments."""
+# How many sources one batch may hold (POST /workspaces/{ws}/sources:batch): one graph query writes them all.
+MAX_BATCH_SOURCES = 500
+
+
+class SourcesRefused(InvalidSource):
+    """Some sources of a batch cannot be stored, so none is; `errors` says which and why (index, code, message)."""
+
+    def __init__(self, errors: list[dict[str, Any]], total: int) -> None:
+        first = errors[0]
+        some = "1 source" if len(errors) == 1 else f"{len(errors)} sources"
+        super().__init__(
+            f"{some} of the {total} cannot be stored, so none was stored; source {first['index']}: {first['message']}"
+            + (" (the others are listed in “errors”)." if len(errors) > 1 else "")
+        )
+        self.extra = {"errors": errors}
+
+
+@dataclass(frozen=True)
+class NewSource:
+    """A source ready to be written: cleaned, hashed, cut into fragments, with fresh ids."""
+
+    id: str
+    version_id: str
+    title: str
+    text: str
+    sha256: str
+    fragments: list[dict[str, Any]]
+
+    def row(self) -> dict[str, Any]:
+        """The source as one row of claims_graph.sources_create."""
+        return {
+            "source_id": self.id, "version_id": self.version_id, "title": self.title, "text": self.text,
+            "sha256": self.sha256, "length": len(self.text), "fragments": self.fragments,
+        }  # fmt: skip
+
+    def added(self) -> AddedSource:
+        spans = [{"id": f["id"], "start": f["start"], "end": f["end"]} for f in self.fragments]
+        return AddedSource(self.id, self.title, 1, self.sha256, len(self.text), spans)
+
+    def audit(self) -> tuple[str, dict[str, Any]]:
+        """The target and payload of its `source.added` audit event."""
+        payload = {
+            "source_id": self.id,
+            "sha256": self.sha256,
+            "length": len(self.text),
+            "fragments": len(self.fragments),
+        }
+        return self.title, payload
+
+
+def source_prepare(*, title: object, text: object) -> NewSource:
+    """The source as it will be stored (line endings normalised, cut into fragments); InvalidSource if unusable."""
     title = clean_title(title)
     text = clean_source_text(text)
-    source_id, version_id = str(uuid.uuid4()), str(uuid.uuid4())
-    sha256 = hashlib.sha256(text.encode()).hexdigest()
     fragments = [{"id": f.id, "start": f.start, "end": f.end, "text": f.text} for f in cut_fragments(text)]
+    sha256 = hashlib.sha256(text.encode()).hexdigest()
+    return NewSource(str(uuid.uuid4()), str(uuid.uuid4()), title, text, sha256, fragments)
+
+
+def source_add(*, workspace: Workspace, title: object, text: object, actor: Any, origin_name: str = "") -> AddedSource:
+    """Stores a new source: its text (line endings normalised) as version 1, cut into fragments."""
+    return sources_write(
+        workspace=workspace, sources=[source_prepare(title=title, text=text)], actor=actor, origin_name=origin_name
+    )[0]
+
+
+def sources_add(*, workspace: Workspace, sources: object, actor: Any, origin_name: str = "") -> list[AddedSource]:
+    """Stores a batch of 1 to MAX_BATCH_SOURCES sources, each given as {"title", "text"}, all or none: each is
+    checked as source_add checks one, and if any cannot be stored SourcesRefused lists every one that cannot
+    (its index, code and message) and nothing is written. Then one graph query writes them all and one
+    INSERT their audit events, in one transaction. The same title or text twice is two sources, as with
+    source_add."""
+    if not isinstance(sources, list) or not 1 <= len(sources) <= MAX_BATCH_SOURCES:
+        raise InvalidSource(BATCH_SIZE_WORDS)
+    prepared, errors = [], []
+    for index, item in enumerate(sources):
+        try:
+            if not isinstance(item, dict):
+                raise InvalidSource(ITEM_NOT_AN_OBJECT)
+            prepared.append(source_prepare(title=item.get("title"), text=item.get("text")))
+        except UserError as error:
+            errors.append({"index": index, "code": error.code, "message": str(error)})
+    if errors:
+        raise SourcesRefused(errors, len(sources))
+    return sources_write(workspace=workspace, sources=prepared, actor=actor, origin_name=origin_name)
+
+
+BATCH_SIZE_WORDS = (
+    f'“sources” must be a list of 1 to {MAX_BATCH_SOURCES} sources, each {{"title", "text"}}; '
+    "send more in several batches."
+)
+ITEM_NOT_AN_OBJECT = 'Each source must be a JSON object: {"title", "text"}.'
+
+
+def sources_write(
+    *, workspace: Workspace, sources: list[NewSource], actor: Any, origin_name: str = ""
+) -> list[AddedSource]:
+    """Writes prepared sources: their audit events, then one graph query for all of them, in one transaction."""
+    name = actor_name(actor)
     with transaction.atomic():
-        record_event(
-            actor=actor, workspace=workspace, verb="source.added", target=title,
-            payload={"source_id": source_id, "sha256": sha256, "length": len(text), "fragments": len(fragments)},
+        record_events(actor=actor, workspace=workspace, verb="source.added", events=[s.audit() for s in sources])
+        # Inside the transaction: if the graph write fails, the audit rows are rolled back too.
+        claims_graph.sources_create(
+            workspace=workspace, sources=[s.row() for s in sources], origin_type="document",
+            origin_name=origin_name or name, created_by=name, now=now_iso(),
         )  # fmt: skip
-        # Inside the transaction: if the graph write fails, the audit row is rolled back too.
-        claims_graph.source_create(
-            workspace=workspace, source_id=source_id, version_id=version_id, title=title, text=text,
-            sha256=sha256, origin_type="document", origin_name=origin_name or actor_name(actor),
-            fragments=fragments, created_by=actor_name(actor), now=now_iso(),
-        )  # fmt: skip
-    return AddedSource(
-        source_id, title, 1, sha256, len(text), [{k: f[k] for k in ("id", "start", "end")} for f in fragments]
-    )
+    return [s.added() for s in sources]
 
 
 def active_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:

@@ -43,6 +43,25 @@ def record_event(
     )
 
 
+def record_events(
+    *, actor: Any, workspace: Workspace | None, verb: str, events: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Appends one audit event per (target, payload), all in one INSERT (call it inside the transaction of the
+    changes they record): what `record_event` writes for each, at the cost of one round-trip."""
+    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
+    AuditEvent.objects.bulk_create(
+        AuditEvent(
+            actor=actor if authenticated else None,
+            actor_name=actor.get_username() if authenticated else "system",
+            workspace=workspace,
+            verb=verb,
+            target=target[:255],
+            payload=payload,
+        )
+        for target, payload in events
+    )
+
+
 def clean_workspace_name(name: Any) -> str:
     """The name stripped of surrounding space, or InvalidInput saying what is wrong with it."""
     # Only stripped: a name keeps the spacing its admin gave it.
