@@ -360,9 +360,10 @@ def source_create(request: HttpRequest, ws_id: PathId, payload: SourceIn) -> Any
 def source_create_batch(request: HttpRequest, ws_id: PathId, payload: SourceBatchIn) -> Any:
     """Adds 1 to 500 sources at once, all or none: each is checked as POST …/sources checks one, and if any is
     unusable the answer is 422 invalid_source with `errors` naming every unusable one (index, code, message)
-    and nothing is stored. Otherwise one graph query stores them all, with their audit events in one
-    transaction; 201 with each source as POST …/sources answers it, in the order sent. The body is bounded
-    like any request body (10 MB): a bigger one is refused 422 before it is read."""
+    and nothing is stored. Otherwise one atomic graph query stores them all, then one INSERT their audit
+    events; 201 with each source as POST …/sources answers it, in the order sent. The same source twice is
+    two sources, and a batch sent again is stored again (as with POST …/sources). The body is bounded like
+    any request body (10 MB): a bigger one is refused 422 before it is read."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     items, problems = [], []
     for index, item in enumerate(payload.sources):

@@ -138,9 +138,9 @@ def bench_ingest(rng: random.Random, workspace: Workspace, actor: Any, count: in
         nodes = _node_count(workspace) - nodes_before
         label = "one by one" if size == 1 else f"batches of {size}"
         how = (
-            "one atomic graph query and one audit row each"
+            "one atomic graph query, then its audit row (one PostgreSQL round-trip)"
             if size == 1
-            else (f"one atomic graph query and one audit INSERT a batch; the slowest batch {slowest * 1000:.0f} ms")
+            else (f"one atomic graph query, then one audit INSERT, a batch; the slowest batch {slowest * 1000:.0f} ms")
         )
         figures += [
             Figure(f"ingest {count:,} sources (1,500–3,000 chars) into one workspace, {label}", count / seconds,

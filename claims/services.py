@@ -172,9 +172,9 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
 def sources_add(*, workspace: Workspace, sources: object, actor: Any, origin_name: str = "") -> list[AddedSource]:
     """Stores a batch of 1 to MAX_BATCH_SOURCES sources, each given as {"title", "text"}, all or none: each is
     checked as source_add checks one, and if any cannot be stored SourcesRefused lists every one that cannot
-    (its index, code and message) and nothing is written. Then one graph query writes them all and one
-    INSERT their audit events, in one transaction. The same title or text twice is two sources, as with
-    source_add."""
+    (its index, code and message) and nothing is written. Then one (atomic) graph query writes them all, and
+    one INSERT their audit events (see sources_write). The same title or text twice is two sources, as with
+    source_add; the batch's sources share one creation time."""
     if not isinstance(sources, list) or not 1 <= len(sources) <= MAX_BATCH_SOURCES:
         raise InvalidSource(BATCH_SIZE_WORDS)
     prepared, errors = [], []
@@ -200,15 +200,19 @@ ITEM_NOT_AN_OBJECT = 'Each source must be a JSON object: {"title", "text"}.'
 def sources_write(
     *, workspace: Workspace, sources: list[NewSource], actor: Any, origin_name: str = ""
 ) -> list[AddedSource]:
-    """Writes prepared sources: their audit events, then one graph query for all of them, in one transaction."""
+    """Writes prepared sources: one graph query for all of them, then their audit events.
+
+    The audit follows the graph write, so there is an audit event only for a source that was stored;
+    a crash between the two leaves stored sources without their events, and no answer was given for
+    them (the guarantee the audit-first transaction gave: its rows were only committed after the graph
+    write). Written after, the events need no transaction held open across the graph write: one
+    event is one INSERT committed on its own, one round-trip to PostgreSQL."""
     name = actor_name(actor)
-    with transaction.atomic():
-        record_events(actor=actor, workspace=workspace, verb="source.added", events=[s.audit() for s in sources])
-        # Inside the transaction: if the graph write fails, the audit rows are rolled back too.
-        claims_graph.sources_create(
-            workspace=workspace, sources=[s.row() for s in sources], origin_type="document",
-            origin_name=origin_name or name, created_by=name, now=now_iso(),
-        )  # fmt: skip
+    claims_graph.sources_create(
+        workspace=workspace, sources=[s.row() for s in sources], origin_type="document",
+        origin_name=origin_name or name, created_by=name, now=now_iso(),
+    )  # fmt: skip
+    record_events(actor=actor, workspace=workspace, verb="source.added", events=[s.audit() for s in sources])
     return [s.added() for s in sources]
 
 

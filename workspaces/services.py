@@ -46,8 +46,12 @@ def record_event(
 def record_events(
     *, actor: Any, workspace: Workspace | None, verb: str, events: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    """Appends one audit event per (target, payload), all in one INSERT (call it inside the transaction of the
-    changes they record): what `record_event` writes for each, at the cost of one round-trip."""
+    """Appends one audit event per (target, payload), all in one INSERT: what `record_event` writes for each.
+    One event is a plain INSERT (outside a transaction it commits on its own: one round-trip); several are
+    one INSERT in a transaction of their own (or in the caller's)."""
+    if len(events) == 1:
+        record_event(actor=actor, workspace=workspace, verb=verb, target=events[0][0], payload=events[0][1])
+        return
     authenticated = actor is not None and getattr(actor, "is_authenticated", False)
     AuditEvent.objects.bulk_create(
         AuditEvent(
