@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
+from afterhack.errors import GraphError
 from claims import services
 from claims.text import MAX_SOURCE_CHARS, InvalidSource
 from tests.conftest import Trio, api_for
@@ -120,6 +121,16 @@ class BatchTests:
         for wrong in ([], {"title": "t", "text": "x"}, some_sources(services.MAX_BATCH_SOURCES + 1)):
             with pytest.raises(InvalidSource, match="1 to 500 sources"):
                 services.sources_add(workspace=trio.workspace, sources=wrong, actor=None)
+        assert_nothing_stored(trio, nodes_before)
+
+    def test_a_graph_write_that_fails_leaves_no_audit_event_and_no_source(self, trio: Trio) -> None:
+        good = services.source_prepare(title="Good", text="Fine words.")
+        # A property FalkorDB refuses (a map): the one query fails, so no source of the batch is stored.
+        bad = services.source_prepare(title="Bad", text="Other words.")
+        bad.fragments[0]["start"] = {"not": "a number"}
+        nodes_before = node_count(trio)
+        with pytest.raises(GraphError):
+            services.sources_write(workspace=trio.workspace, sources=[good, bad], actor=trio.reviewer)
         assert_nothing_stored(trio, nodes_before)
 
 
