@@ -57,7 +57,17 @@ class BatchTests:
             assert detail["text"] == text and detail["title"] == item["title"]
         audited = AuditEvent.objects.filter(verb="source.added", workspace=trio.workspace)
         assert sorted(e.payload["source_id"] for e in audited) == sorted([b["id"] for b in added] + [single["id"]])
-        assert all(e.actor == trio.reviewer for e in audited)
+        # Each event of the batch is what the single endpoint records for its source.
+        by_source = {e.payload["source_id"]: e for e in audited}
+        one = by_source[single["id"]]
+        for body in added:
+            event = by_source[body["id"]]
+            assert (event.actor, event.actor_name, event.target) == (one.actor, one.actor_name, body["title"])
+            assert event.payload == {
+                "source_id": body["id"], "sha256": body["sha256"], "length": body["length"],
+                "fragments": len(body["fragments"]),
+            }  # fmt: skip
+            assert event.created_at <= one.created_at and event.summary == f"added the source “{body['title']}”"
 
     def test_it_writes_a_batch_in_one_graph_query(self, trio: Trio) -> None:
         before = graph.queries_sent()
