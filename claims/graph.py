@@ -247,7 +247,7 @@ CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: r.version_id, version: 1, sha25
                                              length: r.length, current: true, created_at: $now})
 WITH v, r
 UNWIND r.fragments AS f
-CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f.id, start: f.start, end: f.end, text: f.text,
+CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f[0], start: f[1], end: f[2], text: f[3],
                                               origin_type: $origin_type, created_at: $now})
 RETURN count(*)
 """
@@ -263,7 +263,9 @@ def sources_create(
     now: str,
 ) -> None:
     """Creates sources, each with its first version and all its fragments, in one atomic query. A row:
-    source_id, version_id, title, text, sha256, length, fragments ([{id, start, end, text}], at least one)."""
+    source_id, version_id, title, text, sha256, length, fragments (at least one, each [id, start, end, text]:
+    a list, not a map, since the client spells out every parameter as Cypher text and the keys would double
+    the time it takes for a batch — measured: 24 against 11.5 ms for 500 sources)."""
     graph.query(
         workspace,
         SOURCES_CREATE,

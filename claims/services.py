@@ -135,7 +135,8 @@ class NewSource:
         """The source as one row of claims_graph.sources_create."""
         return {
             "source_id": self.id, "version_id": self.version_id, "title": self.title, "text": self.text,
-            "sha256": self.sha256, "length": len(self.text), "fragments": self.fragments,
+            "sha256": self.sha256, "length": len(self.text),
+            "fragments": [[f["id"], f["start"], f["end"], f["text"]] for f in self.fragments],
         }  # fmt: skip
 
     def added(self) -> AddedSource:
