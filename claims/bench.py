@@ -165,12 +165,37 @@ SEARCH_BATCH = 2_000
 BENCH_MODEL = "bench-synthetic"
 
 
-def search_queries(rng: random.Random, statements: list[str]) -> tuple[list[str], list[str]]:
-    """Two-word queries: phrases cut from stored statements (found as written: "budget board"), and a name with
-    a word, which no statement has side by side (the name is followed by "says"), so they need the fallback."""
-    phrases = [" ".join(rng.choice(statements).split()[3:5]) for _ in range(SEARCH_SAMPLES)]
+# Words of a topic, drawn as words of real text are: a few common, most rare (the r-th commonest about 1/r as
+# often, Zipf). The bench WORDS are 35, so each is in a fifth of all claims, as common as a stop word.
+TOPIC_WORDS = 5_000
+
+
+def topic_words() -> list[str]:
+    """TOPIC_WORDS made-up words of three syllables ("kalomi"), the same every run."""
+    letters = random.Random(7)
+    made: dict[str, None] = {}
+    while len(made) < TOPIC_WORDS:
+        made["".join(letters.choice("bdfgklmnprstvz") + letters.choice("aeiou") for _ in range(3))] = None
+    return list(made)
+
+
+TOPICS = topic_words()
+
+
+def search_sentence(rng: random.Random) -> str:
+    """A bench sentence about two topic words, commoner ones more often ("…, about kalomi vebasu.")."""
+    first, second = (TOPICS[int(TOPIC_WORDS ** rng.random()) - 1] for _ in range(2))
+    return f"{sentence(rng)[:-1]}, about {first} {second}."
+
+
+def search_queries(rng: random.Random, statements: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Two-word queries: phrases cut from stored statements (found as written) of common words ("budget
+    board") and of topic words ("kalomi vebasu"); and a name with a word, which no statement has side by side
+    (the name is followed by "says"), so they need the fallback."""
+    common = [" ".join(rng.choice(statements).split()[3:5]) for _ in range(SEARCH_SAMPLES)]
+    topical = [" ".join(rng.choice(statements).split()[-2:]).rstrip(".") for _ in range(SEARCH_SAMPLES)]
     words = [f"{rng.choice(NAMES)} {rng.choice(WORDS)}" for _ in range(SEARCH_SAMPLES)]
-    return phrases, words
+    return common, topical, words
 
 
 def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: int) -> tuple[list[str], float]:
@@ -184,7 +209,7 @@ def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: 
         rows = [
             {
                 "id": str(uuid.uuid4()),
-                "statement": sentence(rng),
+                "statement": search_sentence(rng),
                 "status": "superseded" if rng.random() < 0.05 else "current",
             }
             for _ in range(min(SEARCH_BATCH, size - first))
@@ -192,7 +217,7 @@ def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: 
         bench_graph.bench_claims_create(
             workspace=workspace, rows=rows, model=BENCH_MODEL, dimension=dimension, now=now_iso()
         )
-        samples.append(rows[0]["statement"])
+        samples += [row["statement"] for row in rows[:20]]
     return samples, time.perf_counter() - started
 
 
@@ -249,11 +274,12 @@ def bench_search(rng: random.Random, user: Any, sizes: list[int], dimensions: li
                     f"{seconds:.0f} s for all, {upkeep} kept up as they are written; server memory +{grown:,.0f} MB"
                     + (f" (the graph itself reports {graph_mb:,.0f} MB)" if graph_mb is not None else ""),
                 ))  # fmt: skip
-                phrases, fallbacks = search_queries(rng, samples)
-                queries = phrases + fallbacks
+                common, topical, fallbacks = search_queries(rng, samples)
+                queries = common + fallbacks
                 vectors = {q: [rng.uniform(-0.5, 0.5) for _ in range(dimension)] for q in queries}
                 runs = [
-                    ("lexical search", SearchMode.LEXICAL, phrases, False, "two-word phrases found as written"),
+                    ("lexical search", SearchMode.LEXICAL, common, False, "two common words side by side"),
+                    ("lexical search, topic words", SearchMode.LEXICAL, topical, False, "two Zipf-drawn words"),
                     ("lexical fallback", SearchMode.LEXICAL, fallbacks, True, "two words never side by side"),
                 ]
                 if dimension:

@@ -685,7 +685,7 @@ CLAIM_SEARCH_FULLTEXT = (
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, 1 AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
 WITH collect({c: c, hits: hits}) AS ranked
 RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
     + RANKED_HIT_MAP
@@ -745,13 +745,20 @@ def _ranked(workspace: HasGraph, query: str, params: dict[str, Any], offset: int
 
 
 def claim_search_fulltext(
-    *, workspace: HasGraph, query: str, candidates: int, before: str = "", offset: int = 0, limit: int | None = None
+    *,
+    workspace: HasGraph,
+    query: str,
+    candidates: int,
+    before: str = "",
+    offset: int = 0,
+    limit: int | None = None,
+    hits: int = 1,
 ) -> RankedHits:
-    """Claims the fulltext query (claims.fulltext.phrase_query) finds, made at `before` or earlier: the window
-    [offset, offset + limit) of the best `candidates`, ranked in the query (CLAIM_SEARCH_FULLTEXT)."""
+    """Claims the fulltext query (claims.fulltext) finds, made at `before` or earlier: the window [offset,
+    offset + limit) of the best `candidates`, ranked in the query (CLAIM_SEARCH_FULLTEXT); each says `hits`."""
     if not query:
         return RankedHits(0, [])
-    params = {"query": query, "candidates": candidates, "before": before}
+    params = {"query": query, "candidates": candidates, "before": before, "hits": hits}
     return _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, offset, limit)
 
 

@@ -310,7 +310,8 @@ class SearchBenchmarkTests:
         figures = bench_search(random.Random(1), trio.owner, [300], [8])  # noqa: S311 - synthetic data
         names = [figure.name for figure in figures]
         assert names == [
-            "300 claims x 8 dims: load", "300 claims x 8 dims: lexical search", "300 claims x 8 dims: lexical fallback",
+            "300 claims x 8 dims: load", "300 claims x 8 dims: lexical search",
+            "300 claims x 8 dims: lexical search, topic words", "300 claims x 8 dims: lexical fallback",
             "300 claims x 8 dims: semantic search", "300 claims x 8 dims: hybrid search",
         ]  # fmt: skip
         assert all(figure.value > 0 for figure in figures)
@@ -325,7 +326,7 @@ class SearchBenchmarkTests:
         figures = bench_search(random.Random(2), trio.owner, [300], [0])  # noqa: S311 - synthetic data
         assert [figure.name for figure in figures] == [
             "300 claims, no vectors: load", "300 claims, no vectors: lexical search",
-            "300 claims, no vectors: lexical fallback",
+            "300 claims, no vectors: lexical search, topic words", "300 claims, no vectors: lexical fallback",
         ]  # fmt: skip
         assert all(figure.value > 0 for figure in figures)
         assert "fulltext index kept up" in figures[0].detail
