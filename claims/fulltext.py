@@ -24,7 +24,7 @@ from itertools import product
 SEPARATORS = re.compile("[\\s" + re.escape(string.punctuation.replace("_", "")) + "]+")
 # More words than this in one query are left out (a query is at most afterhack.text.MAX_SEARCH_CHARS long).
 MAX_WORDS = 32
-# A word with more accented letters than this is asked in three cases (as typed, lower, upper), not every mix.
+# A word with more accented letters than this is asked as typed, lower, upper and capitalized, not in every mix.
 MAX_MIXED_LETTERS = 3
 
 
@@ -48,7 +48,9 @@ def term(word: str) -> str:
                 letters[position] = case(letters[position])
             spellings.add("".join(letters))
     else:
-        spellings = {base, base.lower(), "".join(c.upper() if not c.isascii() else c for c in base)}
+        lower = base.lower()
+        upper = "".join(c.upper() if not c.isascii() else c for c in base)
+        spellings = {base, lower, upper, upper[:1] + lower[1:]}
     spellings = {spelling for spelling in spellings if spelling and not SEPARATORS.search(spelling)}
     return "(" + "|".join(sorted(spellings)) + ")" if len(spellings) > 1 else base
 
