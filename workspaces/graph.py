@@ -95,16 +95,13 @@ RETURN {sources: sources, claims: claims, decisions: decisions, lost_support: lo
 """
 )
 
-# The claims' words for lexical search (claims/fulltext.py says what a match is): English stemming, and no stop
-# words, so that every word of a phrase counts. CLAIM_FULLTEXT_VERSION names this definition: a graph whose index
-# was made by another (or before versions were kept) has it rebuilt by graph_ensure. Bump it when this changes.
+# The claims' words for lexical search (claims/fulltext.py says what a match is): English stemming and no stop
+# words, so that every word of a phrase counts. That is what FalkorDB 4.x gives an index made without options
+# (`createNodeIndex('Claim', 'statement')`, as earlier builds made it: db.indexes reports the same language and
+# stop words, and "the" is indexed), so existing graphs keep theirs; the options are spelled out here to say so.
 FULLTEXT_CLAIM_STATEMENT = (
     "CALL db.idx.fulltext.createNodeIndex({label: 'Claim', stopwords: [], language: 'english'}, 'statement')"
 )
-FULLTEXT_CLAIM_DROP = "CALL db.idx.fulltext.drop('Claim')"
-CLAIM_FULLTEXT_VERSION = "words-1"
-CLAIM_FULLTEXT_VERSION_GET = "MATCH (w:Workspace {id: $workspace_id}) RETURN w.claim_fulltext"
-CLAIM_FULLTEXT_VERSION_SET = "MATCH (w:Workspace {id: $workspace_id}) SET w.claim_fulltext = $version"
 
 
 def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> None:
@@ -123,20 +120,8 @@ def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> 
         # names are the graph's own, checked to be plain names before they go into the query.
         if kind == "RANGE" and is_time(prop) and label.isidentifier() and prop.isidentifier():
             graph.query(workspace, "DROP INDEX FOR (n:" + label + ") ON (n." + prop + ")")
-    _claim_fulltext_ensure(workspace, workspace_id, has_index=("Claim", "statement", "FULLTEXT") in existing)
-
-
-def _claim_fulltext_ensure(workspace: HasGraph, workspace_id: str, *, has_index: bool) -> None:
-    """The claims' fulltext index as FULLTEXT_CLAIM_STATEMENT defines it: made, or rebuilt when another
-    definition made it (FalkorDB fills a new index in the background; until then a search finds fewer claims)."""
-    ids = {"workspace_id": workspace_id}
-    [[version]] = graph.ro_query(workspace, CLAIM_FULLTEXT_VERSION_GET, ids)
-    if has_index and version == CLAIM_FULLTEXT_VERSION:
-        return
-    if has_index:
-        graph.query(workspace, FULLTEXT_CLAIM_DROP)
-    graph.query(workspace, FULLTEXT_CLAIM_STATEMENT)
-    graph.query(workspace, CLAIM_FULLTEXT_VERSION_SET, {**ids, "version": CLAIM_FULLTEXT_VERSION})
+    if ("Claim", "statement", "FULLTEXT") not in existing:
+        graph.query(workspace, FULLTEXT_CLAIM_STATEMENT)
 
 
 def graph_revision(*, workspace: HasGraph, workspace_id: str) -> int | None:

@@ -101,17 +101,21 @@ def ids_of(answer: dict[str, Any]) -> list[str]:
     return [result["id"] for result in answer["results"]]
 
 
+def launch_claims(ids: dict[str, str]) -> set[str]:
+    """The seeded claims that have the word "launch"."""
+    return {
+        ids[said]
+        for said in ["The launch is in June", "The launch budget is 40,000 EUR", "Ana owns the launch checklist"]
+    }
+
+
 class WordMatchTests:
     """What a lexical match is since it goes through the fulltext index (claims/fulltext.py): whole words with
     English stemming, the phrase as words side by side in order, case and punctuation folded, no query syntax."""
 
     def test_words_match_whole_with_their_stems_never_inside_another_word(self, trio: Trio) -> None:
         ids = seed(trio)
-        launches = {
-            ids["The launch is in June"],
-            ids["The launch budget is 40,000 EUR"],
-            ids["Ana owns the launch checklist"],
-        }
+        launches = launch_claims(ids)
         assert set(ids_of(search(trio, "launches"))) == launches
         # A piece of a word is no word: the substring search found these, the word search does not.
         assert search(trio, "laun")["results"] == []
@@ -150,11 +154,7 @@ class WordMatchTests:
 
     def test_query_syntax_is_never_syntax_and_never_matches_everything(self, trio: Trio) -> None:
         ids = seed(trio)
-        launches = {
-            ids["The launch is in June"],
-            ids["The launch budget is 40,000 EUR"],
-            ids["Ana owns the launch checklist"],
-        }
+        launches = launch_claims(ids)
         for q in ["-launch", "@statement:launch", "launch*", '"launch"', "(launch", "%launch%", "~launch", "{launch}"]:
             assert set(ids_of(search(trio, quote(q)))) == launches, q  # the word, never a negation or operator
         for q in ["*", '"', "|", "-", "@", "()", "=>", "$", "\\", "…", "🚀", "%%", "'" * 40]:
@@ -201,6 +201,30 @@ class AnyTextTests:
         asked = {word.casefold()[:3] for word in fulltext.words(q)}
         for hit in result.hits:
             assert asked & {word.casefold()[:3] for word in fulltext.words(hit.statement)}, (q, hit.statement)
+
+
+class IndexDefinitionTests:
+    def test_the_index_an_earlier_build_made_answers_the_word_search_alike(self, trio: Trio) -> None:
+        """graph_ensure keeps an existing index: the one made without options (as before words) has the same
+        stemming and no stop words, so every phrase and word is found as in a new workspace."""
+        import time
+
+        from afterhack import graph
+        from workspaces import services as workspace_services
+
+        seed(trio)
+        queries = ["the", "The launch is in June", "launches", "is in", "when is the launch of the office?", "a"]
+        new = [search(trio, quote(q)) for q in queries]
+        graph.query(trio.workspace, "CALL db.idx.fulltext.drop('Claim')")
+        graph.query(trio.workspace, "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')")
+        workspace_services.graph_ensure(workspace=trio.workspace)
+        for _ in range(100):  # FalkorDB fills an index made over existing claims in the background
+            read = "CALL db.indexes() YIELD label, status WHERE label = 'Claim' RETURN status"
+            if all(status == "OPERATIONAL" for [status] in graph.ro_query(trio.workspace, read)):
+                break
+            time.sleep(0.05)
+        assert [search(trio, quote(q)) for q in queries] == new
+        assert len(new[0]["results"]) == 4 and new[-1]["results"] == []
 
 
 def quote(q: str) -> str:
