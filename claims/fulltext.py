@@ -20,8 +20,9 @@ import string
 from itertools import product
 
 # Where the index cuts a statement into words (measured on FalkorDB 4.x: every ASCII punctuation mark but `_`
-# and `\`, which escapes there; a backslash is cut here too, so a query never escapes anything).
-SEPARATORS = re.compile("[\\s" + re.escape(string.punctuation.replace("_", "")) + "]+")
+# and `\`, which escapes there; a backslash is cut here too, so a query never escapes anything), and control
+# characters (a NUL cannot even be a query parameter).
+SEPARATORS = re.compile("[\\s\x00-\x1f\x7f" + re.escape(string.punctuation.replace("_", "")) + "]+")
 # More words than this in one query are left out (a query is at most afterhack.text.MAX_SEARCH_CHARS long).
 MAX_WORDS = 32
 # A word with more accented letters than this is asked as typed, lower, upper and capitalized, not in every mix.
