@@ -277,7 +277,7 @@ def bench_search(rng: random.Random, user: Any, sizes: list[int], dimensions: li
                 common, topical, fallbacks = search_queries(rng, samples)
                 queries = common + fallbacks
                 vectors = {q: [rng.uniform(-0.5, 0.5) for _ in range(dimension)] for q in queries}
-                runs = [
+                runs: list[tuple[str, SearchMode, list[str], bool | None, str]] = [
                     ("lexical search", SearchMode.LEXICAL, common, False, "two common words side by side"),
                     ("lexical search, topic words", SearchMode.LEXICAL, topical, False, "two Zipf-drawn words"),
                     ("lexical fallback", SearchMode.LEXICAL, fallbacks, True, "two words never side by side"),
