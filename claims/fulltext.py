@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 import string
-from itertools import product
+from itertools import combinations, product
 
 # Where the index cuts a statement into words (measured on FalkorDB 4.x: every ASCII punctuation mark but `_`
 # and `\`, which escapes there; a backslash is cut here too, so a query never escapes anything), and control
 # characters (a NUL cannot even be a query parameter).
 SEPARATORS = re.compile("[\\s\x00-\x1f\x7f" + re.escape(string.punctuation.replace("_", "")) + "]+")
+# The fallback asks the index for each count of words apart (claims with exactly k of them) up to this many
+# content words; past it, each word is asked apart and the claims' counts are summed by the graph (slower).
+MAX_TIERED_WORDS = 5
 # More words than this in one query are left out (a query is at most afterhack.text.MAX_SEARCH_CHARS long).
 MAX_WORDS = 32
 # A word with more accented letters than this is asked as typed, lower, upper and capitalized, not in every mix.
@@ -69,3 +72,18 @@ def phrase_query(query: str) -> str:
 def word_terms(content_words: list[str]) -> list[str]:
     """One fulltext query per content word (each word as `term` spells it), for the fallback."""
     return [term(word) for text in content_words for word in words(text)][:MAX_WORDS]
+
+
+def tiers(terms: list[str]) -> list[tuple[int, str]]:
+    """For the fallback: (k, a fulltext query for the claims with exactly k of the terms), k from all of them down
+    to one; the sets do not overlap, so the graph ranks them without counting per claim. [] past
+    MAX_TIERED_WORDS terms."""
+    if not terms or len(terms) > MAX_TIERED_WORDS:
+        return []
+
+    def at_least(k: int) -> str:
+        return "|".join("(" + " ".join(subset) + ")" for subset in combinations(terms, k))
+
+    found = [(len(terms), at_least(len(terms)))]
+    found += [(k, f"({at_least(k)}) -({at_least(k + 1)})") for k in range(len(terms) - 1, 0, -1)]
+    return found

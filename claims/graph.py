@@ -20,6 +20,7 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, status_holds
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
+from claims import fulltext
 from claims.statuses import JobStatus
 
 # -- pages of lists ----------------------------------------------------------------------
@@ -693,7 +694,8 @@ RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
 """
 )
 
-# The fallback: each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
+# The fallback (past claims.fulltext.MAX_TIERED_WORDS words; below it, one query a count of words: `_tiered`):
+# each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
 # those with more first, then as above (scores summed over the words).
 CLAIM_SEARCH_TERMS = (
     """
@@ -762,6 +764,24 @@ def claim_search_fulltext(
     return _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, offset, limit)
 
 
+def _tiered(
+    workspace: HasGraph, tiers: list[tuple[int, str]], *, candidates: int, before: str, offset: int, limit: int | None
+) -> RankedHits:
+    """The ranking of claims.fulltext.tiers, most words first: one query a tier (ranked as CLAIM_SEARCH_FULLTEXT
+    ranks), the window taken from the tiers it spans, and no tier asked once those before fill the candidates (so
+    the claims with only some of the words are not read when those with all of them are enough)."""
+    end = candidates if limit is None else min(offset + limit, candidates)
+    total, hits = 0, list[SearchHit]()
+    for count, query in tiers:
+        if total >= candidates:
+            break
+        start = max(offset - total, 0)
+        params = {"query": query, "candidates": candidates - total, "before": before, "hits": count}
+        ranked = _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, start, max(end - total - start, 0))
+        total, hits = total + ranked.total, hits + ranked.hits
+    return RankedHits(total, hits)
+
+
 def claim_search_terms(
     *,
     workspace: HasGraph,
@@ -775,6 +795,8 @@ def claim_search_terms(
     at `before` or earlier: the window [offset, offset + limit) of the best `candidates` (CLAIM_SEARCH_TERMS)."""
     if not terms:
         return RankedHits(0, [])
+    if tiers := fulltext.tiers(terms):
+        return _tiered(workspace, tiers, candidates=candidates, before=before, offset=offset, limit=limit)
     params = {"terms": terms, "candidates": candidates, "before": before}
     return _ranked(workspace, CLAIM_SEARCH_TERMS, params, offset, limit)
 

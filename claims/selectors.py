@@ -263,17 +263,10 @@ def lexical_claims(
     )  # fmt: skip
     fell_back = ranked.total == 0 and bool(words)
     if fell_back:
-        terms = fulltext.word_terms(words)
-        # Claims with every word rank first: when they fill the candidates, they are the whole ranking, and the
-        # index's intersection finds them without reading the claims that have only some of the words.
-        ranked = claims_graph.claim_search_fulltext(
-            workspace=workspace, query=" ".join(terms), candidates=candidates, before=before, offset=start,
-            limit=size, hits=len(terms),
+        ranked = claims_graph.claim_search_terms(
+            workspace=workspace, terms=fulltext.word_terms(words), candidates=candidates, before=before,
+            offset=start, limit=size,
         )  # fmt: skip
-        if ranked.total < candidates and len(terms) > 1:
-            ranked = claims_graph.claim_search_terms(
-                workspace=workspace, terms=terms, candidates=candidates, before=before, offset=start, limit=size
-            )
     if not as_of:
         return SearchResult(ranked.hits, query, words, fell_back, total=ranked.total)
     hits = hits_as_of(workspace=workspace, hits=ranked.hits, as_of=as_of)

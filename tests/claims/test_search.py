@@ -231,3 +231,55 @@ def quote(q: str) -> str:
     from urllib.parse import quote as quoted
 
     return quoted(q, safe="")
+
+
+class FallbackRankingTests:
+    def test_the_counts_asked_apart_rank_as_counting_each_claims_words_would(
+        self, trio: Trio, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The fallback asks the index for the claims with exactly k of the words, k from all down to one, and
+        stops once those fill the candidates; it ranks as counting every claim's words does, window by window."""
+        from itertools import combinations
+
+        from claims import fulltext
+        from claims import graph as claims_graph
+
+        words = ["alpha", "beta", "gamma", "delta"]
+        statements = [
+            " ".join([*subset, "note", str(n)])
+            for k in range(1, 5)
+            for subset in combinations(words, k)
+            for n in (1, 2)
+        ]
+        client = api_for(trio.reviewer)
+        source = add_source(client, str(trio.workspace.id), text=". ".join(statements) + ".")
+        for said in statements:
+            body = {"source_id": source["id"], "statement": said + ".", "evidence_quote": said}
+            assert client.post(f"/workspaces/{trio.workspace.id}/claims", body).status_code == 201
+        ws = trio.workspace
+
+        def ranking(
+            terms: list[str], candidates: int, offset: int, limit: int | None
+        ) -> tuple[int, list[tuple[str, int]]]:
+            ranked = claims_graph.claim_search_terms(
+                workspace=ws, terms=terms, candidates=candidates, offset=offset, limit=limit
+            )
+            return ranked.total, [(hit.statement, hit.hits) for hit in ranked.hits]
+
+        for terms in (["alpha", "beta"], ["gamma", "alpha", "delta"], words, ["beta", "zzz"], ["alpha"]):
+            whole = ranking(terms, 1000, 0, None)
+            monkeypatch.setattr(fulltext, "MAX_TIERED_WORDS", 0)  # each word asked apart, counted per claim
+            counted = ranking(terms, 1000, 0, None)
+            monkeypatch.undo()
+            # The same claims with the same counts (within a count the index's scores of the two ways differ).
+            assert whole[0] == counted[0] and dict(whole[1]) == dict(counted[1]), terms
+            assert [hits for _, hits in whole[1]] == sorted((hits for _, hits in whole[1]), reverse=True)
+            for candidates, offset, limit in ((1000, 3, 5), (9, 0, None), (9, 7, 4), (30, 12, 3), (30, 28, 10)):
+                capped = ranking(terms, candidates, 0, None)
+                assert capped == (min(whole[0], candidates), whole[1][:candidates]), (terms, candidates)
+                end = None if limit is None else offset + limit
+                window = ranking(terms, candidates, offset, limit)
+                assert window == (capped[0], capped[1][offset:end]), (terms, candidates, offset, limit)
+        # Those with both alpha and beta first: 8 (two for each subset of the other two), then the 16 with one.
+        total, ranked = ranking(["alpha", "beta"], 1000, 0, None)
+        assert total == 24 and {hits for _, hits in ranked[:8]} == {2} and {hits for _, hits in ranked[8:]} == {1}
