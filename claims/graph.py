@@ -782,6 +782,14 @@ def _tiered(
     return RankedHits(total, hits)
 
 
+def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int, before: str = "") -> list[SearchHit]:
+    """The best `limit` claims with the phrase's words side by side, in order (claims.fulltext.phrase_query),
+    made at `before` or earlier: for a caller that wants claims by their words, not a search's page."""
+    return claim_search_fulltext(
+        workspace=workspace, query=fulltext.phrase_query(phrase), candidates=limit, before=before
+    ).hits
+
+
 def claim_search_terms(
     *,
     workspace: HasGraph,
