@@ -191,24 +191,51 @@ SEARCH_BATCH = 2_000
 BENCH_MODEL = "bench-synthetic"
 
 
-def search_queries(rng: random.Random, statements: list[str]) -> list[str]:
-    """Half phrases cut from stored statements (found as written), half word lists that need the fallback."""
-    phrases = [" ".join(rng.choice(statements).split()[3:6]) for _ in range(SEARCH_SAMPLES // 2)]
-    words = [f"{rng.choice(NAMES)} {rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(SEARCH_SAMPLES // 2)]
-    return phrases + words
+# Words of a topic, drawn as words of real text are: a few common, most rare (the r-th commonest about 1/r as
+# often, Zipf). The bench WORDS are 35, so each is in a fifth of all claims, as common as a stop word.
+TOPIC_WORDS = 5_000
+
+
+def topic_words() -> list[str]:
+    """TOPIC_WORDS made-up words of three syllables ("kalomi"), the same every run."""
+    letters = random.Random(7)
+    made: dict[str, None] = {}
+    while len(made) < TOPIC_WORDS:
+        made["".join(letters.choice("bdfgklmnprstvz") + letters.choice("aeiou") for _ in range(3))] = None
+    return list(made)
+
+
+TOPICS = topic_words()
+
+
+def search_sentence(rng: random.Random) -> str:
+    """A bench sentence about two topic words, commoner ones more often ("…, about kalomi vebasu.")."""
+    first, second = (TOPICS[int(TOPIC_WORDS ** rng.random()) - 1] for _ in range(2))
+    return f"{sentence(rng)[:-1]}, about {first} {second}."
+
+
+def search_queries(rng: random.Random, statements: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Two-word queries: phrases cut from stored statements (found as written) of common words ("budget
+    board") and of topic words ("kalomi vebasu"); and a name with a word, which no statement has side by side
+    (the name is followed by "says"), so they need the fallback."""
+    common = [" ".join(rng.choice(statements).split()[3:5]) for _ in range(SEARCH_SAMPLES)]
+    topical = [" ".join(rng.choice(statements).split()[-2:]).rstrip(".") for _ in range(SEARCH_SAMPLES)]
+    words = [f"{rng.choice(NAMES)} {rng.choice(WORDS)}" for _ in range(SEARCH_SAMPLES)]
+    return common, topical, words
 
 
 def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: int) -> tuple[list[str], float]:
-    """Adds `size` claims (5 % superseded) with random vectors under the vector index; returns some
-    statements (to search for) and the seconds it took, index upkeep included."""
-    claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
+    """Adds `size` claims (5 % superseded) with random vectors under the vector index (none when `dimension` is
+    0); returns some statements (to search for) and the seconds it took, index upkeep included."""
+    if dimension:
+        claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
     samples: list[str] = []
     started = time.perf_counter()
     for first in range(0, size, SEARCH_BATCH):
         rows = [
             {
                 "id": str(uuid.uuid4()),
-                "statement": sentence(rng),
+                "statement": search_sentence(rng),
                 "status": "superseded" if rng.random() < 0.05 else "current",
             }
             for _ in range(min(SEARCH_BATCH, size - first))
@@ -216,15 +243,20 @@ def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: 
         bench_graph.bench_claims_create(
             workspace=workspace, rows=rows, model=BENCH_MODEL, dimension=dimension, now=now_iso()
         )
-        samples.append(rows[0]["statement"])
+        samples += [row["statement"] for row in rows[:20]]
     return samples, time.perf_counter() - started
 
 
 def timed_searches(
-    workspace: Workspace, queries: list[str], vectors: dict[str, list[float]], mode: SearchMode
+    workspace: Workspace,
+    queries: list[str],
+    vectors: dict[str, list[float]],
+    mode: SearchMode,
+    fell_back: bool | None = None,
 ) -> list[float]:
     """Seconds per search: one page of the API's search (`claim_search_page`, 50 claims, up to 1,000 ranked).
-    The query's embedding is a precomputed synthetic vector handed over in-process: not part of the time."""
+    The query's embedding is a precomputed synthetic vector handed over in-process: not part of the time. With
+    `fell_back`, every search must (or must not) have fallen back to the content words, and found claims."""
     times = []
     for query in queries:
         started = time.perf_counter()
@@ -233,6 +265,9 @@ def timed_searches(
         times.append(time.perf_counter() - started)
         if page.degraded or page.mode != mode:
             raise RuntimeError(f"The {mode} search answered {page.mode} (degraded): the figures would be wrong.")
+        if fell_back is not None and (page.fell_back != fell_back or not page.claims.items):
+            found = len(page.claims.items)
+            raise RuntimeError(f"{query!r}: fell back {page.fell_back} (not {fell_back}), {found} found: a wrong kind.")
     return times
 
 
@@ -258,23 +293,35 @@ def bench_search(rng: random.Random, user: Any, sizes: list[int], dimensions: li
                 samples, seconds = grow_claims(rng, workspace, size, dimension)
                 grown = bench_graph.server_memory_mb() - before
                 graph_mb = bench_graph.graph_memory_mb(workspace=workspace)
-                label = f"{size:,} claims x {dimension} dims"
+                label = f"{size:,} claims x {dimension} dims" if dimension else f"{size:,} claims, no vectors"
+                upkeep = "vector and fulltext indexes" if dimension else "fulltext index"
                 figures.append(Figure(
                     f"{label}: load", size / seconds, "claims/s",
-                    f"{seconds:.0f} s for all, vector index kept up as they are written; server memory +{grown:,.0f} MB"
+                    f"{seconds:.0f} s for all, {upkeep} kept up as they are written; server memory +{grown:,.0f} MB"
                     + (f" (the graph itself reports {graph_mb:,.0f} MB)" if graph_mb is not None else ""),
                 ))  # fmt: skip
-                queries = search_queries(rng, samples)
+                common, topical, fallbacks = search_queries(rng, samples)
+                queries = common + fallbacks
                 vectors = {q: [rng.uniform(-0.5, 0.5) for _ in range(dimension)] for q in queries}
-                for mode in (SearchMode.LEXICAL, SearchMode.SEMANTIC, SearchMode.HYBRID):
-                    timed_searches(workspace, queries[:3], vectors, mode)  # warm up
-                    p50, p95 = percentiles(timed_searches(workspace, queries, vectors, mode))
+                runs: list[tuple[str, SearchMode, list[str], bool | None, str]] = [
+                    ("lexical search", SearchMode.LEXICAL, common, False, "two common words side by side"),
+                    ("lexical search, topic words", SearchMode.LEXICAL, topical, False, "two Zipf-drawn words"),
+                    ("lexical fallback", SearchMode.LEXICAL, fallbacks, True, "two words never side by side"),
+                ]
+                if dimension:
+                    runs += [
+                        (f"{mode} search", mode, queries, None, "both kinds")
+                        for mode in (SearchMode.SEMANTIC, SearchMode.HYBRID)
+                    ]
+                for name, mode, asked, fell_back, kind in runs:
+                    timed_searches(workspace, asked[:3], vectors, mode)  # warm up
+                    p50, p95 = percentiles(timed_searches(workspace, asked, vectors, mode, fell_back))
                     figures.append(
                         Figure(
-                            f"{label}: {mode} search",
+                            f"{label}: {name}",
                             p50,
                             "ms p50",
-                            f"p95 {p95:.1f} ms; {len(queries)} queries, first page of 50",
+                            f"p95 {p95:.1f} ms; {len(asked)} queries ({kind}), first page of 50",
                         )
                     )
             finally:

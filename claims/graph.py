@@ -20,6 +20,7 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds, status_holds
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
+from claims import fulltext
 from claims.statuses import JobStatus
 
 # -- pages of lists ----------------------------------------------------------------------
@@ -667,28 +668,44 @@ def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
 
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
-SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
+SEARCH_HIT_MAP = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits}"
+SEARCH_HIT_FIELDS = SEARCH_HIT_MAP + " AS hit"
+# The same, of a ranked {c, hits} entry (only the asked window of a ranking is read out).
+RANKED_HIT_MAP = "{id: r.c.id, statement: r.c.statement, status: r.c.status, source_id: r.c.source_id, hits: r.hits}"
 
-# Candidates are taken in a fixed order, so that the same search over the same claims ranks the
-# same candidates (pages of a search depend on it); `$before` leaves out claims added later.
-CLAIM_SEARCH_PHRASE = (
+# Lexical search goes through the fulltext index (workspaces/graph.py FULLTEXT_CLAIM_STATEMENT); `$query` is made
+# by claims/fulltext.py from the query's words only, never its syntax. Ranked in the query, so that only the
+# asked window leaves the server: current before superseded, then fulltext relevance, then by id (the same
+# search over the same claims ranks alike every time); `$before` leaves out claims added later (a search's
+# pages rank the claims of its first page). At most `$candidates` are ranked; `total` is how many of them.
+CLAIM_SEARCH_FULLTEXT = (
     """
-MATCH (c:Claim)
-WHERE toLower(c.statement) CONTAINS $phrase AND ($before = '' OR c.created_at <= $before)
-WITH c, 1 AS hits ORDER BY c.created_at DESC, c.id LIMIT $limit
-RETURN """
-    + SEARCH_HIT_FIELDS
+CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
+WITH node AS c, score
+WHERE $before = '' OR c.created_at <= $before
+WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH collect({c: c, hits: hits}) AS ranked
+RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
+    + RANKED_HIT_MAP
+    + """] AS hits
+"""
 )
 
-CLAIM_SEARCH_WORDS = (
+# The fallback (past claims.fulltext.MAX_TIERED_WORDS words; below it, one query a count of words: `_tiered`):
+# each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
+# those with more first, then as above (scores summed over the words).
+CLAIM_SEARCH_TERMS = (
     """
-MATCH (c:Claim)
+UNWIND $terms AS term
+CALL db.idx.fulltext.queryNodes('Claim', term) YIELD node, score
+WITH node AS c, count(*) AS hits, sum(score) AS score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, size([w IN $words WHERE toLower(c.statement) CONTAINS w]) AS hits
-WHERE hits > 0
-WITH c, hits ORDER BY hits DESC, c.created_at DESC, c.id LIMIT $limit
-RETURN """
-    + SEARCH_HIT_FIELDS
+WITH c, hits, score ORDER BY hits DESC, c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH collect({c: c, hits: hits}) AS ranked
+RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
+    + RANKED_HIT_MAP
+    + """] AS hits
+"""
 )
 
 CLAIM_NEWEST = (
@@ -698,12 +715,6 @@ WITH c, 0 AS hits ORDER BY c.created_at DESC, c.id DESC LIMIT $limit
 RETURN """
     + SEARCH_HIT_FIELDS
 )
-
-CLAIM_FULLTEXT_SCORES = """
-CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
-RETURN {id: node.id, score: score} AS hit
-LIMIT $limit
-"""
 
 
 @dataclass(frozen=True)
@@ -717,27 +728,87 @@ class SearchHit:
     match: str = "lexical"
 
 
+@dataclass(frozen=True)
+class RankedHits:
+    """A window of a search's ranking and how many claims the ranking holds."""
+
+    total: int
+    hits: list[SearchHit]
+
+
+def _ranked(workspace: HasGraph, query: str, params: dict[str, Any], offset: int, limit: int | None) -> RankedHits:
+    end = params["candidates"] if limit is None else min(offset + limit, params["candidates"])
+    rows = graph.ro_query(workspace, query, {**params, "offset": offset, "end": end})
+    total, hits = rows[0] if rows else (0, [])
+    return RankedHits(int(total), [SearchHit(**hit) for hit in hits])
+
+
+def claim_search_fulltext(
+    *,
+    workspace: HasGraph,
+    query: str,
+    candidates: int,
+    before: str = "",
+    offset: int = 0,
+    limit: int | None = None,
+    hits: int = 1,
+) -> RankedHits:
+    """Claims the fulltext query (claims.fulltext) finds, made at `before` or earlier: the window [offset,
+    offset + limit) of the best `candidates`, ranked in the query (CLAIM_SEARCH_FULLTEXT); each says `hits`."""
+    if not query:
+        return RankedHits(0, [])
+    params = {"query": query, "candidates": candidates, "before": before, "hits": hits}
+    return _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, offset, limit)
+
+
+def _tiered(
+    workspace: HasGraph, tiers: list[tuple[int, str]], *, candidates: int, before: str, offset: int, limit: int | None
+) -> RankedHits:
+    """The ranking of claims.fulltext.tiers, most words first: one query a tier (ranked as CLAIM_SEARCH_FULLTEXT
+    ranks), the window taken from the tiers it spans, and no tier asked once those before fill the candidates (so
+    the claims with only some of the words are not read when those with all of them are enough)."""
+    end = candidates if limit is None else min(offset + limit, candidates)
+    total, hits = 0, list[SearchHit]()
+    for count, query in tiers:
+        if total >= candidates:
+            break
+        start = max(offset - total, 0)
+        params = {"query": query, "candidates": candidates - total, "before": before, "hits": count}
+        ranked = _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, start, max(end - total - start, 0))
+        total, hits = total + ranked.total, hits + ranked.hits
+    return RankedHits(total, hits)
+
+
 def claim_search_phrase(*, workspace: HasGraph, phrase: str, limit: int, before: str = "") -> list[SearchHit]:
-    """Claims whose statement contains the phrase (lower-cased by the caller), made at `before` or earlier."""
-    rows = graph.ro_records(workspace, CLAIM_SEARCH_PHRASE, {"phrase": phrase, "limit": limit, "before": before})
-    return [SearchHit(**row) for row in rows]
+    """The best `limit` claims with the phrase's words side by side, in order (claims.fulltext.phrase_query),
+    made at `before` or earlier: for a caller that wants claims by their words, not a search's page."""
+    return claim_search_fulltext(
+        workspace=workspace, query=fulltext.phrase_query(phrase), candidates=limit, before=before
+    ).hits
 
 
-def claim_search_words(*, workspace: HasGraph, words: list[str], limit: int, before: str = "") -> list[SearchHit]:
-    """Claims containing any of the (lower-cased) words, those with more of them first, made at `before` or earlier."""
-    rows = graph.ro_records(workspace, CLAIM_SEARCH_WORDS, {"words": words, "limit": limit, "before": before})
-    return [SearchHit(**row) for row in rows]
+def claim_search_terms(
+    *,
+    workspace: HasGraph,
+    terms: list[str],
+    candidates: int,
+    before: str = "",
+    offset: int = 0,
+    limit: int | None = None,
+) -> RankedHits:
+    """Claims having any of the fulltext terms (claims.fulltext.word_terms), those with more of them first, made
+    at `before` or earlier: the window [offset, offset + limit) of the best `candidates` (CLAIM_SEARCH_TERMS)."""
+    if not terms:
+        return RankedHits(0, [])
+    if tiers := fulltext.tiers(terms):
+        return _tiered(workspace, tiers, candidates=candidates, before=before, offset=offset, limit=limit)
+    params = {"terms": terms, "candidates": candidates, "before": before}
+    return _ranked(workspace, CLAIM_SEARCH_TERMS, params, offset, limit)
 
 
 def claim_newest(*, workspace: HasGraph, limit: int) -> list[SearchHit]:
     """The newest claims of the workspace (what a picker shows before anything is typed)."""
     return [SearchHit(**row) for row in graph.ro_records(workspace, CLAIM_NEWEST, {"limit": limit})]
-
-
-def claim_fulltext_scores(*, workspace: HasGraph, query: str, limit: int) -> dict[str, float]:
-    """Fulltext relevance of claims for a RediSearch query made only of word characters and '|'."""
-    rows = graph.ro_records(workspace, CLAIM_FULLTEXT_SCORES, {"query": query, "limit": limit})
-    return {hit["id"]: float(hit["score"]) for hit in rows}
 
 
 # -- embeddings (semantic search) ---------------------------------------------------------------

@@ -19,6 +19,7 @@ from afterhack.listing import Criteria
 from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
+from claims import fulltext
 from claims import graph as claims_graph
 from claims import history as claims_history
 from claims.evidence import REASON_LABELS, Reason
@@ -73,6 +74,13 @@ class SearchResult:
     mode: SearchMode = SearchMode.LEXICAL
     degraded: bool = False
     degraded_why: str = ""
+    # How many claims the whole ranking holds (`hits` may be one window of it): None when `hits` is all of it.
+    total: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many claims the whole ranking holds (at most the candidates asked)."""
+        return len(self.hits) if self.total is None else self.total
 
     @property
     def fell_back_and_found(self) -> bool:
@@ -119,8 +127,7 @@ def claim_search(
     """THE claim search (pages, API, agents, MCP): the `limit` best claims for the query in `mode`
     (default: `default_mode()`), ranked as `ranked_claims` ranks them; each hit says how it matched. It ranks
     the same candidates as the API's pages (`claim_search_page`), so its first `limit` are the API's first page."""
-    result = ranked_claims(workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, mode=mode)
-    return replace(result, hits=result.hits[:limit])
+    return ranked_claims(workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, mode=mode, limit=limit)
 
 
 def ranked_claims(
@@ -131,32 +138,45 @@ def ranked_claims(
     before: str = "",
     mode: SearchMode | None = None,
     as_of: str = "",
+    offset: int = 0,
+    limit: int | None = None,
 ) -> SearchResult:
-    """At most `candidates` claims for the query, made at `before` or earlier when it is given. With `as_of`
-    (then `before` is it): each hit has the status its claim had then, and is ranked by it.
+    """The window [offset, offset + limit) (all when `limit` is None) of a ranking of at most `candidates` claims
+    for the query, made at `before` or earlier when it is given; `total` is how many the ranking holds. With
+    `as_of` (then `before` is it): each hit has the status its claim had then, and is ranked by it.
 
-    lexical: `lexical_claims`. semantic: the claims nearest the query's embedding (cosine), nearest first.
-    hybrid: both rankings fused by reciprocal rank fusion. Claims of every status are found, as they always
-    were (callers that cite keep the current ones). If the query cannot be embedded, the answer is lexical
-    and says it is degraded.
+    lexical: `lexical_claims` (ranked and windowed by the graph itself). semantic: the claims nearest the
+    query's embedding (cosine), nearest first. hybrid: both rankings fused by reciprocal rank fusion. Claims of
+    every status are found, as they always were (callers that cite keep the current ones). If the query cannot
+    be embedded, the answer is lexical and says it is degraded.
     """
     query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
     asked = mode or default_mode()
     if asked == SearchMode.LEXICAL or not query:
-        return replace(
-            lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of),
-            mode=asked,
-        )
+        lexical = lexical_claims(
+            workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of, offset=offset,
+            limit=limit,
+        )  # fmt: skip
+        return replace(lexical, mode=asked)
     try:
         near = _nearest(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
     except llm.EmbeddingError as error:
         logger.warning("semantic search degraded to lexical: %s", error)
-        lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
+        lexical = lexical_claims(
+            workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of, offset=offset,
+            limit=limit,
+        )  # fmt: skip
         return replace(lexical, degraded=True, degraded_why=str(error))
     if asked == SearchMode.SEMANTIC:
-        return SearchResult(near, query, content_words(query), False, mode=asked)
+        return _windowed(SearchResult(near, query, content_words(query), False, mode=asked), offset, limit)
     lexical = lexical_claims(workspace=workspace, query=query, candidates=candidates, before=before, as_of=as_of)
-    return replace(lexical, hits=fused(lexical.hits, near)[:candidates], mode=asked)
+    return _windowed(replace(lexical, hits=fused(lexical.hits, near)[:candidates], mode=asked), offset, limit)
+
+
+def _windowed(result: SearchResult, offset: int, limit: int | None) -> SearchResult:
+    """The result with only the window [offset, offset + limit) of its hits, and the count of all of them."""
+    end = None if limit is None else offset + limit
+    return replace(result, hits=result.hits[offset:end], total=result.count)
 
 
 # The k of reciprocal rank fusion: a claim's fused score is the sum over the rankings of 1 / (k + its rank).
@@ -214,26 +234,45 @@ def hits_as_of(*, workspace: Workspace, hits: list[SearchHit], as_of: str) -> li
 
 
 def lexical_claims(
-    *, workspace: Workspace, query: str, candidates: int, before: str = "", as_of: str = ""
+    *,
+    workspace: Workspace,
+    query: str,
+    candidates: int,
+    before: str = "",
+    as_of: str = "",
+    offset: int = 0,
+    limit: int | None = None,
 ) -> SearchResult:
-    """Claims whose statement contains the query (case-insensitive); failing that, any of its content words.
-    At most `candidates` of them, made at `before` or earlier when it is given; with `as_of`, with the status
-    each had then (and ranked by it).
+    """Claims whose statement has the query's words side by side, in order; failing that, any of its content
+    words (claims/fulltext.py says what a word match is). Through the fulltext index: the window [offset,
+    offset + limit) of the best `candidates`, made at `before` or earlier when it is given; with `as_of`, with
+    the status each had then (and ranked by it).
 
-    Ranked: claims containing more of the words first, then current before superseded, then
-    fulltext relevance, then by id (so that the same search ranks alike every time).
+    Ranked: claims containing more of the words first (the fallback), then current before superseded, then
+    fulltext relevance, then by id (so that the same search ranks alike every time). Without `as_of` the graph
+    ranks and returns only the window; with it, the whole ranking is read and ranked here by the statuses then.
     """
     if not query:
-        return SearchResult([], query, [], False)
+        return SearchResult([], query, [], False, total=0)
     words = content_words(query)
-    hits = claims_graph.claim_search_phrase(workspace=workspace, phrase=query.lower(), limit=candidates, before=before)
-    fell_back = not hits and bool(words)
+    # With `as_of` the whole ranking is read: the statuses then rank it here.
+    start, size = (0, None) if as_of else (offset, limit)
+    ranked = claims_graph.claim_search_fulltext(
+        workspace=workspace, query=fulltext.phrase_query(query), candidates=candidates, before=before,
+        offset=start, limit=size,
+    )  # fmt: skip
+    fell_back = ranked.total == 0 and bool(words)
     if fell_back:
-        hits = claims_graph.claim_search_words(workspace=workspace, words=words, limit=candidates, before=before)
-    hits = hits_as_of(workspace=workspace, hits=hits, as_of=as_of)
-    scores = _fulltext_scores(workspace, words, candidates * 2) if len(hits) > 1 else {}
-    hits.sort(key=lambda hit: (-hit.hits, hit.status != ClaimStatus.CURRENT, -scores.get(hit.id, 0.0), hit.id))
-    return SearchResult(hits, query, words, fell_back)
+        ranked = claims_graph.claim_search_terms(
+            workspace=workspace, terms=fulltext.word_terms(words), candidates=candidates, before=before,
+            offset=start, limit=size,
+        )  # fmt: skip
+    if not as_of:
+        return SearchResult(ranked.hits, query, words, fell_back, total=ranked.total)
+    hits = hits_as_of(workspace=workspace, hits=ranked.hits, as_of=as_of)
+    # The graph's order (by score, then id) is kept among equals: the sort is stable.
+    hits.sort(key=lambda hit: (-hit.hits, hit.status != ClaimStatus.CURRENT))
+    return _windowed(SearchResult(hits, query, words, fell_back), offset, limit)
 
 
 @dataclass(frozen=True)
@@ -275,29 +314,21 @@ def claim_search_page(
         answered, degraded = (SearchMode(rest[0]), bool(rest[1])) if rest else (SearchMode.LEXICAL, False)
     result = ranked_claims(
         workspace=workspace, query=query, candidates=MAX_SEARCH_RESULTS, before=before, mode=answered or mode,
-        as_of=as_of or "",
+        as_of=as_of or "", offset=offset, limit=limit + 1,
     )  # fmt: skip
     degraded = degraded or result.degraded
-    window = result.hits[offset : offset + limit + 1]
+    window = result.hits
     ids = [hit.id for hit in window]
     if as_of:
         claims = claims_as_of(workspace=workspace, claim_ids=ids, as_of=as_of)
     else:
         claims = claims_graph.claims_get(workspace=workspace, claim_ids=ids)
     page = paged(
-        claims, limit=limit, count=len(result.hits), scope=scope,
+        claims, limit=limit, count=result.count, scope=scope,
         position=lambda _: [before, offset + limit, result.mode, degraded],
     )  # fmt: skip
     matches = {hit.id: Match(hit.match) for hit in window}
     return SearchPage(page, result.fell_back, matches, result.mode, degraded)
-
-
-def _fulltext_scores(workspace: Workspace, words: list[str], limit: int) -> dict[str, float]:
-    # The words are runs of word characters only, so they cannot carry query syntax.
-    safe = [word for word in words if QUERY_WORD.fullmatch(word)]
-    if not safe:
-        return {}
-    return claims_graph.claim_fulltext_scores(workspace=workspace, query="|".join(safe), limit=limit)
 
 
 # -- the highlighted source text ---------------------------------------------------------------

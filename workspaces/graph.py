@@ -95,7 +95,13 @@ RETURN {sources: sources, claims: claims, decisions: decisions, lost_support: lo
 """
 )
 
-FULLTEXT_CLAIM_STATEMENT = "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')"
+# The claims' words for lexical search (claims/fulltext.py says what a match is): English stemming and no stop
+# words, so that every word of a phrase counts. That is what FalkorDB 4.x gives an index made without options
+# (`createNodeIndex('Claim', 'statement')`, as earlier builds made it: db.indexes reports the same language and
+# stop words, and "the" is indexed), so existing graphs keep theirs; the options are spelled out here to say so.
+FULLTEXT_CLAIM_STATEMENT = (
+    "CALL db.idx.fulltext.createNodeIndex({label: 'Claim', stopwords: [], language: 'english'}, 'statement')"
+)
 
 
 def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> None:

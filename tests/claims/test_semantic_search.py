@@ -311,8 +311,22 @@ class SearchBenchmarkTests:
         names = [figure.name for figure in figures]
         assert names == [
             "300 claims x 8 dims: load", "300 claims x 8 dims: lexical search",
+            "300 claims x 8 dims: lexical search, topic words", "300 claims x 8 dims: lexical fallback",
             "300 claims x 8 dims: semantic search", "300 claims x 8 dims: hybrid search",
         ]  # fmt: skip
         assert all(figure.value > 0 for figure in figures)
         # The synthetic query vectors were handed over in-process (a degraded search would have stopped it).
         assert settings.AFTERHACK_EMBEDDING_MODEL == ""
+
+    def test_without_vectors_it_times_the_lexical_search_and_its_fallback_alone(self, trio: Trio) -> None:
+        import random
+
+        from claims.bench import bench_search
+
+        figures = bench_search(random.Random(2), trio.owner, [300], [0])  # noqa: S311 - synthetic data
+        assert [figure.name for figure in figures] == [
+            "300 claims, no vectors: load", "300 claims, no vectors: lexical search",
+            "300 claims, no vectors: lexical search, topic words", "300 claims, no vectors: lexical fallback",
+        ]  # fmt: skip
+        assert all(figure.value > 0 for figure in figures)
+        assert "fulltext index kept up" in figures[0].detail

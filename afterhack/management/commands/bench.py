@@ -53,7 +53,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--history-claims", type=int, default=10_000, help="claims in the history benchmark")
         parser.add_argument("--search-sizes", default="10000,100000,1000000", help="claims per workspace, search")
-        parser.add_argument("--search-dims", default="384,1536", help="vector dimensions for the search benchmark")
+        parser.add_argument(
+            "--search-dims",
+            default="384,1536",
+            help="vector dimensions for the search benchmark (0: no vectors, lexical only)",
+        )
         parser.add_argument("--memory-sizes", default="100000,1000000", help="graph nodes per workspace, memory")
         parser.add_argument(
             "--memory-dims",
