@@ -7,11 +7,12 @@ closest near-miss span as a hint; a hint is never accepted automatically.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
+
+import numpy as np
 
 from claims.text import Span
 
@@ -74,70 +75,128 @@ def _hint_or_occurrence(text: str, quote: str) -> Span | None:
     return Span(found, found + len(quote)) if found != -1 else near_miss(text, quote)
 
 
-WORD = re.compile(r"\w+", re.UNICODE)
 # Below this share of the quote's words found together, there is no useful hint.
 NEAR_MISS_MIN_SHARE = 0.5
 
 
-# Texts up to this size have their word lists cached (64 of them: a few tens of MB at most).
-CACHED_TEXT_CHARS = 100_000
+class _Blanks(dict[int, int]):
+    """For `str.translate`: every character that is not a word character (`\\w`: alphanumeric or `_`)
+    becomes a space, a word character stays itself; filled as characters are first seen."""
+
+    def __missing__(self, code: int) -> int:
+        char = chr(code)
+        self[code] = code if char.isalnum() or char == "_" else 32
+        return self[code]
 
 
-def _words(text: str) -> list[str]:
-    """The text's words, case-folded; cached for texts of ordinary size, which are usually checked
-    against many quotes in a row."""
-    return _cached_words(text) if len(text) <= CACHED_TEXT_CHARS else _fold_words(text)
+_BLANKS = _Blanks()
 
 
-def _fold_words(text: str) -> list[str]:
-    return [word.casefold() for word in WORD.findall(text)]
+def folded_words(text: str) -> list[str]:
+    """`[word.casefold() for word in WORD.findall(text)]`, computed by C loops instead of one Python step
+    a word: the non-word characters become spaces, the whole casefolds, and the spaces split it. That gives
+    the same words because no word character is a space or folds into one (tests/claims/test_near_miss.py
+    checks this over every code point)."""
+    return text.translate(_BLANKS).casefold().split()
 
 
-_cached_words = lru_cache(maxsize=64)(_fold_words)
+@dataclass(frozen=True)
+class WordIndex:
+    """A text's words, numbered in order: word i runs from `starts[i]` to `ends[i]` in the text (code points,
+    end exclusive). `by_word[bounds[v]:bounds[v + 1]]` are the numbers, in order, of the words that
+    case-fold to the one `vocabulary` numbers v."""
+
+    vocabulary: dict[str, int]
+    bounds: list[int]
+    by_word: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, text: str) -> WordIndex:
+        blanked = text.translate(_BLANKS)
+        words = blanked.casefold().split()
+        vocabulary = {word: number for number, word in enumerate(dict.fromkeys(words))}
+        codes = np.fromiter(map(vocabulary.__getitem__, words), np.int32, len(words))
+        bounds = np.zeros(len(vocabulary) + 1, np.int64)
+        np.cumsum(np.bincount(codes, minlength=len(vocabulary)), out=bounds[1:])
+        is_word = np.frombuffer(blanked.encode("utf-32-le", "surrogatepass"), np.uint32) != 32
+        edges = np.flatnonzero(np.diff(is_word, prepend=False, append=False))
+        by_word = np.argsort(codes, kind="stable").astype(np.int32)
+        return cls(vocabulary, bounds.tolist(), by_word, edges[0::2], edges[1::2])
 
 
-def _word_span(text: str, first: int, last: int) -> Span:
-    """From the start of the text's word number `first` to the end of word number `last`."""
-    start = 0
-    for number, match in enumerate(WORD.finditer(text)):
-        if number == first:
-            start = match.start()
-        if number == last:
-            return Span(start, match.end())
-    raise ValueError("word index out of range")
+# Word indexes of recently checked texts are kept (a text is usually checked against many quotes), up to
+# this many characters of text in all; an index takes about 2 to 5 bytes a character.
+CACHED_TEXT_CHARS = 16_000_000
+_cache: OrderedDict[str, WordIndex] = OrderedDict()
+_cached_chars = 0
+_cache_lock = threading.Lock()
+
+
+def word_index(text: str) -> WordIndex:
+    """The text's word index, from the cache when it was built lately."""
+    global _cached_chars
+    with _cache_lock:
+        found = _cache.get(text)
+        if found is not None:
+            _cache.move_to_end(text)
+            return found
+    index = WordIndex.of(text)
+    if len(text) <= CACHED_TEXT_CHARS // 4:
+        with _cache_lock:
+            if text not in _cache:
+                _cache[text] = index
+                _cached_chars += len(text)
+                while _cached_chars > CACHED_TEXT_CHARS:
+                    _cached_chars -= len(_cache.popitem(last=False)[0])
+    return index
 
 
 def near_miss(text: str, quote: str) -> Span | None:
     """The span of `text` whose words best match the quote's (a sliding window), or None.
 
-    A window half again as long as the quote (a paraphrase adds words) slides over the
-    text's words, counting how many of the quote's words it holds; only positions where a
-    quote word occurs are visited. The result runs from the best window's first matching
-    word to its last.
+    The measure: a window of the text's words half again as long as the quote's (a paraphrase adds words)
+    holds so many of the quote's words, each counted at most as often as the quote has it, words compared
+    case-folded. The best window is the one that holds most, among windows ending on a quote word; of equal
+    ones the first to end. The result runs from that window's first quote word to its last; there is none
+    when the best window holds fewer than half of the quote's words, or none.
+
+    Computed with numpy over the text's word index: an occurrence of a quote word counts for the windows
+    that end from its own position until it leaves, except while the window also holds the as many earlier
+    occurrences of that word as the quote has (the occurrence that many before it has not left yet).
     """
-    wanted = Counter(word.casefold() for word in WORD.findall(quote))
+    wanted = Counter(folded_words(quote))
     size = sum(wanted.values())
-    if size == 0:
+    index = word_index(text)
+    vocabulary, bounds = index.vocabulary, index.bounds
+    groups, lengths, allowed = [], [], []
+    for word, count in wanted.items():
+        number = vocabulary.get(word)
+        if number is not None:
+            groups.append(index.by_word[bounds[number] : bounds[number + 1]])
+            lengths.append(bounds[number + 1] - bounds[number])
+            allowed.append(count)
+    enough = max(1, size * NEAR_MISS_MIN_SHARE)
+    if sum(map(min, lengths, allowed)) < enough:  # no window could hold enough
         return None
-    words = _words(text)
-    hits = [index for index, word in enumerate(words) if word in wanted]
     window = size + size // 2 + 1
-    held: Counter[str] = Counter()
-    matched = best = left = 0
-    best_range = (0, 0)
-    for index in hits:
-        word = words[index]
-        held[word] += 1
-        if held[word] <= wanted[word]:
-            matched += 1
-        while index - hits[left] >= window:
-            leaving = words[hits[left]]
-            if held[leaving] <= wanted[leaving]:
-                matched -= 1
-            held[leaving] -= 1
-            left += 1
-        if matched > best:
-            best, best_range = matched, (hits[left], index)
-    if best < max(1, size * NEAR_MISS_MIN_SHARE):
+    # Every occurrence of a quote word, grouped by word and in order within a group.
+    positions = np.concatenate(groups).astype(np.int64)
+    group_starts = np.repeat(np.cumsum([0, *lengths[:-1]]), lengths)
+    before = np.arange(len(positions)) - np.repeat(allowed, lengths)  # the occurrence `count` before it
+    has_before = before >= group_starts
+    # An occurrence counts for the windows ending from it until it leaves, except while the one `count`
+    # before it (of the same word) is still inside.
+    counts_from = np.where(has_before, np.maximum(positions, positions[np.maximum(before, 0)] + window), positions)
+    counts_from.sort(kind="stable")  # a few sorted runs: timsort merges them
+    hits = np.sort(positions, kind="stable")
+    # Occurrences counting from a window's end or before, less those that left it (their own position
+    # plus the window's length is not past the end).
+    held = counts_from.searchsorted(hits, "right") - (hits + window).searchsorted(hits, "right")
+    best_at = int(held.argmax())  # the first of equal windows
+    if held[best_at] < enough:
         return None
-    return _word_span(text, *best_range)
+    last = int(hits[best_at])
+    first = int(hits[hits.searchsorted(last - window + 1)])
+    return Span(int(index.starts[first]), int(index.ends[last]))
