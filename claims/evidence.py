@@ -170,30 +170,35 @@ def near_miss(text: str, quote: str) -> Span | None:
     size = sum(wanted.values())
     index = word_index(text)
     vocabulary, bounds = index.vocabulary, index.bounds
-    groups, lengths, allowed = [], [], []
+    groups, lengths, allowed, limits = [], [], [], []
+    occurrences = 0
     for word, count in wanted.items():
         number = vocabulary.get(word)
         if number is not None:
+            length = bounds[number + 1] - bounds[number]
             groups.append(index.by_word[bounds[number] : bounds[number + 1]])
-            lengths.append(bounds[number + 1] - bounds[number])
+            lengths.append(length)
             allowed.append(count)
+            limits.append(occurrences + count)
+            occurrences += length
     enough = max(1, size * NEAR_MISS_MIN_SHARE)
     if sum(map(min, lengths, allowed)) < enough:  # no window could hold enough
         return None
     window = size + size // 2 + 1
     # Every occurrence of a quote word, grouped by word and in order within a group.
-    positions = np.concatenate(groups).astype(np.int64)
-    group_starts = np.repeat(np.cumsum([0, *lengths[:-1]]), lengths)
-    before = np.arange(len(positions)) - np.repeat(allowed, lengths)  # the occurrence `count` before it
-    has_before = before >= group_starts
+    positions = np.concatenate(groups)
+    per_group = np.repeat(np.array([allowed, limits]), lengths, axis=1)
+    number_in_all = np.arange(occurrences)
     # An occurrence counts for the windows ending from it until it leaves, except while the one `count`
-    # before it (of the same word) is still inside.
-    counts_from = np.where(has_before, np.maximum(positions, positions[np.maximum(before, 0)] + window), positions)
-    counts_from.sort(kind="stable")  # a few sorted runs: timsort merges them
-    hits = np.sort(positions, kind="stable")
-    # Occurrences counting from a window's end or before, less those that left it (their own position
-    # plus the window's length is not past the end).
-    held = counts_from.searchsorted(hits, "right") - (hits + window).searchsorted(hits, "right")
+    # before it (of the same word, if the word occurs that often before it) is still inside.
+    before = positions.take(number_in_all - per_group[0], mode="clip") + window
+    counts_from = np.where(number_in_all >= per_group[1], np.maximum(positions, before), positions)
+    # How many occurrences count for the window ending at each word: those counting from there or before,
+    # less those that left it before (their own position plus the window's length is not past the end).
+    ends = len(index.starts) + window
+    counting = np.bincount(counts_from, minlength=ends) - np.bincount(positions + window, minlength=ends)
+    hits = np.sort(positions, kind="stable")  # a few sorted runs: timsort merges them
+    held = counting.cumsum().take(hits)
     best_at = int(held.argmax())  # the first of equal windows
     if held[best_at] < enough:
         return None
