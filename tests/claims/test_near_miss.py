@@ -133,14 +133,15 @@ class NearMissIsTheWalkTests:
                 assert not WORD.fullmatch(char), hex(code)
 
     def test_the_cache_keeps_only_its_budget_and_answers_the_same(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(evidence, "CACHED_TEXT_CHARS", 400)
+        monkeypatch.setattr(evidence, "CACHED_INDEX_BYTES", 10_000)
         texts = [f"Ana says the launch {number} is in June, then the board {number} agrees." for number in range(40)]
         for _ in range(2):
             for text in texts:
                 assert validate_quote(text, "the launch is in July").hint == walked_near_miss(  # type: ignore[union-attr]
                     text, "the launch is in July"
                 )
-        assert sum(len(text) for text in evidence._cache) <= 400
+        assert 1 < len(evidence._cache) < len(texts)
+        assert sum(index.bytes for index in evidence._cache.values()) <= 10_000
 
     def test_a_long_text_and_a_long_quote(self) -> None:
         text = " ".join(f"word{number % 977} and the" for number in range(20_000))
