@@ -110,8 +110,8 @@ class WordIndex:
     vocabulary: dict[str, int]
     bounds: array[int]
     by_word: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
+    starts: array[int]
+    ends: array[int]
     bytes: int
 
     @classmethod
@@ -123,11 +123,12 @@ class WordIndex:
         bounds = np.zeros(len(vocabulary) + 1, np.int64)
         np.cumsum(np.bincount(codes, minlength=len(vocabulary)), out=bounds[1:])
         is_word = np.frombuffer(blanked.encode("utf-32-le", "surrogatepass"), np.uint32) != 32
-        edges = np.flatnonzero(np.diff(is_word, prepend=False, append=False)).astype(np.int32)
+        edges = np.flatnonzero(np.diff(is_word, prepend=False, append=False)).astype(np.intc)
         by_word = np.argsort(codes, kind="stable").astype(np.int32)
         # Measured with tracemalloc: 12 bytes a word in the arrays, ~160 a distinct word in the dictionary.
         size = len(text) * (4 if not text.isascii() else 1) + 12 * len(words) + 160 * len(vocabulary)
-        return cls(vocabulary, array("q", bounds.tobytes()), by_word, edges[0::2], edges[1::2], size)
+        starts, ends = array("i", edges[0::2].tobytes()), array("i", edges[1::2].tobytes())
+        return cls(vocabulary, array("q", bounds.tobytes()), by_word, starts, ends, size)
 
 
 # The word indexes of recently checked texts are kept (a text is usually checked against many quotes in a
@@ -175,38 +176,43 @@ def near_miss(text: str, quote: str) -> Span | None:
     size = sum(wanted.values())
     index = word_index(text)
     vocabulary, bounds = index.vocabulary, index.bounds
-    groups, lengths, allowed, limits = [], [], [], []
-    occurrences = 0
+    # For each quote word in the text: how far its occurrences are from where they will be among all the
+    # quote words' occurrences, how many it has, how many the quote has, and where in all its own end.
+    shifts, lengths, allowed, limits = [], [], [], []
+    occurrences = reachable = 0
     for word, count in wanted.items():
         number = vocabulary.get(word)
         if number is not None:
-            length = bounds[number + 1] - bounds[number]
-            groups.append(index.by_word[bounds[number] : bounds[number + 1]])
+            first_at = bounds[number]
+            length = bounds[number + 1] - first_at
+            shifts.append(first_at - occurrences)
             lengths.append(length)
             allowed.append(count)
             limits.append(occurrences + count)
             occurrences += length
+            reachable += count if count < length else length
     enough = max(1, size * NEAR_MISS_MIN_SHARE)
-    if sum(map(min, lengths, allowed)) < enough:  # no window could hold enough
+    if reachable < enough:  # no window could hold enough
         return None
     window = size + size // 2 + 1
-    # Every occurrence of a quote word, grouped by word and in order within a group.
-    positions = np.concatenate(groups)
-    per_group = np.repeat(np.array([allowed, limits]), lengths, axis=1)
+    per_group = np.repeat(np.array([shifts, allowed, limits]), lengths, axis=1)
     number_in_all = np.arange(occurrences)
+    # Every occurrence of a quote word, grouped by word and in order within a group.
+    positions = index.by_word.take(number_in_all + per_group[0])
     # An occurrence counts for the windows ending from it until it leaves, except while the one `count`
     # before it (of the same word, if the word occurs that often before it) is still inside.
-    before = positions.take(number_in_all - per_group[0], mode="clip") + window
-    counts_from = np.where(number_in_all >= per_group[1], np.maximum(positions, before), positions)
+    before = positions.take(number_in_all - per_group[1], mode="clip") + window
+    counts_from = np.maximum(positions, before * (number_in_all >= per_group[2]))  # 0 where there is none
     # How many occurrences count for the window ending at each word: those counting from there or before,
     # less those that left it before (their own position plus the window's length is not past the end).
-    ends = len(index.starts) + window
-    counting = np.bincount(counts_from, minlength=ends) - np.bincount(positions + window, minlength=ends)
-    hits = np.sort(positions, kind="stable")  # a few sorted runs: timsort merges them
+    counting = np.bincount(counts_from, minlength=len(index.starts) + window)
+    at_word = np.bincount(positions, minlength=len(index.starts))
+    counting[window:] -= at_word
+    hits = np.flatnonzero(at_word.astype(np.bool_))  # the quote words' positions in order
     held = counting.cumsum().take(hits)
-    best_at = int(held.argmax())  # the first of equal windows
+    best_at = held.argmax()  # the first of equal windows
     if held[best_at] < enough:
         return None
-    last = int(hits[best_at])
-    first = int(hits[hits.searchsorted(last - window + 1)])
-    return Span(int(index.starts[first]), int(index.ends[last]))
+    last = hits[best_at]
+    first = hits[hits.searchsorted(last - window + 1)]
+    return Span(index.starts[first], index.ends[last])
