@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import Counter, OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -143,11 +144,11 @@ _cache_lock = threading.Lock()
 def word_index(text: str) -> WordIndex:
     """The text's word index, from the cache when it was built lately."""
     global _cached_bytes
-    with _cache_lock:
-        found = _cache.get(text)
-        if found is not None:
+    found = _cache.get(text)
+    if found is not None:
+        with suppress(KeyError):  # another thread may have just let it go: it is still good to use
             _cache.move_to_end(text)
-            return found
+        return found
     index = WordIndex.of(text)
     if index.bytes <= CACHED_INDEX_BYTES // 2:
         with _cache_lock:
@@ -172,8 +173,8 @@ def near_miss(text: str, quote: str) -> Span | None:
     that end from its own position until it leaves, except while the window also holds the as many earlier
     occurrences of that word as the quote has (the occurrence that many before it has not left yet).
     """
-    wanted = Counter(folded_words(quote))
-    size = sum(wanted.values())
+    words = folded_words(quote)
+    wanted, size = Counter(words), len(words)
     index = word_index(text)
     vocabulary, bounds = index.vocabulary, index.bounds
     # For each quote word in the text: how far its occurrences are from where they will be among all the
