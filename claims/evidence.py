@@ -105,11 +105,11 @@ def folded_words(text: str) -> list[str]:
 @dataclass(frozen=True)
 class WordIndex:
     """A text's words, numbered in order: word i runs from `starts[i]` to `ends[i]` in the text (code points,
-    end exclusive). `by_word[bounds[v]:bounds[v + 1]]` are the numbers, in order, of the words that
-    case-fold to the one `vocabulary` numbers v. `bytes` is about the memory it takes, with its text."""
+    end exclusive). `by_word` holds the words' numbers grouped by their case-folded form, in order within a
+    group; `groups[folded]` is where that form's group begins in it, times 2**32, plus its length.
+    `bytes` is about the memory it takes, with its text."""
 
-    vocabulary: dict[str, int]
-    bounds: array[int]
+    groups: dict[str, int]
     by_word: np.ndarray
     starts: array[int]
     ends: array[int]
@@ -121,15 +121,15 @@ class WordIndex:
         words = blanked.casefold().split()
         vocabulary = {word: number for number, word in enumerate(dict.fromkeys(words))}
         codes = np.fromiter(map(vocabulary.__getitem__, words), np.int32, len(words))
-        bounds = np.zeros(len(vocabulary) + 1, np.int64)
-        np.cumsum(np.bincount(codes, minlength=len(vocabulary)), out=bounds[1:])
+        lengths = np.bincount(codes, minlength=len(vocabulary))
+        groups = dict(zip(vocabulary, ((np.cumsum(lengths) - lengths) << 32 | lengths).tolist(), strict=True))
         is_word = np.frombuffer(blanked.encode("utf-32-le", "surrogatepass"), np.uint32) != 32
         edges = np.flatnonzero(np.diff(is_word, prepend=False, append=False)).astype(np.intc)
         by_word = np.argsort(codes, kind="stable").astype(np.int32)
         # Measured with tracemalloc: 12 bytes a word in the arrays, ~160 a distinct word in the dictionary.
         size = len(text) * (4 if not text.isascii() else 1) + 12 * len(words) + 160 * len(vocabulary)
         starts, ends = array("i", edges[0::2].tobytes()), array("i", edges[1::2].tobytes())
-        return cls(vocabulary, array("q", bounds.tobytes()), by_word, starts, ends, size)
+        return cls(groups, by_word, starts, ends, size)
 
 
 # The word indexes of recently checked texts are kept (a text is usually checked against many quotes in a
@@ -176,16 +176,15 @@ def near_miss(text: str, quote: str) -> Span | None:
     words = folded_words(quote)
     wanted, size = Counter(words), len(words)
     index = word_index(text)
-    vocabulary, bounds = index.vocabulary, index.bounds
+    groups = index.groups
     # For each quote word in the text: how far its occurrences are from where they will be among all the
     # quote words' occurrences, how many it has, how many the quote has, and where in all its own end.
     shifts, lengths, allowed, limits = [], [], [], []
     occurrences = reachable = 0
     for word, count in wanted.items():
-        number = vocabulary.get(word)
-        if number is not None:
-            first_at = bounds[number]
-            length = bounds[number + 1] - first_at
+        group = groups.get(word)
+        if group is not None:
+            first_at, length = group >> 32, group & 0xFFFF_FFFF
             shifts.append(first_at - occurrences)
             lengths.append(length)
             allowed.append(count)
