@@ -95,9 +95,9 @@ _BLANKS = _Blanks()
 
 
 def folded_words(text: str) -> list[str]:
-    """`[word.casefold() for word in WORD.findall(text)]`, computed by C loops instead of one Python step
-    a word: the non-word characters become spaces, the whole casefolds, and the spaces split it. That gives
-    the same words because no word character is a space or folds into one (tests/claims/test_near_miss.py
+    """The text's words (what `re.findall(r"\\w+", text)` finds) case-folded, by C loops instead of a Python
+    step a word: the non-word characters become spaces, the whole casefolds, and the spaces split it. That
+    gives the same words because no word character is a space or folds into one (tests/claims/test_near_miss.py
     checks this over every code point)."""
     return text.translate(_BLANKS).casefold().split()
 
@@ -169,9 +169,10 @@ def near_miss(text: str, quote: str) -> Span | None:
     ones the first to end. The result runs from that window's first quote word to its last; there is none
     when the best window holds fewer than half of the quote's words, or none.
 
-    Computed with numpy over the text's word index: an occurrence of a quote word counts for the windows
-    that end from its own position until it leaves, except while the window also holds the as many earlier
-    occurrences of that word as the quote has (the occurrence that many before it has not left yet).
+    Computed with numpy over the text's word index (cached), touching only the occurrences of the quote's
+    words: an occurrence counts for the windows that end from its own position until it leaves them, except
+    while they also hold as many earlier occurrences of its word as the quote has. The same spans as the walk
+    over the words it replaces, which tests/claims/test_near_miss.py keeps as the oracle.
     """
     words = folded_words(quote)
     wanted, size = Counter(words), len(words)

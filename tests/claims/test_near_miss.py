@@ -109,6 +109,7 @@ class NearMissIsTheWalkTests:
     @example(("the launch is in June. The launch is in June", "the launch in June"))  # a tie: the first
     @example(("Ana the the the launch", "the the launch"))  # a word the quote has twice
     @example(("STRASSE and straße", "strasse"))  # full case folding
+    @example(("the a the the b the c the the the d", "the the x the the the"))  # a word five times
     def test_it_gives_the_walks_span_for_every_text_and_quote(self, case: tuple[str, str]) -> None:
         text, quote = case
         assert near_miss(text, quote) == walked_near_miss(text, quote)
