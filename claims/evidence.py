@@ -211,9 +211,9 @@ def near_miss(text: str, quote: str) -> Span | None:
     counting[window:] -= at_word
     hits = np.flatnonzero(at_word.astype(np.bool_))  # the quote words' positions in order
     held = counting.cumsum().take(hits)
-    best_at = held.argmax()  # the first of equal windows
-    if held[best_at] < enough:
+    best_at = int(held.argmax())  # the first of equal windows
+    if held.item(best_at) < enough:
         return None
-    last = hits[best_at]
-    first = hits[hits.searchsorted(last - window + 1)]
+    last = hits.item(best_at)
+    first = hits.item(int(hits.searchsorted(last - window + 1)))
     return Span(index.starts[first], index.ends[last])
