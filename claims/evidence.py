@@ -81,14 +81,20 @@ def _hint_or_occurrence(text: str, quote: str) -> Span | None:
 NEAR_MISS_MIN_SHARE = 0.5
 
 
+# The characters whose class is remembered (about 100 bytes each); a text of rarer ones is slower, not bigger.
+BLANKS_REMEMBERED = 100_000
+
+
 class _Blanks(dict[int, int]):
     """For `str.translate`: every character that is not a word character (`\\w`: alphanumeric or `_`)
     becomes a space, a word character stays itself; filled as characters are first seen."""
 
     def __missing__(self, code: int) -> int:
         char = chr(code)
-        self[code] = code if char.isalnum() or char == "_" else 32
-        return self[code]
+        value = code if char.isalnum() or char == "_" else 32
+        if len(self) < BLANKS_REMEMBERED:
+            self[code] = value
+        return value
 
 
 _BLANKS = _Blanks()

@@ -123,6 +123,13 @@ class NearMissIsTheWalkTests:
     def test_the_words_are_the_word_patterns_words_casefolded(self, text: str) -> None:
         assert folded_words(text) == [word.casefold() for word in WORD.findall(text)]
 
+    def test_characters_past_the_remembered_ones_are_told_apart_the_same(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(evidence, "BLANKS_REMEMBERED", 0)
+        text = "Ünïcödé wörds—and 東京 ＡＢＣ、ﬁne_print 🚀 \u2028 straße"
+        monkeypatch.setattr(evidence, "_BLANKS", evidence._Blanks())
+        assert folded_words(text) == [word.casefold() for word in WORD.findall(text)]
+        assert len(evidence._BLANKS) == 0
+
     def test_no_word_character_is_a_space_or_folds_into_one(self) -> None:
         # What folded_words rests on, checked over every code point of this Python's Unicode tables.
         for code in range(sys.maxunicode + 1):
