@@ -78,6 +78,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=0)
+        # The pages rendered (the source page, over HTTP) name their static files through the manifest.
+        call_command("collectstatic", interactive=False, verbosity=0)
         rng = random.Random(20261129)
         user = get_user_model().objects.create_user(username=f"bench-{rng.randrange(10**9)}", password=None)
         workspace = workspace_services.workspace_create(name="Benchmark", creator=user)
