@@ -238,8 +238,9 @@ CORRECTION_APPLY = (
     """
 OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
 WITH count(fence) AS fenced WHERE fenced = 0
-OPTIONAL MATCH (:Source {status: 'active'})-[:HAS_VERSION]->(v:SourceVersion {id: $cited_version_id, current: true})
-WITH fenced, count(v) AS citable WHERE citable = $cited_versions
+OPTIONAL MATCH (v:SourceVersion {id: $cited_version_id})
+OPTIONAL MATCH (s:Source {status: 'active'})-[:HAS_VERSION]->(v) WHERE v.current = true
+WITH fenced, count(s) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {id: $claim_id}) WHERE """
     + claim_holds("old")
