@@ -448,8 +448,16 @@ def _refuse(intent: CorrectionIntent, why: str) -> None:
     intent.save(update_fields=["state", "error", "settled_at"])
 
 
-# The intent's outcome and its audit event in one statement (one round-trip, one transaction: autocommit).
-FINISH = "WITH settled AS (UPDATE {intents} SET state = %s, affected = %s, settled_at = %s WHERE id = %s RETURNING id) {insert} FROM settled"
+# The intent's outcome and its audit event in one statement (one round-trip, one transaction: autocommit), committed
+# without waiting for the WAL's flush (synchronous_commit off for this transaction alone). This is safe because the
+# intent was committed durably, pending, before the graph write, and the graph write is durable (AOF, fsync always):
+# should the machine lose this commit (an OS crash within three wal_writer_delay; a crash of the process or of
+# PostgreSQL loses nothing), the intent is pending again and recovery settles it from the graph, audit included.
+FINISH = (
+    "WITH asynchronous AS MATERIALIZED (SELECT set_config('synchronous_commit', %s, true)), "
+    "settled AS (UPDATE {intents} SET state = %s, affected = %s, settled_at = %s WHERE id = %s RETURNING id) "
+    "{insert} FROM settled, asynchronous"
+)
 
 
 def _finish(
@@ -481,7 +489,9 @@ def _finish(
     ]
     sql = FINISH.format(intents=connection.ops.quote_name(CorrectionIntent._meta.db_table), insert=insert)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*outcome, intent.pk, *values])
+        # Inside a caller's transaction, its commit is not this statement's to make asynchronous.
+        commit = "on" if connection.in_atomic_block else "off"
+        cursor.execute(sql, [commit, *outcome, intent.pk, *values])
     embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
 
 
