@@ -2,14 +2,16 @@
 idempotently, recover after a crash; retract a source or add a version, with what that propagates.
 (A reviewer's answer to a decision flagged by these is corrections/review.py.)
 
-Apply, step by step:
-1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
-2. the intent row, committed, with the ids the correction will get (a passage the correction
-   cites is checked against its source's current version before, so a refused one writes nothing);
+Apply, step by step (one graph read, one graph write, three PostgreSQL round-trips):
+1. one statement takes an advisory lock on the idempotency key (held by this database session; a crash frees
+   it) and inserts the intent row with the ids the correction will get, committed (a key that already has an
+   intent reads it instead; with evidence, the lock comes alone and the passage the correction cites is checked
+   against its source's current version before the intent, so a refused one writes nothing);
+2. one graph read: the claim, what rests on it, their justifications, the actions and the revision counter;
 3. one graph query that writes the whole correction, only if the revision is still the one
-   the preview saw, the claim is still current and a cited passage's version still the current one;
-4. the intent's outcome and the audit event, in one transaction.
-A crash after 2 leaves a pending intent and no lock: recovery asks the graph whether step 3
+   the read saw, the claim is still current and a cited passage's version still the current one;
+4. one statement: the intent's outcome and the audit event, in one transaction; then the lock is freed.
+A crash after 1 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
 """
 
@@ -266,7 +268,7 @@ def _insert(instance: models.Model) -> tuple[str, list[Any]]:
     (defaults, auto_now_add, JSON), for a statement that does more in the same round-trip; and those values."""
     fields = [f for f in instance._meta.concrete_fields if not f.primary_key]
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(f.column) for f in fields)
+    columns = ", ".join(quote(f.column or f.name) for f in fields)
     values = [f.get_db_prep_save(f.pre_save(instance, add=True), connection) for f in fields]
     sql = f"INSERT INTO {quote(instance._meta.db_table)} ({columns}) SELECT {', '.join(['%s'] * len(fields))}"
     return sql, values
