@@ -27,12 +27,13 @@ from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
-from claims.graph import CITED_PASSAGE_ROLE, CLAIM_GET, CLAIM_MAP, CitedPassage, Claim, after_params, keyset
+from claims.graph import CITED_PASSAGE_ROLE, CLAIM_PROPERTIES, CitedPassage, Claim, after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
 # What rests on the roots, in ONE read (a single query is atomic: the picture can never be mixed): the workspace's
 # revision; the roots and the claims derived from them (chains of DERIVED_FROM, claims only), then the decisions those
-# claims support and every decision resting on those (SUPPORTS chains); each member with its justifications (every
+# claims support and every decision resting on those (SUPPORTS chains: only a decision is ever supported, so every
+# hop of one leads to a decision); each member with its justifications (every
 # antecedent's kind and status); and the actions on those decisions. It starts from `roots` (a list of Claim nodes)
 # and carries `claim` (the corrected claim as claims.graph.CLAIM_MAP reads it, or null) to the end.
 # (Aggregates sit in a WITH of their own: an aggregate inside a map literal, or beside another expression, mis-groups
@@ -45,7 +46,7 @@ OPTIONAL MATCH (root)<-[:DERIVED_FROM*1..]-(derived:Claim)
 WITH claim, revision, roots, collect(DISTINCT derived) AS derived
 WITH claim, revision, roots + derived AS claims
 UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
-OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
+OPTIONAL MATCH (c)-[:SUPPORTS*1..]->(d:Decision)
 WITH claim, revision, claims, collect(DISTINCT d) AS decisions
 UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
 OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
@@ -83,11 +84,9 @@ WITH null AS claim, collect(root) AS roots
     + PICTURE
 )
 
-# The corrected claim as claims.graph.claim_get reads it (CLAIM_GET up to its RETURN), then the picture of what rests
-# on it: everything a preview or an apply reads, in one query. No such claim: no row.
-_CLAIM_READ, _ = CLAIM_GET.rsplit("RETURN ", 1)
-assert CLAIM_GET.endswith("RETURN " + CLAIM_MAP)
-CORRECTION_PICTURE = _CLAIM_READ + "WITH [c] AS roots, " + CLAIM_MAP + "\n" + PICTURE
+# The corrected claim's own properties (as claims.graph reads a claim's), then the picture of what rests on it:
+# everything a preview or an apply reads, in one query. No such claim: no row.
+CORRECTION_PICTURE = "MATCH (c:Claim {id: $claim_id})\nWITH [c] AS roots, " + CLAIM_PROPERTIES + " AS claim\n" + PICTURE
 
 REVISION = "MATCH (w:Workspace) RETURN w.revision"
 
@@ -140,13 +139,15 @@ def subgraph(*, workspace: HasGraph, roots: list[str], revision: int | None = No
 
 
 def correction_picture(*, workspace: HasGraph, claim_id: str) -> tuple[Claim, Subgraph] | None:
-    """The claim (as claim_get reads it) and the subgraph of what rests on it, in one read; None for no such claim."""
+    """The claim and the subgraph of what rests on it, in one read; None for no such claim. The claim has its own
+    properties only: not its fragments, premises or neighbours by supersession (claim_get reads those)."""
     if parse_id(claim_id) is None:
         return None
     rows = graph.ro_records(workspace, CORRECTION_PICTURE, {"claim_id": claim_id})
     if not rows:
         return None
-    return Claim.from_map(rows[0]["claim"]), _picture(rows[0])
+    own = {"claim": rows[0]["claim"], "fragments": [], "premises": [], "supersedes": None, "superseded_by": None}
+    return Claim.from_map(own), _picture(rows[0])
 
 
 def _picture(picture: dict[str, Any]) -> Subgraph:
