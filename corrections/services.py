@@ -22,6 +22,7 @@ import logging
 import os
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -313,6 +314,10 @@ def _crash_point(step: str) -> None:
         os._exit(86)
 
 
+# The threads that read the graph for an apply while its intent is written (each read is one blocking round-trip).
+_READER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="correction-read")
+
+
 def apply(
     *,
     workspace: Workspace,
@@ -333,10 +338,15 @@ def apply(
         raise ClaimNotFound()
     fresh = _pending(CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id), statement, reason,
                      revision, actor, asked)  # fmt: skip
-    # Without evidence to check first, the intent is written with the lock (the usual case: a new key).
+    # Without evidence to check first, the intent is written with the lock (the usual case: a new key), and the graph
+    # is read meanwhile (a preview reads no PostgreSQL): the read waits neither for the lock nor for the intent's
+    # commit. Read before either is safe: the write is refused if anything changed since the read.
+    read = (
+        _READER.submit(preview, workspace=workspace, claim_id=claim_id, statement=statement) if asked is None else None
+    )
     with _key_lock(workspace, key, fresh if asked is None else None) as inserted:
         if inserted:
-            return _write(workspace, fresh, None)
+            return _write(workspace, fresh, None, read)
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
             if intent.claim_id != claim_id or intent.statement != statement or _intent_evidence(intent) != asked:
@@ -404,8 +414,11 @@ def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 
-def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | None) -> Outcome:
-    """Recomputes the preview; if what it depends on is unchanged, writes it in one query.
+def _write(
+    workspace: Workspace, intent: CorrectionIntent, passage: Passage | None, read: Future[Preview] | None = None
+) -> Outcome:
+    """Recomputes the preview (or takes `read`, one made since the request came); if what it depends on is
+    unchanged, writes it in one query.
 
     One graph read (the preview's) and one graph write. The write is guarded by the workspace's counter as read with
     the preview; if an unrelated write slipped in between, the preview is simply computed again. A cited passage
@@ -413,9 +426,12 @@ def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | No
     """
     now = intent.revision
     cited = _cited(passage)
-    for _ in range(WRITE_ATTEMPTS):
+    for attempt in range(WRITE_ATTEMPTS):
         try:
-            plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
+            if attempt == 0 and read is not None:
+                plan = read.result()
+            else:
+                plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
         except (ClaimNotCurrent, ClaimNotFound, UnchangedStatement) as error:
             _refuse(intent, str(error))
             raise
