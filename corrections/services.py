@@ -7,10 +7,12 @@ Apply, step by step (one graph read, one graph write, three PostgreSQL round-tri
    it) and inserts the intent row with the ids the correction will get, committed (a key that already has an
    intent reads it instead; with evidence, the lock comes alone and the passage the correction cites is checked
    against its source's current version before the intent, so a refused one writes nothing);
-2. one graph read: the claim, what rests on it, their justifications, the actions and the revision counter;
+2. one graph read: the claim, what rests on it, their justifications, the actions and the revision counter (sent
+   while step 1 waits for its commit when there is no evidence to check: a write is refused if anything moved);
 3. one graph query that writes the whole correction, only if the revision is still the one
    the read saw, the claim is still current and a cited passage's version still the current one;
-4. one statement: the intent's outcome and the audit event, in one transaction; then the lock is freed.
+4. one statement: the intent's outcome and the audit event, in one transaction (its commit does not wait for the
+   WAL's flush: see FINISH); then the lock is freed.
 A crash after 1 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
 """
