@@ -44,7 +44,6 @@ from claims.services import (
     ClaimNotFound,
     Passage,
     active_version,
-    claim_required,
     clean_statement,
     cut_fragments,
     embed_soon,
@@ -132,13 +131,6 @@ class Outcome:
 
 def _not_current(status: str) -> ClaimNotCurrent:
     return ClaimNotCurrent(f"This claim is already {status}; only a current claim can be corrected.")
-
-
-def _current_claim(workspace: Workspace, claim_id: str) -> Claim:
-    claim = claim_required(workspace, claim_id)
-    if claim.status != ClaimStatus.CURRENT:
-        raise _not_current(claim.status)
-    return claim
 
 
 class UnchangedStatement(UserError):
