@@ -9,8 +9,11 @@ import statistics
 import time
 import urllib.request
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from django.db import connection
 
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
@@ -57,20 +60,44 @@ class Stopwatch:
         self.seconds = time.perf_counter() - self.started
 
 
-def in_process(workspace: Any, user: Any, claims: list[str]) -> tuple[list[float], list[float], list[int]]:
-    previews, applies, trips = [], [], []
+class StatementCounter:
+    """Counts the SQL statements Django sends while it is installed (`connection.execute_wrapper`). An apply sends
+    each in autocommit, so every statement is one PostgreSQL round-trip (no BEGIN/COMMIT of its own)."""
+
+    def __init__(self) -> None:
+        self.statements = 0
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        self.statements += 1
+        return execute(sql, params, many, context)
+
+
+@dataclass
+class Trips:
+    """Round-trips per operation, one entry per sample."""
+
+    preview_graph: list[int] = field(default_factory=list)
+    apply_graph: list[int] = field(default_factory=list)
+    apply_postgres: list[int] = field(default_factory=list)
+
+
+def in_process(workspace: Any, user: Any, claims: list[str]) -> tuple[list[float], list[float], Trips]:
+    previews, applies, trips = [], [], Trips()
     for claim_id in claims:
+        before = graph.queries_sent()
         with Stopwatch() as watch:
             plan = services.preview(workspace=workspace, claim_id=claim_id, statement="The launch is in July.")
         previews.append(watch.seconds)
-        before = graph.queries_sent()
-        with Stopwatch() as watch:
+        trips.preview_graph.append(graph.queries_sent() - before)
+        before, counter = graph.queries_sent(), StatementCounter()
+        with connection.execute_wrapper(counter), Stopwatch() as watch:
             services.apply(
                 workspace=workspace, claim_id=claim_id, statement="The launch is in July.", reason="bench",
                 revision=plan.fingerprint, idempotency_key=str(uuid.uuid4()), actor=user,
             )  # fmt: skip
         applies.append(watch.seconds)
-        trips.append(graph.queries_sent() - before)
+        trips.apply_graph.append(graph.queries_sent() - before)
+        trips.apply_postgres.append(counter.statements)
     return previews, applies, trips
 
 
@@ -130,7 +157,8 @@ def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
     rng = random.Random(7)
     _, token = workspace_services.token_issue(user=user, name="bench")
     server, base = loadtest.start_web_server("gunicorn", loadtest.server_env())
-    figures = [Figure("PING to the FalkorDB server (the floor)", ping_floor(), "µs", "median of 200, unix socket")]
+    floor = ping_floor()
+    figures = [Figure("PING to the FalkorDB server (the floor)", floor, "µs", "median of 200, unix socket")]
     try:
         for size in sizes:
             workspace = workspace_services.workspace_create(name=f"Bench {size}", creator=user)
@@ -141,19 +169,30 @@ def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
             http_previews, http_applies = over_http(base, token, workspace, claims[SAMPLES : SAMPLES * 2])
             naive_times, naive_trips = naive(workspace, claims[SAMPLES * 2 : SAMPLES * 3])
             label = f"{size:,} nodes"
+            ratio = statistics.median(previews) * 1_000_000 / floor
             for name, values, detail in (
-                (f"{label}: preview, in-process", previews, f"workspace built in {grown:.0f} s"),
+                (
+                    f"{label}: preview, in-process",
+                    previews,
+                    f"graph round-trips: {statistics.median(trips.preview_graph):.0f}; {ratio:.0f}× the PING floor; "
+                    f"workspace built in {grown:.0f} s",
+                ),
                 (
                     f"{label}: apply, in-process",
                     applies,
-                    f"graph round-trips per apply: {statistics.median(trips):.0f} (median)",
+                    f"round-trips per apply (median): graph {statistics.median(trips.apply_graph):.0f}, "
+                    f"PostgreSQL {statistics.median(trips.apply_postgres):.0f}",
                 ),
                 (f"{label}: preview over HTTP", http_previews, "gunicorn on loopback, bearer token"),
-                (f"{label}: apply over HTTP", http_applies, "intent row + one graph write + audit row"),
+                (
+                    f"{label}: apply over HTTP",
+                    http_applies,
+                    "intent row + one graph read + one graph write + audit row",
+                ),
                 (
                     f"{label}: naive apply (a query per step)",
                     naive_times,
-                    f"round-trips: {statistics.median(naive_trips):.0f}; not atomic, one level deep",
+                    f"round-trips: {statistics.median(naive_trips):.0f}; not atomic, one level deep, no PostgreSQL",
                 ),
             ):
                 p50, p95 = percentiles(values)

@@ -27,47 +27,66 @@ from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
-from claims.graph import CITED_PASSAGE_ROLE, CitedPassage, after_params, keyset
+from claims.graph import CITED_PASSAGE_ROLE, CLAIM_PROPERTIES, CitedPassage, Claim, after_params, keyset
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
-# What rests on the roots: derived claims (chains of DERIVED_FROM, claims only), then the
-# decisions those claims support and every decision resting on those (SUPPORTS chains).
-DOWNSTREAM = """
-MATCH (root:Claim) WHERE root.id IN $roots
+# What rests on the roots, in ONE read (a single query is atomic: the picture can never be mixed): the workspace's
+# revision; the roots and the claims derived from them (chains of DERIVED_FROM, claims only), then the decisions those
+# claims support and every decision resting on those (SUPPORTS chains: only a decision is ever supported, so every
+# hop of one leads to a decision); each member with its justifications (every
+# antecedent's kind and status); and the actions on those decisions. It starts from `roots` (a list of Claim nodes)
+# and carries `claim` (the corrected claim as claims.graph.CLAIM_MAP reads it, or null) to the end.
+# (Aggregates sit in a WITH of their own: an aggregate inside a map literal, or beside another expression, mis-groups
+# in FalkorDB; `CASE size(x) WHEN 0 THEN [null]` keeps the one row when a list is empty.)
+PICTURE = """
+OPTIONAL MATCH (w:Workspace)
+WITH claim, roots, w.revision AS revision
+UNWIND (CASE size(roots) WHEN 0 THEN [null] ELSE roots END) AS root
 OPTIONAL MATCH (root)<-[:DERIVED_FROM*1..]-(derived:Claim)
-WITH collect(DISTINCT root) + collect(DISTINCT derived) AS claims
-UNWIND claims AS c
-OPTIONAL MATCH (c)-[:SUPPORTS]->(:Decision)-[:SUPPORTS*0..]->(d:Decision)
-WITH claims, collect(DISTINCT d) AS decisions
-RETURN {claim_ids: [c IN claims WHERE c IS NOT NULL | c.id], decision_ids: [d IN decisions WHERE d IS NOT NULL | d.id]}
-       AS downstream
-"""
-
-# Each member's justifications, with every antecedent's kind and status.
-JUSTIFICATIONS = """
-UNWIND $claim_ids AS cid
-MATCH (c:Claim {id: cid})
+WITH claim, revision, roots, collect(DISTINCT derived) AS derived
+WITH claim, revision, roots + derived AS claims
+UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
+OPTIONAL MATCH (c)-[:SUPPORTS*1..]->(d:Decision)
+WITH claim, revision, claims, collect(DISTINCT d) AS decisions
+UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
 OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
-RETURN {id: c.id, label: 'claim', status: c.status, version: c.version_id, kind: c.confidence_kind,
-        title: c.statement, justification: j.justification, ante: p.id, ante_label: 'Claim', ante_status: p.status,
-        ante_version: p.version_id, ante_kind: p.confidence_kind, ante_title: p.statement} AS member
-UNION ALL
-UNWIND $decision_ids AS did
-MATCH (d:Decision {id: did})
+WITH claim, revision, decisions, c, collect(CASE WHEN p IS NULL THEN NULL ELSE
+     {justification: j.justification, id: p.id, label: 'Claim', status: p.status, version: p.version_id,
+      kind: p.confidence_kind, title: p.statement} END) AS antes
+WITH claim, revision, decisions, collect(CASE WHEN c IS NULL THEN NULL ELSE
+     {id: c.id, label: 'Claim', status: c.status, version: c.version_id, kind: c.confidence_kind, title: c.statement,
+      antes: antes} END) AS claim_members
+UNWIND (CASE size(decisions) WHEN 0 THEN [null] ELSE decisions END) AS d
 OPTIONAL MATCH (s)-[j:SUPPORTS]->(d)
-RETURN {id: d.id, label: 'decision', status: d.status, version: null, kind: null, title: d.title,
-        justification: j.justification, ante: s.id, ante_label: labels(s)[0], ante_status: s.status,
-        ante_version: s.version_id, ante_kind: s.confidence_kind, ante_title: coalesce(s.title, s.statement)} AS member
+WITH claim, revision, claim_members, decisions, d, collect(CASE WHEN s IS NULL THEN NULL ELSE
+     {justification: j.justification, id: s.id, label: labels(s)[0], status: s.status, version: s.version_id,
+      kind: s.confidence_kind, title: coalesce(s.title, s.statement)} END) AS antes
+WITH claim, revision, claim_members, decisions, collect(CASE WHEN d IS NULL THEN NULL ELSE
+     {id: d.id, label: 'Decision', status: d.status, version: null, kind: null, title: d.title, antes: antes} END)
+     AS decision_members
+UNWIND (CASE size(decisions) WHEN 0 THEN [null] ELSE decisions END) AS d
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d)
+WITH claim, revision, claim_members, decision_members, collect(DISTINCT a) AS actions
+UNWIND (CASE size(actions) WHEN 0 THEN [null] ELSE actions END) AS a
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(on:Decision)
+WITH claim, revision, claim_members, decision_members, a, collect(on.id) AS on
+WITH claim, revision, claim_members, decision_members, collect(CASE WHEN a IS NULL THEN NULL ELSE
+     {id: a.id, status: a.status, title: a.title, decision_ids: on} END) AS actions
+RETURN {claim: claim, revision: revision, members: claim_members + decision_members, actions: actions} AS picture
 """
 
-ACTIONS_ON = """
-MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision)
-WHERE d.id IN $decision_ids
-WITH DISTINCT a
-MATCH (a)-[:DEPENDS_ON]->(all:Decision)
-WITH a, collect(all.id) AS decision_ids
-RETURN {id: a.id, status: a.status, title: a.title, decision_ids: decision_ids} AS action
+# The picture of what rests on several roots (a retraction, a new version): no claim is carried.
+SUBGRAPH = (
+    """
+OPTIONAL MATCH (root:Claim) WHERE root.id IN $roots
+WITH null AS claim, collect(root) AS roots
 """
+    + PICTURE
+)
+
+# The corrected claim's own properties (as claims.graph reads a claim's), then the picture of what rests on it:
+# everything a preview or an apply reads, in one query. No such claim: no row.
+CORRECTION_PICTURE = "MATCH (c:Claim {id: $claim_id})\nWITH [c] AS roots, " + CLAIM_PROPERTIES + " AS claim\n" + PICTURE
 
 REVISION = "MATCH (w:Workspace) RETURN w.revision"
 
@@ -107,46 +126,63 @@ def _kind(label: str, confidence_kind: str | None) -> str:
 
 
 def subgraph(*, workspace: HasGraph, roots: list[str], revision: int | None = None) -> Subgraph:
-    """The roots, everything resting on them with its justifications, and the actions on those decisions.
+    """The roots, everything resting on them with its justifications, and the actions on those decisions, read in
+    one query (so never a mixed picture), with the revision it was read at.
 
-    The revision is read first. If anything changes while the rest is read, the revision has
-    moved on, so an Apply made from this picture is refused as stale: a mixed picture can be
-    shown, but never written.
+    A caller that read other things before (a retraction reads the source's claims) passes the revision it read
+    first: anything that changed since then makes its write stale.
     """
     roots = [r for r in roots if parse_id(r)]
-    return _read(workspace, roots, workspace_revision(workspace=workspace) if revision is None else revision)
+    rows = graph.ro_records(workspace, SUBGRAPH, {"roots": roots})
+    sub = _picture(rows[0])
+    return sub if revision is None else Subgraph(revision, sub.nodes, sub.actions, sub.titles)
 
 
-def _read(workspace: HasGraph, roots: list[str], revision: int) -> Subgraph:
-    rows = graph.ro_records(workspace, DOWNSTREAM, {"roots": roots})
-    claim_ids, decision_ids = (rows[0]["claim_ids"], rows[0]["decision_ids"]) if rows else ([], [])
-    justifications: dict[str, dict[int, set[str]]] = {}
-    members: dict[str, tuple[str, str, str | None]] = {}
-    outside: dict[str, Node] = {}
+def correction_picture(*, workspace: HasGraph, claim_id: str) -> tuple[Claim, Subgraph] | None:
+    """The claim and the subgraph of what rests on it, in one read; None for no such claim. The claim has its own
+    properties only: not its fragments, premises or neighbours by supersession (claim_get reads those)."""
+    if parse_id(claim_id) is None:
+        return None
+    rows = graph.ro_records(workspace, CORRECTION_PICTURE, {"claim_id": claim_id})
+    if not rows:
+        return None
+    own = {"claim": rows[0]["claim"], "fragments": [], "premises": [], "supersedes": None, "superseded_by": None}
+    return Claim.from_map(own), _picture(rows[0])
+
+
+def _picture(picture: dict[str, Any]) -> Subgraph:
+    """The Subgraph of a PICTURE row: members expanded with their justifications, antecedents outside as read."""
+    nodes: dict[str, Node] = {}
     titles: dict[str, str] = {}
-    params = {"claim_ids": claim_ids, "decision_ids": decision_ids}
-    for (member,) in graph.ro_query(workspace, JUSTIFICATIONS, params):
-        node_id, ante_id = member["id"], member["ante"]
-        kind = DECISION if member["label"] == "decision" else _kind("Claim", member["kind"])
-        members[node_id] = (kind, member["status"], member["version"])
+    members = picture["members"]
+    for member in members:
+        for ante in member["antes"]:
+            ante_id = ante["id"]
+            titles.setdefault(ante_id, ante["title"] or "")
+            if ante_id not in nodes:
+                kind = _kind(ante["label"], ante["kind"])
+                nodes[ante_id] = Node(ante_id, kind, ante["status"], (), ante["version"], expanded=False)
+    for member in members:
+        node_id = member["id"]
+        kind = DECISION if member["label"] == "Decision" else _kind("Claim", member["kind"])
         titles[node_id] = member["title"] or ""
-        justifications.setdefault(node_id, {})
-        if ante_id is not None:
-            justifications[node_id].setdefault(int(member["justification"] or 0), set()).add(ante_id)
-            ante_kind = _kind(member["ante_label"], member["ante_kind"])
-            titles.setdefault(ante_id, member["ante_title"] or "")
-            outside.setdefault(
-                ante_id, Node(ante_id, ante_kind, member["ante_status"], (), member["ante_version"], expanded=False)
-            )
-    nodes: dict[str, Node] = dict(outside)
-    for node_id, (kind, status, version_id) in members.items():
-        groups = tuple(frozenset(ids) for _, ids in sorted(justifications[node_id].items()))
-        nodes[node_id] = Node(node_id, kind, status, groups if kind != EVIDENCE else (), version_id, expanded=True)
+        groups: dict[int, set[str]] = {}
+        for ante in member["antes"]:
+            groups.setdefault(int(ante["justification"] or 0), set()).add(ante["id"])
+        justifications = tuple(frozenset(ids) for _, ids in sorted(groups.items()))
+        nodes[node_id] = Node(
+            node_id,
+            kind,
+            member["status"],
+            justifications if kind != EVIDENCE else (),
+            member["version"],
+            expanded=True,
+        )
     actions = []
-    for (action,) in graph.ro_query(workspace, ACTIONS_ON, {"decision_ids": decision_ids}):
+    for action in picture["actions"]:
         actions.append(Action(action["id"], action["status"], frozenset(action["decision_ids"])))
         titles[action["id"]] = action["title"] or ""
-    return Subgraph(revision, nodes, actions, titles)
+    return Subgraph(int(picture["revision"] or 0), nodes, actions, titles)
 
 
 def workspace_revision(*, workspace: HasGraph) -> int:
@@ -203,8 +239,9 @@ CORRECTION_APPLY = (
     """
 OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
 WITH count(fence) AS fenced WHERE fenced = 0
-OPTIONAL MATCH (:Source {status: 'active'})-[:HAS_VERSION]->(v:SourceVersion {id: $cited_version_id, current: true})
-WITH fenced, count(v) AS citable WHERE citable = $cited_versions
+OPTIONAL MATCH (v:SourceVersion {id: $cited_version_id})
+OPTIONAL MATCH (s:Source {status: 'active'})-[:HAS_VERSION]->(v) WHERE v.current = true
+WITH fenced, count(s) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {id: $claim_id}) WHERE """
     + claim_holds("old")

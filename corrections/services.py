@@ -2,14 +2,18 @@
 idempotently, recover after a crash; retract a source or add a version, with what that propagates.
 (A reviewer's answer to a decision flagged by these is corrections/review.py.)
 
-Apply, step by step:
-1. an advisory lock on the idempotency key (held by this database session; a crash frees it);
-2. the intent row, committed, with the ids the correction will get (a passage the correction
-   cites is checked against its source's current version before, so a refused one writes nothing);
+Apply, step by step (one graph read, one graph write, three PostgreSQL round-trips):
+1. one statement takes an advisory lock on the idempotency key (held by this database session; a crash frees
+   it) and inserts the intent row with the ids the correction will get, committed (a key that already has an
+   intent reads it instead; with evidence, the lock comes alone and the passage the correction cites is checked
+   against its source's current version before the intent, so a refused one writes nothing);
+2. one graph read: the claim, what rests on it, their justifications, the actions and the revision counter (sent
+   while step 1 waits for its commit when there is no evidence to check: a write is refused if anything moved);
 3. one graph query that writes the whole correction, only if the revision is still the one
-   the preview saw, the claim is still current and a cited passage's version still the current one;
-4. the intent's outcome and the audit event, in one transaction.
-A crash after 2 leaves a pending intent and no lock: recovery asks the graph whether step 3
+   the read saw, the claim is still current and a cited passage's version still the current one;
+4. one statement: the intent's outcome and the audit event, in one transaction (its commit does not wait for the
+   WAL's flush: see FINISH); then the lock is freed.
+A crash after 1 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
 """
 
@@ -20,12 +24,13 @@ import logging
 import os
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from afterhack.clock import now_iso
@@ -39,7 +44,6 @@ from claims.services import (
     ClaimNotFound,
     Passage,
     active_version,
-    claim_required,
     clean_statement,
     cut_fragments,
     embed_soon,
@@ -52,7 +56,7 @@ from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
 from corrections.statuses import ApplyStatus
-from workspaces.models import Workspace
+from workspaces.models import AuditEvent, Workspace
 from workspaces.services import actor_name, record_event
 
 logger = logging.getLogger("corrections")
@@ -129,13 +133,6 @@ def _not_current(status: str) -> ClaimNotCurrent:
     return ClaimNotCurrent(f"This claim is already {status}; only a current claim can be corrected.")
 
 
-def _current_claim(workspace: Workspace, claim_id: str) -> Claim:
-    claim = claim_required(workspace, claim_id)
-    if claim.status != ClaimStatus.CURRENT:
-        raise _not_current(claim.status)
-    return claim
-
-
 class UnchangedStatement(UserError):
     def __init__(self) -> None:
         super().__init__(
@@ -145,22 +142,24 @@ class UnchangedStatement(UserError):
 
 
 def preview(*, workspace: Workspace, claim_id: str, statement: object) -> Preview:
-    """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on."""
+    """Exactly what applying the correction would do now, and the revision (fingerprint) it depends on.
+
+    One graph read: the claim, what rests on it, their justifications, the actions and the workspace's counter,
+    in one query, so the picture is never mixed (a single query is atomic)."""
     statement = clean_statement(statement)
-    claim = _current_claim(workspace, claim_id)
+    read = corrections_graph.correction_picture(workspace=workspace, claim_id=claim_id)
+    if read is None:
+        raise ClaimNotFound()
+    claim, sub = read
+    if claim.status != ClaimStatus.CURRENT:
+        raise _not_current(claim.status)
     # Case, spacing and a final full stop do not make another statement (the page starts with the claim's own).
     if same_statement(statement) == same_statement(claim.statement):
         raise UnchangedStatement()
-    sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
-    # The claim as the read behind the fingerprint saw it: a correction that landed in between
-    # superseded it, which is the reason to give (the fingerprint differs only because of that).
-    root = sub.nodes.get(claim.id)
-    if root is not None and root.status != ClaimStatus.CURRENT:
-        raise _not_current(root.status)
     policy = workspace.independent_sources
     result = impact(sub.nodes, sub.actions, roots=[claim.id], independent_sources=policy)
     fingerprint = sub.fingerprint(independent_sources=policy, statement=statement)
-    flagged = restating(workspace, sub, result, corrected=claim, new=statement)
+    flagged = restating(sub, result, corrected=claim, new=statement)
     return Preview(claim, fingerprint, result, sub.revision, statement, flagged, sub.titles)
 
 
@@ -169,16 +168,17 @@ def removed_words(old: str, new: str) -> set[str]:
     return set(content_words(old)) - set(content_words(new))
 
 
-def restating(
-    workspace: Workspace, sub: corrections_graph.Subgraph, result: Impact, *, corrected: Claim, new: str
-) -> list[str]:
+def restating(sub: corrections_graph.Subgraph, result: Impact, *, corrected: Claim, new: str) -> list[str]:
     """Current claims among the remaining supports of still-supported decisions that say what the correction removes.
 
     "June" → "July" flags "Northwind expects the launch in June": the decision it holds up may
-    be right (the customer was told June), but a reviewer has to be shown it.
+    be right (the customer was told June), but a reviewer has to be shown it. Judged on the statuses and
+    statements read with the subgraph (a claim's title is its statement): no other read.
     """
     removed = removed_words(corrected.statement, new)
-    candidates = sorted(
+    if not removed:
+        return []
+    return sorted(
         {
             antecedent
             for decision_id in result.decisions_still_supported
@@ -188,12 +188,9 @@ def restating(
             and node.kind != DECISION
             and node.status == ClaimStatus.CURRENT
             and antecedent != corrected.id
+            and removed & set(content_words(sub.titles.get(antecedent, "")))
         }
     )
-    if not removed or not candidates:
-        return []
-    claims = claims_selectors.claims_by_ids(workspace=workspace, claim_ids=candidates)
-    return sorted(c.id for c in claims if c.status == ClaimStatus.CURRENT and removed & set(content_words(c.statement)))
 
 
 # -- apply ----------------------------------------------------------------------------------------
@@ -261,14 +258,45 @@ def _lock_number(workspace_id: Any, key: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{workspace_id}:{key}".encode()).digest()[:8], "big", signed=True)
 
 
+def _insert(instance: models.Model) -> tuple[str, list[Any]]:
+    """`INSERT INTO table (columns) SELECT %s, …` of a new model instance, with the values Django's save would write
+    (defaults, auto_now_add, JSON), for a statement that does more in the same round-trip; and those values."""
+    fields = [f for f in instance._meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column or f.name) for f in fields)
+    values = [f.get_db_prep_save(f.pre_save(instance, add=True), connection) for f in fields]
+    sql = f"INSERT INTO {quote(instance._meta.db_table)} ({columns}) SELECT {', '.join(['%s'] * len(fields))}"
+    return sql, values
+
+
+# The key's lock and the new intent in one statement (one round-trip, committed by itself: autocommit). The CTE takes
+# the lock before the row is made; a waiter then finds the key taken even though its snapshot is older, since
+# ON CONFLICT checks the unique index against what is committed. The key already had an intent: no row.
+LOCK_AND_INSERT = (
+    "WITH locked AS MATERIALIZED (SELECT pg_advisory_lock(%s)) {insert} FROM locked "
+    "ON CONFLICT (workspace_id, idempotency_key) DO NOTHING RETURNING id"
+)
+
+
 @contextmanager
-def _key_lock(workspace: Workspace, key: str) -> Iterator[None]:
-    """A session-level advisory lock on (workspace, key): one applier per key at a time, freed by a crash."""
+def _key_lock(workspace: Workspace, key: str, intent: CorrectionIntent | None = None) -> Iterator[bool]:
+    """A session-level advisory lock on (workspace, key): one applier per key at a time, freed by a crash.
+
+    Given a new pending intent, it is inserted (and committed) in the statement that takes the lock, unless the key
+    already has one; yields whether it was inserted (the intent then has its id)."""
     number = _lock_number(workspace.id, key)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s)", [number])
+    inserted = False
     try:
-        yield
+        with connection.cursor() as cursor:
+            if intent is None:
+                cursor.execute("SELECT pg_advisory_lock(%s)", [number])
+            else:
+                insert, values = _insert(intent)
+                cursor.execute(LOCK_AND_INSERT.format(insert=insert), [number, *values])
+                row = cursor.fetchone()
+                if row is not None:
+                    intent.pk, intent._state.adding, inserted = row[0], False, True
+        yield inserted
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [number])
@@ -278,6 +306,10 @@ def _crash_point(step: str) -> None:
     """Fault injection for the crash-recovery tests: AFTERHACK_FAULT_INJECTION=<step> kills the process here."""
     if step == settings.AFTERHACK_FAULT_INJECTION:
         os._exit(86)
+
+
+# The threads that read the graph for an apply while its intent is written (each read is one blocking round-trip).
+_READER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="correction-read")
 
 
 def apply(
@@ -298,7 +330,17 @@ def apply(
     asked = clean_evidence(evidence)
     if parse_id(claim_id) is None:
         raise ClaimNotFound()
-    with _key_lock(workspace, key):
+    fresh = _pending(CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id), statement, reason,
+                     revision, actor, asked)  # fmt: skip
+    # Without evidence to check first, the intent is written with the lock (the usual case: a new key), and the graph
+    # is read meanwhile (a preview reads no PostgreSQL): the read waits neither for the lock nor for the intent's
+    # commit. Read before either is safe: the write is refused if anything changed since the read.
+    read = (
+        _READER.submit(preview, workspace=workspace, claim_id=claim_id, statement=statement) if asked is None else None
+    )
+    with _key_lock(workspace, key, fresh if asked is None else None) as inserted:
+        if inserted:
+            return _write(workspace, fresh, None, read)
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
             if intent.claim_id != claim_id or intent.statement != statement or _intent_evidence(intent) != asked:
@@ -309,27 +351,14 @@ def apply(
                 return _replay(workspace, intent)
         # Checked against the source as it is now, before anything is written (a refused quote leaves no intent).
         passage = cited_passage(workspace=workspace, evidence=asked)
-        intent = _start_intent(workspace, intent, claim_id, statement, reason, revision, key, actor, asked)
+        intent = _start_intent(intent or fresh, statement, reason, revision, actor, asked)
         return _write(workspace, intent, passage)
 
 
-def _start_intent(
-    workspace: Workspace,
-    intent: CorrectionIntent | None,
-    claim_id: str,
-    statement: str,
-    reason: str,
-    revision: int,
-    key: str,
-    actor: Any,
-    evidence: Evidence | None,
+def _pending(
+    intent: CorrectionIntent, statement: str, reason: str, revision: int, actor: Any, evidence: Evidence | None
 ) -> CorrectionIntent:
-    """The pending intent row, committed before any graph write (a refused or failed one is retried)."""
-    if intent is None:
-        intent = CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id)
-    else:
-        # A refused or failed attempt may have had its ids fenced: a new attempt gets new ones.
-        intent.correction_id, intent.replacement_claim_id, intent.fragment_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    """The intent as a pending request of this correction (not saved)."""
     intent.statement, intent.reason, intent.revision = statement, reason, revision
     intent.evidence_source_id = evidence.source_id if evidence else ""
     intent.evidence_quote = evidence.quote if evidence else ""
@@ -337,6 +366,17 @@ def _start_intent(
     intent.actor = actor if getattr(actor, "is_authenticated", False) else None
     intent.actor_name = actor_name(actor)
     intent.state, intent.error, intent.settled_at = IntentState.PENDING, "", None
+    return intent
+
+
+def _start_intent(
+    intent: CorrectionIntent, statement: str, reason: str, revision: int, actor: Any, evidence: Evidence | None
+) -> CorrectionIntent:
+    """The pending intent row, committed before any graph write (a refused or failed one is retried)."""
+    if intent.pk is not None:
+        # A refused or failed attempt may have had its ids fenced: a new attempt gets new ones.
+        intent.correction_id, intent.replacement_claim_id, intent.fragment_id = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    _pending(intent, statement, reason, revision, actor, evidence)
     try:
         with transaction.atomic():
             intent.save()
@@ -368,27 +408,30 @@ def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 
-def _write(workspace: Workspace, intent: CorrectionIntent, passage: Passage | None) -> Outcome:
-    """Recomputes the preview; if what it depends on is unchanged, writes it in one query.
+def _write(
+    workspace: Workspace, intent: CorrectionIntent, passage: Passage | None, read: Future[Preview] | None = None
+) -> Outcome:
+    """Recomputes the preview (or takes `read`, one made since the request came); if what it depends on is
+    unchanged, writes it in one query.
 
-    The graph write is guarded by the workspace's counter as read with the preview; if an
-    unrelated write slipped in between, the preview is simply computed again. A cited passage
+    One graph read (the preview's) and one graph write. The write is guarded by the workspace's counter as read with
+    the preview; if an unrelated write slipped in between, the preview is simply computed again. A cited passage
     is written only if its version is still current when the query runs.
     """
     now = intent.revision
     cited = _cited(passage)
-    for _ in range(WRITE_ATTEMPTS):
+    for attempt in range(WRITE_ATTEMPTS):
         try:
-            plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
+            if attempt == 0 and read is not None:
+                plan = read.result()
+            else:
+                plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
         except (ClaimNotCurrent, ClaimNotFound, UnchangedStatement) as error:
             _refuse(intent, str(error))
             raise
         now = plan.fingerprint
         if plan.fingerprint != intent.revision:
-            # A write that landed while the picture was read may have mixed it (a concurrent
-            # correction of this very claim, say): read again before calling the preview stale.
-            if corrections_graph.workspace_revision(workspace=workspace) != plan.graph_revision:
-                continue
+            # The picture was read in one query, so it is never mixed: what the preview depended on changed.
             _refuse(intent, f"stale: previewed at {intent.revision}, now {plan.fingerprint}")
             raise StalePreview(plan.fingerprint)
         affected = plan.impact.as_json()
@@ -417,6 +460,18 @@ def _refuse(intent: CorrectionIntent, why: str) -> None:
     intent.save(update_fields=["state", "error", "settled_at"])
 
 
+# The intent's outcome and its audit event in one statement (one round-trip, one transaction: autocommit), committed
+# without waiting for the WAL's flush (synchronous_commit off for this transaction alone). This is safe because the
+# intent was committed durably, pending, before the graph write, and the graph write is durable (AOF, fsync always):
+# should the machine lose this commit (an OS crash within three wal_writer_delay; a crash of the process or of
+# PostgreSQL loses nothing), the intent is pending again and recovery settles it from the graph, audit included.
+FINISH = (
+    "WITH asynchronous AS MATERIALIZED (SELECT set_config('synchronous_commit', %s, true)), "
+    "settled AS (UPDATE {intents} SET state = %s, affected = %s, settled_at = %s WHERE id = %s RETURNING id) "
+    "{insert} FROM settled, asynchronous"
+)
+
+
 def _finish(
     intent: CorrectionIntent,
     affected: dict[str, list[str]],
@@ -427,19 +482,29 @@ def _finish(
 ) -> None:
     """Records the outcome and the audit event together; the event keeps the impact with its titles
     (`Preview.snapshot`) when the apply computed it (a recovered correction has only its ids)."""
-    with transaction.atomic():
-        intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
-        intent.save(update_fields=["state", "affected", "settled_at"])
-        record_event(
-            actor=intent.actor, workspace=intent.workspace, verb="correction.applied", target=intent.statement[:255],
-            payload={
-                "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
-                "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
-                "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
-                "evidence": cited, **({"impact": impact} if impact is not None else {}),
-            },
-        )  # fmt: skip
-        embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
+    intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
+    # As workspaces.services.record_event makes it, written with the outcome.
+    event = AuditEvent(
+        actor=intent.actor, actor_name=actor_name(intent.actor), workspace=intent.workspace, verb="correction.applied",
+        target=intent.statement[:255],
+        payload={
+            "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
+            "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
+            "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
+            "evidence": cited, **({"impact": impact} if impact is not None else {}),
+        },
+    )  # fmt: skip
+    insert, values = _insert(event)
+    fields = {f.name: f for f in CorrectionIntent._meta.concrete_fields}
+    outcome = [
+        fields[name].get_db_prep_save(getattr(intent, name), connection) for name in ("state", "affected", "settled_at")
+    ]
+    sql = FINISH.format(intents=connection.ops.quote_name(CorrectionIntent._meta.db_table), insert=insert)
+    with connection.cursor() as cursor:
+        # Inside a caller's transaction, its commit is not this statement's to make asynchronous.
+        commit = "on" if connection.in_atomic_block else "off"
+        cursor.execute(sql, [commit, *outcome, intent.pk, *values])
+    embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
 
 
 def _replay(workspace: Workspace, intent: CorrectionIntent) -> Outcome:

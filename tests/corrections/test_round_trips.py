@@ -1,0 +1,122 @@
+"""What a preview and an apply send to the stores: one graph read (and one graph write), the fewest PostgreSQL
+statements, and a second applier of the same key that waits for the first one's lock."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
+
+from afterhack import graph
+from corrections import services
+from corrections.models import CorrectionIntent
+from corrections.statuses import ApplyStatus
+from tests.corrections.conftest import World
+from workspaces.models import AuditEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STATEMENT = "The launch is in July."
+
+
+def story(world: World) -> tuple[str, str, str]:
+    """A decision resting on June alone, one resting on a claim derived from June and Ana, an action on the latter."""
+    launch = world.decision("Launch in June", [world.june])
+    derived = world.derived("Ana launches in June.", world.june, world.ana)
+    brief = world.decision("Brief Ana", [derived])
+    return launch, derived, world.action("Send the brief", brief)
+
+
+def apply(world: World, revision: int, key: str) -> services.Outcome:
+    return services.apply(
+        workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT, reason="The board moved it.",
+        revision=revision, idempotency_key=key, actor=world.trio.reviewer,
+    )  # fmt: skip
+
+
+class RoundTripTests:
+    def test_a_preview_is_one_graph_read_and_no_postgres(self, world: World) -> None:
+        story(world)
+        before = graph.queries_sent()
+        with CaptureQueriesContext(connection) as sql:
+            plan = services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
+        assert graph.queries_sent() - before == 1
+        assert len(sql.captured_queries) == 0
+        assert len(plan.impact.decisions_needing_review) == 2 and len(plan.impact.actions_held) == 1
+
+    def test_an_apply_is_one_graph_read_one_graph_write_and_three_postgres_statements(self, world: World) -> None:
+        launch, derived, _ = story(world)
+        plan = services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
+        before = graph.queries_sent()
+        with CaptureQueriesContext(connection) as sql:
+            outcome = apply(world, plan.fingerprint, "trips")
+        assert graph.queries_sent() - before == 2
+        statements = [q["sql"] for q in sql.captured_queries]
+        # The lock with the intent, the outcome with the audit event, the unlock: each its own autocommit.
+        assert len(statements) == 3, statements
+        assert "pg_advisory_lock" in statements[0] and "INSERT" in statements[0]
+        assert "UPDATE" in statements[1] and "INSERT" in statements[1]
+        assert "pg_advisory_unlock" in statements[2]
+        assert outcome.status == ApplyStatus.APPLIED
+        assert launch in outcome.affected["decisions_needing_review"] and outcome.affected["claims_unsupported"] == [
+            derived
+        ]
+        intent = CorrectionIntent.objects.get(idempotency_key="trips")
+        assert intent.state == "applied" and intent.affected == outcome.affected
+        event = AuditEvent.objects.get(verb="correction.applied")
+        assert event.actor == world.trio.reviewer and event.actor_name == world.trio.reviewer.get_username()
+        assert event.workspace == world.trio.workspace and event.target == STATEMENT
+        assert event.payload["correction_id"] == outcome.correction_id and event.payload["recovered"] is False
+        assert event.payload["impact"]["actions_held"][0]["title"] == "Send the brief"
+
+
+def waiting_for_advisory_lock() -> bool:
+    """Whether some session waits for an advisory lock it has not been granted."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        return bool(cursor.fetchone()[0])
+
+
+class SameKeyTests:
+    def test_a_second_applier_of_the_key_waits_for_the_lock_then_answers_already_applied(self, world: World) -> None:
+        story(world)
+        revision = services.preview(
+            workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT
+        ).fingerprint
+        first = apply(world, revision, "same")
+        answers: list[Any] = []
+
+        def second() -> None:
+            try:
+                answers.append(apply(world, revision, "same"))
+            except Exception as error:  # noqa: BLE001 - the test reports what it got
+                answers.append(error)
+            finally:
+                connections.close_all()
+
+        number = services._lock_number(world.trio.workspace.id, "same")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", [number])
+        waiter = threading.Thread(target=second)
+        try:
+            waiter.start()
+            # It waits in the statement that takes the lock with the intent (polled: never a timed assertion).
+            for _ in range(600):
+                if waiting_for_advisory_lock():
+                    break
+                time.sleep(0.05)
+            assert waiting_for_advisory_lock() and not answers
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [number])
+        waiter.join(timeout=60)
+        assert len(answers) == 1 and isinstance(answers[0], services.Outcome), answers
+        assert answers[0].status == ApplyStatus.ALREADY_APPLIED
+        assert answers[0].replacement_claim_id == first.replacement_claim_id
+        assert CorrectionIntent.objects.filter(idempotency_key="same").count() == 1
+        assert AuditEvent.objects.filter(verb="correction.applied").count() == 1
+        assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[1]]
