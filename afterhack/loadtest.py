@@ -234,6 +234,8 @@ def server_env() -> dict[str, str]:
     return {
         "DATABASE_URL": settings.SERVICES.database_url,
         "FALKORDB_URL": settings.SERVICES.falkordb_url,
+        # With DATABASE_URL set a server refuses to start without a shared key: this process's own.
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "AFTERHACK_LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": "afterhack.settings",
     }
