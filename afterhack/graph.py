@@ -189,6 +189,7 @@ def _names_a_cluster(pool: redis.ConnectionPool) -> bool:
 _clients: dict[tuple[str, str], FalkorDB] = {}
 # Queries sent by this process, for cost reports (the benchmark reads it before and after).
 _sent = {"queries": 0}
+_sent_lock = threading.Lock()  # a request and its reader threads count together
 _clients_lock = threading.Lock()
 
 
@@ -322,7 +323,8 @@ def _each_primary(command: str, *args: Any) -> list[Any]:
 
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
     started = time.perf_counter()
-    _sent["queries"] += 1
+    with _sent_lock:
+        _sent["queries"] += 1
     try:
         graph = client().select_graph(workspace.graph_name)
         if read_only:

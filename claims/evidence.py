@@ -140,23 +140,30 @@ class WordIndex:
 
 # The word indexes of recently checked texts are kept (a text is usually checked against many quotes in a
 # row), up to about this many bytes in all: what the 64 word lists cached before could take at worst. A text
-# whose index alone would take more than half of it is indexed each time instead.
+# whose index alone would take more than half of it (a large source of many distinct words: a log, a table)
+# is kept apart, the last such one only, so that quotes checked against it in a row index it once.
 CACHED_INDEX_BYTES = 64_000_000
 _cache: OrderedDict[str, WordIndex] = OrderedDict()
 _cached_bytes = 0
 _cache_lock = threading.Lock()
+_last_large: tuple[str, WordIndex] | None = None
 
 
 def word_index(text: str) -> WordIndex:
     """The text's word index, from the cache when it was built lately."""
-    global _cached_bytes
+    global _cached_bytes, _last_large
     found = _cache.get(text)
     if found is not None:
         with suppress(KeyError):  # another thread may have just let it go: it is still good to use
             _cache.move_to_end(text)
         return found
+    large = _last_large
+    if large is not None and large[0] == text:
+        return large[1]
     index = WordIndex.of(text)
-    if index.bytes <= CACHED_INDEX_BYTES // 2:
+    if index.bytes > CACHED_INDEX_BYTES // 2:
+        _last_large = (text, index)
+    else:
         with _cache_lock:
             if text not in _cache:
                 _cache[text] = index

@@ -293,8 +293,10 @@ def claim_search_page(
     mode: SearchMode | None = None,
     as_of: str | None = None,
 ) -> SearchPage:
-    """One page of the search's ranking, over the claims that existed when its first page was asked
-    (claims added since cannot shift the pages that follow; a new search sees them).
+    """One page of the search's ranking, over the claims that existed when its first page was asked (a new
+    search sees claims added since). Its order is stable while the workspace is unchanged; claims added or
+    changed between pages can still move a claim across a page boundary, because the fulltext index's scores
+    count every claim it holds and statuses are read at each page.
 
     With `as_of` (a moment as afterhack.clock.moment_iso gives it): the search as it would have answered then —
     over the claims that existed then, each with the status, evidence and replacement it had then. Its count is

@@ -309,7 +309,16 @@ def _crash_point(step: str) -> None:
 
 
 # The threads that read the graph for an apply while its intent is written (each read is one blocking round-trip).
+# A pool inherited across fork has no threads, so a forked child (a Celery or benchmark process) makes its own.
 _READER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="correction-read")
+
+
+def _new_reader() -> None:
+    global _READER
+    _READER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="correction-read")
+
+
+os.register_at_fork(after_in_child=_new_reader)
 
 
 def apply(
@@ -341,6 +350,8 @@ def apply(
     with _key_lock(workspace, key, fresh if asked is None else None) as inserted:
         if inserted:
             return _write(workspace, fresh, None, read)
+        if read is not None:
+            read.cancel()  # the key was used before: its read is not needed (if it has not started yet)
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
             if intent.claim_id != claim_id or intent.statement != statement or _intent_evidence(intent) != asked:
@@ -423,7 +434,11 @@ def _write(
     for attempt in range(WRITE_ATTEMPTS):
         try:
             if attempt == 0 and read is not None:
-                plan = read.result()
+                # Bounded, so that a read that never runs cannot hold the key's lock for ever: then read here.
+                try:
+                    plan = read.result(timeout=settings.GRAPH_READ_TIMEOUT_MS / 1000 + 5)
+                except TimeoutError:
+                    plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
             else:
                 plan = preview(workspace=workspace, claim_id=intent.claim_id, statement=intent.statement)
         except (ClaimNotCurrent, ClaimNotFound, UnchangedStatement) as error:

@@ -151,6 +151,26 @@ class NearMissIsTheWalkTests:
         assert 1 < len(evidence._cache) < len(texts)
         assert sum(index.bytes for index in evidence._cache.values()) <= 10_000
 
+    def test_a_text_too_large_for_the_cache_is_indexed_once_for_quotes_in_a_row(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A large source of many distinct words (a log) is kept apart, the last one only: refusals against it in
+        a row do not index it again and again (and its hints stay the walk's)."""
+        monkeypatch.setattr(evidence, "CACHED_INDEX_BYTES", 10_000)
+        monkeypatch.setattr(evidence, "_last_large", None)
+        log = " ".join(f"event{number} at node{number % 97} took {number % 13} ms" for number in range(2_000))
+        small = "Ana says the launch is in June."
+        first = evidence.word_index(log)
+        assert first.bytes > 5_000 and log not in evidence._cache
+        assert evidence.word_index(log) is first
+        assert validate_quote(log, "event7 at node7 took 8 ms").hint == walked_near_miss(  # type: ignore[union-attr]
+            log, "event7 at node7 took 8 ms"
+        )
+        evidence.word_index(small)  # a small text goes to the cache and leaves the large one kept
+        assert evidence.word_index(log) is first
+        other = log + " and one more"
+        assert evidence.word_index(other) is not first and evidence.word_index(log) is not first  # the last only
+
     def test_a_long_text_and_a_long_quote(self) -> None:
         text = " ".join(f"word{number % 977} and the" for number in range(20_000))
         quote = " ".join(f"word{number % 977} or the" for number in range(3_000, 5_000))

@@ -120,3 +120,18 @@ class SameKeyTests:
         assert CorrectionIntent.objects.filter(idempotency_key="same").count() == 1
         assert AuditEvent.objects.filter(verb="correction.applied").count() == 1
         assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[1]]
+
+
+def test_a_forked_child_reads_with_threads_of_its_own() -> None:
+    """The reader pool of a process that forks after using it has no threads in the child: the child makes its own,
+    so its apply's read runs (a child that waited on the inherited pool would hold the key's lock for ever)."""
+    import os
+
+    assert services._READER.submit(lambda: "parent").result(timeout=5) == "parent"
+    inherited = services._READER
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        ok = services._READER is not inherited and services._READER.submit(lambda: 1).result(timeout=5) == 1
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
