@@ -448,6 +448,18 @@ def ping() -> None:
         raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
 
 
+def persisting() -> bool:
+    """Whether the server (every primary of a cluster) is rewriting its append-only file or saving a snapshot in the
+    background now: a benchmark waits for it to end, lest it time the rewrite's competition for the disk."""
+    try:
+        infos = _each_primary("INFO", "persistence") if is_cluster() else [client().connection.info("persistence")]
+    except redis.exceptions.RedisError as error:
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+    return any(
+        int(info.get("aof_rewrite_in_progress", 0)) or int(info.get("rdb_bgsave_in_progress", 0)) for info in infos
+    )
+
+
 # -- backups (`manage.py backup` / `restore`): a graph's key in the server's own serialized form ----------------
 
 
