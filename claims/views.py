@@ -189,26 +189,42 @@ class SourceClaimItems:
         address = reverse("claims:claim", kwargs={"ws_id": self.ws_id, "claim_id": first})
         cut = address.rindex(first)
         before, after = address[:cut], address[cut + len(first) :]
-        return "".join(_claim_item(claim, before, after) for claim in self.claims)
+        badges: dict[str, str] = {}  # a status's badge, and who found a claim, made once each
+        found: dict[str, str] = {}
+        return "".join(
+            _claim_item(
+                claim, before, after,
+                badges.get(claim.status) or badges.setdefault(claim.status, _badge(claim.status)),
+                found.get(claim.extractor) or found.setdefault(claim.extractor, _found_by(claim.extractor)),
+            )
+            for claim in self.claims
+        )  # fmt: skip
+
+
+def _badge(status: str) -> str:
+    return f' <span class="badge st-{escape(status)}">{escape(in_words(status))}</span>'
 
 
 EXTRACTOR_WORDS = {"manual": "added by a reviewer", "rule_based": "found by the offline extractor"}
 
 
-def _claim_item(claim: selectors.SourceClaim, before: str, after: str) -> str:
-    """One claim of the source's list: its statement linked to its page, its status in words, who found it,
-    and its quote when that says more than the statement."""
+def _found_by(extractor: str) -> str:
+    """Who found a claim, in words ("" when no extractor is recorded)."""
+    words = EXTRACTOR_WORDS.get(extractor) or (f"found by {extractor.replace('model:', '')}" if extractor else "")
+    return f' <span class="muted small">{escape(words)}</span>' if words else ""
+
+
+def _claim_item(claim: selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
+    """One claim of the source's list: its statement linked to its page, its status in words (`badge`), who
+    found it, and its quote when that says more than the statement."""
     claim_id = escape(claim.id)
-    found_by = EXTRACTOR_WORDS.get(claim.extractor) or (
-        f"found by {escape(claim.extractor.replace('model:', ''))}" if claim.extractor else ""
-    )
-    quote = claim.quote if len(claim.quote) <= QUOTE_SHOWN else Truncator(claim.quote).chars(QUOTE_SHOWN)
+    quote = ""
+    if claim.quote_differs:
+        shown = claim.quote if len(claim.quote) <= QUOTE_SHOWN else Truncator(claim.quote).chars(QUOTE_SHOWN)
+        quote = f' <q class="verbatim small">{escape(shown)}</q>'
     return (
         f'<li id="claim-{claim_id}"><a href="{before}{claim_id}{after}">{escape(claim.statement)}</a>'
-        f' <span class="badge st-{escape(claim.status)}">{escape(in_words(claim.status))}</span>'
-        + (f' <span class="muted small">{found_by}</span>' if found_by else "")
-        + (f' <q class="verbatim small">{escape(quote)}</q>' if claim.quote_differs else "")
-        + "</li>\n"
+        f"{badge}{found_by}{quote}</li>\n"
     )
 
 

@@ -226,10 +226,7 @@ class HighlightTests:
         ]
         html = str(highlight(text, spans))
         assert html.startswith('🚀 <mark class="ev d2 st-current c0 from" data-claims="a b"')
-        assert (
-            '<mark class="ev d3 st-current c0 from to" data-claims="a b c" tabindex="0">in</mark>'
-            in html
-        )
+        assert '<mark class="ev d3 st-current c0 from to" data-claims="a b c" tabindex="0">in</mark>' in html
         assert html.endswith("June</mark> 🚀")
 
 
