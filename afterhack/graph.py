@@ -322,6 +322,10 @@ def _each_primary(command: str, *args: Any) -> list[Any]:
 
 
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
+    return list(_result(workspace, cypher, params, read_only=read_only).result_set)
+
+
+def _result(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> Any:
     started = time.perf_counter()
     with _sent_lock:
         _sent["queries"] += 1
@@ -344,7 +348,7 @@ def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, rea
         level = logging.INFO if elapsed_ms >= SLOW_QUERY_MS else logging.DEBUG
         first_line = cypher.strip().split("\n", 1)[0][:80]
         logger.log(level, "graph=%s ro=%s %.1fms %s", workspace.graph_name, read_only, elapsed_ms, first_line)
-    return list(result.result_set)
+    return result
 
 
 def queries_sent() -> int:
@@ -375,6 +379,22 @@ def records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = No
 def ro_records(workspace: HasGraph, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Runs one read-only query that returns one map a row; returns the maps."""
     return [row[0] for row in ro_query(workspace, cypher, params)]
+
+
+def ro_columns_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dict[str, Any]]:
+    """`ro_records_of` for a read of many rows of plain values: the query returns named columns
+    (`RETURN c.id AS id, …`), and each row comes back as a dict keyed by its columns' names, so it is still read
+    by name. A map a row costs FalkorDB and its client several times more to build and parse (5,000 rows of seven
+    fields: 30 ms as columns, 60-175 ms as maps)."""
+    if any(parse_id(i) is None for i in node_ids.values()):
+        return []
+    result = _result(workspace, cypher, dict(node_ids), read_only=True)
+    names = [_text(name) for _, name in result.header]
+    return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+def _text(name: str | bytes) -> str:
+    return name.decode() if isinstance(name, bytes) else name
 
 
 def ro_records_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dict[str, Any]]:

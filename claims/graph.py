@@ -352,16 +352,18 @@ def version_fragments(*, workspace: HasGraph, version_id: str) -> list[Fragment]
     return [Fragment.from_map(row) for row in graph.ro_records_of(workspace, VERSION_FRAGMENTS, version_id=version_id)]
 
 
+# Named columns, not a map a row: a source can have thousands of claims (graph.ro_columns_of says why).
 VERSION_CLAIM_SPANS = """
 MATCH (c:Claim {version_id: $version_id})
-WITH c ORDER BY c.start, c.end DESC
-RETURN c {.id, .start, .end, .status, .statement, .extractor, created_in: coalesce(c.created_in, '')} AS span
+RETURN c.id AS id, c.start AS start, c.end AS end, c.status AS status, c.statement AS statement,
+       c.extractor AS extractor, coalesce(c.created_in, '') AS created_in
+ORDER BY c.start, c.end DESC
 """
 
 
 def version_claim_spans(*, workspace: HasGraph, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version, by position."""
-    return [ClaimSpan(**row) for row in graph.ro_records_of(workspace, VERSION_CLAIM_SPANS, version_id=version_id)]
+    return [ClaimSpan(**row) for row in graph.ro_columns_of(workspace, VERSION_CLAIM_SPANS, version_id=version_id)]
 
 
 # -- claims -----------------------------------------------------------------------------

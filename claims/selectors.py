@@ -376,13 +376,10 @@ def _marked_piece(piece: str, active: list[ClaimSpan], here: int, following: int
     if any(span.end == following for span in active):
         classes.append("to")
     ids = " ".join(span.id for span in active)
-    named = "; ".join(_short(span.statement) for span in active)
-    title = escape(f"Claim: {named}" if len(active) == 1 else f"{len(active)} claims: {named}")
-    return f'<mark class="{" ".join(classes)}" data-claims="{ids}" title="{title}" tabindex="0">{piece}</mark>'
-
-
-def _short(statement: str, limit: int = 120) -> str:
-    return statement if len(statement) <= limit else statement[: limit - 1] + "…"
+    # No title naming the claims here: a piece of a passage several claims cite would repeat their statements
+    # in every piece (a third of the page at 5,000 claims). The statements are said once, in the list under
+    # the text, and afterhack/source.js names a mark's claims from it when it is pointed at or focused.
+    return f'<mark class="{" ".join(classes)}" data-claims="{escape(ids)}" tabindex="0">{piece}</mark>'
 
 
 @dataclass(frozen=True)

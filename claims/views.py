@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from html import escape
 from typing import Any
 from uuid import UUID
 
@@ -12,6 +13,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import llm
@@ -20,6 +23,7 @@ from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
+from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
@@ -157,8 +161,75 @@ def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: 
     )
     return {
         "workspace": membership.workspace, "membership": membership, "page": page,
+        "claim_items": SourceClaimItems(membership.workspace.id, page.claims),
         "claim_form": extra.pop("claim_form", None) or ClaimForm(), "extractor_label": extractor_label(), **extra,
     }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SourceClaimItems:
+    """The list items of the claims under the source text, made only when a template prints them.
+
+    A source can have thousands of claims: a template loop over them (a `{% url %}`, filters and branches each)
+    cost most of the page's time, so the items are joined here, every value escaped, as the loop wrote them.
+    """
+
+    ws_id: UUID
+    claims: list[selectors.SourceClaim]
+
+    def __str__(self) -> SafeString:
+        # The template turns what it prints into a string first: this one says it is already HTML.
+        return mark_safe(self.__html__())  # noqa: S308 - every value in the items is escaped
+
+    def __html__(self) -> str:
+        if not self.claims:
+            return ""
+        # One reverse: every claim's address is the first one's with its own id.
+        first = self.claims[0].id
+        address = reverse("claims:claim", kwargs={"ws_id": self.ws_id, "claim_id": first})
+        cut = address.rindex(first)
+        before, after = address[:cut], address[cut + len(first) :]
+        badges: dict[str, str] = {}  # a status's badge, and who found a claim, made once each
+        found: dict[str, str] = {}
+        return "".join(
+            _claim_item(
+                claim, before, after,
+                badges.get(claim.status) or badges.setdefault(claim.status, _badge(claim.status)),
+                found.get(claim.extractor) or found.setdefault(claim.extractor, _found_by(claim.extractor)),
+            )
+            for claim in self.claims
+        )  # fmt: skip
+
+
+def _badge(status: str) -> str:
+    return f' <span class="badge st-{escape(status)}">{escape(in_words(status))}</span>'
+
+
+EXTRACTOR_WORDS = {"manual": "added by a reviewer", "rule_based": "found by the offline extractor"}
+
+
+def _found_by(extractor: str) -> str:
+    """Who found a claim, in words ("" when no extractor is recorded)."""
+    words = EXTRACTOR_WORDS.get(extractor) or (f"found by {extractor.replace('model:', '')}" if extractor else "")
+    return f' <span class="muted small">{escape(words)}</span>' if words else ""
+
+
+def _claim_item(claim: selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
+    """One claim of the source's list: its statement linked to its page, its status in words (`badge`), who
+    found it, and its quote when that says more than the statement."""
+    claim_id = escape(claim.id)
+    quote = ""
+    if claim.quote_differs:
+        shown = claim.quote if len(claim.quote) <= QUOTE_SHOWN else Truncator(claim.quote).chars(QUOTE_SHOWN)
+        quote = f' <q class="verbatim small">{escape(shown)}</q>'
+    return (
+        f'<li id="claim-{claim_id}"><a href="{before}{claim_id}{after}">{escape(claim.statement)}</a>'
+        f"{badge}{found_by}{quote}</li>\n"
+    )
+
+
+# The characters of a claim's quote the source's list shows.
+QUOTE_SHOWN = 160
 
 
 @require_GET

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -12,7 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from claims import graph as claims_graph
 from claims import services
 from claims.graph import ClaimSpan
-from claims.selectors import highlight
+from claims.selectors import SourceClaim, highlight
+from claims.views import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
 from tests.llm_server import json_reply
@@ -199,11 +201,11 @@ class HighlightTests:
         spans = [ClaimSpan("one", 1, 5, "current", "One <1>"), ClaimSpan("two", 3, 8, "current", "Two")]
         html = str(highlight(text, spans))
         assert html == (
-            'a<mark class="ev d1 st-current c0 from" data-claims="one" title="Claim: One &lt;1&gt;" tabindex="0">'
+            'a<mark class="ev d1 st-current c0 from" data-claims="one" tabindex="0">'
             "&lt;b</mark>"
-            '<mark class="ev d2 st-current c1 from to" data-claims="one two" title="2 claims: One &lt;1&gt;; Two" '
+            '<mark class="ev d2 st-current c1 from to" data-claims="one two" '
             'tabindex="0">&gt;c</mark>'
-            '<mark class="ev d1 st-current c1 to" data-claims="two" title="Claim: Two" tabindex="0">def</mark>&amp;g'
+            '<mark class="ev d1 st-current c1 to" data-claims="two" tabindex="0">def</mark>&amp;g'
         )
 
     def test_adjacent_claims_get_alternate_shades_and_their_own_edges(self) -> None:
@@ -225,11 +227,8 @@ class HighlightTests:
             ClaimSpan("c", 9, 11, "current", "C"),
         ]
         html = str(highlight(text, spans))
-        assert html.startswith('🚀 <mark class="ev d2 st-current c0 from" data-claims="a b" title="2 claims: A; B"')
-        assert (
-            '<mark class="ev d3 st-current c0 from to" data-claims="a b c" title="3 claims: A; B; C" tabindex="0">in</mark>'
-            in html
-        )
+        assert html.startswith('🚀 <mark class="ev d2 st-current c0 from" data-claims="a b"')
+        assert '<mark class="ev d3 st-current c0 from to" data-claims="a b c" tabindex="0">in</mark>' in html
         assert html.endswith("June</mark> 🚀")
 
 
@@ -317,3 +316,61 @@ class HtmxNavigationTests:
             f"/w/{trio.workspace.id}/sources/new", {"title": "x", "text": "Other.", "file": upload}
         )
         assert response.status_code == 422 and "not both" in response.content.decode()
+
+
+class SourcePageContentTests:
+    """What the source page shows of its claims: the list under the text (each statement linked to its claim,
+    its status in words, who found it, its quote when that says more), and highlights that name their claims
+    by id only (source.js takes their statements from the list)."""
+
+    def test_the_claims_under_the_text_and_the_highlights(self, trio: Trio) -> None:
+        source_id = make_source(trio)
+        ana = add_claim(trio, source_id, "Ana owns the checklist.", "Ana owns the launch checklist")
+        june = add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
+        budget = add_claim(trio, source_id, "Budget <40k> & approved", "the launch budget is 40,000 EUR")
+        page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
+        ws = trio.workspace.id
+        assert "Claims from this text (3)" in page
+        assert (
+            f'<li id="claim-{ana.id}"><a href="/w/{ws}/claims/{ana.id}/">Ana owns the checklist.</a>'
+            ' <span class="badge st-current">current</span> <span class="muted small">added by a reviewer</span>'
+            ' <q class="verbatim small">Ana owns the launch checklist</q></li>'
+        ) in page
+        # A quote that only repeats the statement is not shown again; a statement is escaped.
+        assert (
+            f'<li id="claim-{june.id}"><a href="/w/{ws}/claims/{june.id}/">The launch is in June.</a>'
+            ' <span class="badge st-current">current</span> <span class="muted small">added by a reviewer</span></li>'
+        ) in page
+        assert f'<a href="/w/{ws}/claims/{budget.id}/">Budget &lt;40k&gt; &amp; approved</a>' in page
+        # In text order; every claim's passage highlighted, named by id, without its statement repeated.
+        assert page.index(f'id="claim-{june.id}"') < page.index(f'id="claim-{ana.id}"')
+        assert page.index(f'id="claim-{ana.id}"') < page.index(f'id="claim-{budget.id}"')
+        text = page[page.index('<pre class="source-text"') : page.index("</pre>")]
+        marks = re.findall(r"<mark [^>]*>", text)
+        assert {claim_id for mark in marks for claim_id in re.findall(r'data-claims="([^"]*)"', mark)[0].split()} == {
+            ana.id, june.id, budget.id
+        }  # fmt: skip
+        assert all(" title=" not in mark and 'tabindex="0"' in mark for mark in marks)
+        assert "Ana owns the checklist" not in text
+        assert "afterhack/source" in page
+
+    def test_a_claims_item_says_its_status_and_finder_in_words_and_shortens_a_long_quote(self) -> None:
+        quote = "word " * 40
+        claims = [
+            SourceClaim("c1", "Short.", "needs_review", quote, "model:gpt-x", "run"),
+            SourceClaim("c2", "Found offline.", "superseded", "Found offline.", "rule_based", "run"),
+            SourceClaim("c3", "Nobody.", "current", "Nobody.", "", "run"),
+        ]
+        ws_id = uuid4()
+        html_items = str(SourceClaimItems(ws_id, claims))
+        assert html_items == (
+            f'<li id="claim-c1"><a href="/w/{ws_id}/claims/c1/">Short.</a>'
+            ' <span class="badge st-needs_review">needs review</span> <span class="muted small">found by gpt-x</span>'
+            f' <q class="verbatim small">{quote[:159]}…</q></li>\n'
+            f'<li id="claim-c2"><a href="/w/{ws_id}/claims/c2/">Found offline.</a>'
+            ' <span class="badge st-superseded">superseded</span>'
+            ' <span class="muted small">found by the offline extractor</span></li>\n'
+            f'<li id="claim-c3"><a href="/w/{ws_id}/claims/c3/">Nobody.</a>'
+            ' <span class="badge st-current">current</span></li>\n'
+        )
+        assert str(SourceClaimItems(ws_id, [])) == ""

@@ -53,6 +53,27 @@ class SourceFlowTests:
         assert "The launch is in June." in card.first.inner_text() and "rule-based" in card.first.inner_text()
         screenshot(page, "source-claim-clicked")
 
+    def test_a_highlight_names_its_claims_when_pointed_at_or_focused(
+        self, page: Any, live_server: Any, trio: Trio
+    ) -> None:
+        from claims import services
+
+        source = services.source_add(workspace=trio.workspace, title="Named", text=TEXT, actor=trio.reviewer)
+        for statement, quote in [("Ana owns it.", "Ana owns the launch checklist"), ("Ana <owns> & more.", "Ana owns")]:
+            services.claim_add(
+                workspace=trio.workspace, source_id=source.id, statement=statement, evidence_quote=quote,
+                actor=trio.reviewer,
+            )  # fmt: skip
+        log_in(page, live_server, trio.reviewer)
+        page.goto(f"/w/{trio.workspace.id}/sources/{source.id}/")
+        both = page.locator("#source-text mark", has_text="Ana owns").first
+        assert both.get_attribute("title") is None  # named from the list under the text, not in the page's HTML
+        both.hover()
+        assert both.get_attribute("title") == "2 claims: Ana owns it.; Ana <owns> & more."
+        one = page.locator("#source-text mark", has_text="checklist")
+        one.focus()
+        assert one.get_attribute("title") == "Claim: Ana owns it."
+
     def test_selecting_text_fills_the_quote_with_code_point_offsets(
         self, page: Any, live_server: Any, trio: Trio
     ) -> None:

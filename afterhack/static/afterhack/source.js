@@ -30,3 +30,21 @@ document.addEventListener("htmx:afterSwap", function (event) {
     event.detail.target.scrollIntoView({ block: "nearest" });
   }
 });
+
+// A highlighted passage names its claims when it is pointed at or focused ("Claim: …", "2 claims: …; …"). Their
+// statements are said once on the page, in the list under the text (`li#claim-<id>`'s link), not again in
+// every highlighted piece: with thousands of claims that repetition was a third of the page.
+function nameClaims(event) {
+  var mark = event.target.closest && event.target.closest("mark[data-claims]");
+  if (!mark || mark.title) return;
+  var ids = mark.dataset.claims.split(" ");
+  var named = ids.map(function (id) {
+    var item = document.getElementById("claim-" + id);
+    var link = item && item.querySelector("a");
+    var statement = Array.from(link ? link.textContent : "");
+    return statement.length <= 120 ? statement.join("") : statement.slice(0, 119).join("") + "…";
+  }).join("; ");
+  mark.title = ids.length === 1 ? "Claim: " + named : ids.length + " claims: " + named;
+}
+document.addEventListener("mouseover", nameClaims);
+document.addEventListener("focusin", nameClaims);
