@@ -74,16 +74,16 @@ def word_terms(content_words: list[str]) -> list[str]:
     return [term(word) for text in content_words for word in words(text)][:MAX_WORDS]
 
 
-def tiers(terms: list[str]) -> list[tuple[int, str]]:
-    """For the fallback: (k, a fulltext query for the claims with exactly k of the terms), k from all of them down
-    to one; the sets do not overlap, so the graph ranks them without counting per claim. [] past
-    MAX_TIERED_WORDS terms."""
+def tiers(terms: list[str]) -> list[tuple[int, str, str]]:
+    """For the fallback: (k, a fulltext query for the claims with at least k of the terms, one for those with at
+    least k + 1 — "" for all of them), k from all of them down to one: the claims with exactly k are the first's
+    less the second's (claims.graph._tiered), so the tiers do not overlap and the graph ranks them without
+    counting per claim. [] past MAX_TIERED_WORDS terms. (The index's own negation can't be used: FalkorDB 4.22
+    ignores `-( … )` of several words, and reads `-3` as a number.)"""
     if not terms or len(terms) > MAX_TIERED_WORDS:
         return []
 
     def at_least(k: int) -> str:
         return "|".join("(" + " ".join(subset) + ")" for subset in combinations(terms, k))
 
-    found = [(len(terms), at_least(len(terms)))]
-    found += [(k, f"({at_least(k)}) -({at_least(k + 1)})") for k in range(len(terms) - 1, 0, -1)]
-    return found
+    return [(k, at_least(k), at_least(k + 1) if k < len(terms) else "") for k in range(len(terms), 0, -1)]

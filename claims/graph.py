@@ -693,6 +693,27 @@ RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
 """
 )
 
+# One tier of the fallback (claims.graph._tiered): the claims $query finds less those $exclude finds (the tiers
+# above, fewer than $candidates claims: a tier is asked only when those above did not fill the ranking). The best
+# $window of $query hold the best $candidates of what is left, since each excluded claim takes one place at most.
+CLAIM_SEARCH_TIER = (
+    """
+CALL db.idx.fulltext.queryNodes('Claim', $exclude) YIELD node
+WITH node WHERE $before = '' OR node.created_at <= $before
+WITH collect(node.id) AS above
+CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
+WITH node AS c, score, above
+WHERE $before = '' OR c.created_at <= $before
+WITH c, score, above ORDER BY c.status <> 'current', score DESC, c.id LIMIT $window
+WITH c, score WHERE NOT c.id IN above
+WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH collect({c: c, hits: hits}) AS ranked
+RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
+    + RANKED_HIT_MAP
+    + """] AS hits
+"""
+)
+
 # The fallback (past claims.fulltext.MAX_TIERED_WORDS words; below it, one query a count of words: `_tiered`):
 # each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
 # those with more first, then as above (scores summed over the words).
@@ -764,19 +785,33 @@ def claim_search_fulltext(
 
 
 def _tiered(
-    workspace: HasGraph, tiers: list[tuple[int, str]], *, candidates: int, before: str, offset: int, limit: int | None
+    workspace: HasGraph,
+    tiers: list[tuple[int, str, str]],
+    *,
+    candidates: int,
+    before: str,
+    offset: int,
+    limit: int | None,
 ) -> RankedHits:
     """The ranking of claims.fulltext.tiers, most words first: one query a tier (ranked as CLAIM_SEARCH_FULLTEXT
     ranks), the window taken from the tiers it spans, and no tier asked once those before fill the candidates (so
     the claims with only some of the words are not read when those with all of them are enough)."""
     end = candidates if limit is None else min(offset + limit, candidates)
     total, hits = 0, list[SearchHit]()
-    for count, query in tiers:
+    for count, query, exclude in tiers:
         if total >= candidates:
             break
         start = max(offset - total, 0)
         params = {"query": query, "candidates": candidates - total, "before": before, "hits": count}
-        ranked = _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, start, max(end - total - start, 0))
+        if exclude:  # `total` claims are in the tiers above: exactly those `exclude` finds
+            params |= {"exclude": exclude, "window": candidates}
+        ranked = _ranked(
+            workspace,
+            CLAIM_SEARCH_TIER if exclude else CLAIM_SEARCH_FULLTEXT,
+            params,
+            start,
+            max(end - total - start, 0),
+        )
         total, hits = total + ranked.total, hits + ranked.hits
     return RankedHits(total, hits)
 
