@@ -321,6 +321,16 @@ def _each_primary(command: str, *args: Any) -> list[Any]:
     return []
 
 
+def _every_server(command: str, *args: Any) -> list[Any]:
+    """A whole-server command's answers: the server's, or each primary's of a cluster (never for requests)."""
+    try:
+        if is_cluster():
+            return _each_primary(command, *args)
+        return [client().connection.execute_command(command, *args)]
+    except redis.exceptions.RedisError as error:
+        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+
+
 def _run(workspace: HasGraph, cypher: str, params: dict[str, Any] | None, *, read_only: bool) -> list[Row]:
     return list(_result(workspace, cypher, params, read_only=read_only).result_set)
 
@@ -432,25 +442,12 @@ def delete_graph_named(name: str) -> None:
 def list_graph_names() -> list[str]:
     """Names of every graph on the server, or on every primary of a cluster (for tests and operations, never for
     requests)."""
-    try:
-        if is_cluster():
-            return sorted({name for names in _each_primary("GRAPH.LIST") for name in names})
-        return list(client().list_graphs())
-    except redis.exceptions.RedisError as error:
-        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+    return sorted({name for names in _every_server("GRAPH.LIST") for name in names})
 
 
 def server_version() -> str:
     """The FalkorDB module version the server reports (for benchmark reports)."""
-    try:
-        modules = (
-            _each_primary("MODULE", "LIST")[0]
-            if is_cluster()
-            else client().connection.execute_command("MODULE", "LIST")
-        )
-    except redis.exceptions.RedisError as error:
-        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
-    for module in modules:
+    for module in _every_server("MODULE", "LIST")[0]:
         if str(module.get("name", "")).lower() in ("graph", "falkordb"):
             version = int(module.get("ver", 0))
             return f"{version // 10000}.{version // 100 % 100}.{version % 100}"
@@ -459,24 +456,15 @@ def server_version() -> str:
 
 def ping() -> None:
     """Raises GraphError unless the FalkorDB server (every primary of a cluster) answers."""
-    try:
-        if is_cluster():
-            _each_primary("PING")
-        else:
-            client().connection.ping()
-    except redis.exceptions.RedisError as error:
-        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
+    _every_server("PING")
 
 
 def persisting() -> bool:
     """Whether the server (every primary of a cluster) is rewriting its append-only file or saving a snapshot in the
     background now: a benchmark waits for it to end, lest it time the rewrite's competition for the disk."""
-    try:
-        infos = _each_primary("INFO", "persistence") if is_cluster() else [client().connection.info("persistence")]
-    except redis.exceptions.RedisError as error:
-        raise GraphUnavailable(f"The graph database could not be reached: {error}") from error
     return any(
-        int(info.get("aof_rewrite_in_progress", 0)) or int(info.get("rdb_bgsave_in_progress", 0)) for info in infos
+        int(info.get("aof_rewrite_in_progress", 0)) or int(info.get("rdb_bgsave_in_progress", 0))
+        for info in _every_server("INFO", "persistence")
     )
 
 

@@ -670,10 +670,15 @@ def claim_dependents(*, workspace: HasGraph, claim_id: str) -> list[Dependent]:
 
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
-SEARCH_HIT_MAP = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits}"
-SEARCH_HIT_FIELDS = SEARCH_HIT_MAP + " AS hit"
-# The same, of a ranked {c, hits} entry (only the asked window of a ranking is read out).
-RANKED_HIT_MAP = "{id: r.c.id, statement: r.c.statement, status: r.c.status, source_id: r.c.source_id, hits: r.hits}"
+SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
+# The end of every ranked search: the ranked claims (each `c` with its `hits`, at most $candidates, in order) as one
+# list, of which only the asked window [$offset..$end] leaves the server, each as a SearchHit reads it, with `total`.
+RANKED_WINDOW = """
+WITH collect({c: c, hits: hits}) AS ranked
+RETURN size(ranked) AS total,
+       [r IN ranked[$offset..$end] |
+        {id: r.c.id, statement: r.c.statement, status: r.c.status, source_id: r.c.source_id, hits: r.hits}] AS hits
+"""
 
 # Lexical search goes through the fulltext index (workspaces/graph.py FULLTEXT_CLAIM_STATEMENT); `$query` is made
 # by claims/fulltext.py from the query's words only, never its syntax. Ranked in the query, so that only the
@@ -686,11 +691,8 @@ CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score
 WHERE $before = '' OR c.created_at <= $before
 WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
-WITH collect({c: c, hits: hits}) AS ranked
-RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
-    + RANKED_HIT_MAP
-    + """] AS hits
 """
+    + RANKED_WINDOW
 )
 
 # One tier of the fallback (claims.graph._tiered): the claims $query finds less those $exclude finds (the tiers
@@ -707,11 +709,8 @@ WHERE $before = '' OR c.created_at <= $before
 WITH c, score, above ORDER BY c.status <> 'current', score DESC, c.id LIMIT $window
 WITH c, score WHERE NOT c.id IN above
 WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
-WITH collect({c: c, hits: hits}) AS ranked
-RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
-    + RANKED_HIT_MAP
-    + """] AS hits
 """
+    + RANKED_WINDOW
 )
 
 # The fallback (past claims.fulltext.MAX_TIERED_WORDS words; below it, one query a count of words: `_tiered`):
@@ -724,11 +723,8 @@ CALL db.idx.fulltext.queryNodes('Claim', term) YIELD node, score
 WITH node AS c, count(*) AS hits, sum(score) AS score
 WHERE $before = '' OR c.created_at <= $before
 WITH c, hits, score ORDER BY hits DESC, c.status <> 'current', score DESC, c.id LIMIT $candidates
-WITH collect({c: c, hits: hits}) AS ranked
-RETURN size(ranked) AS total, [r IN ranked[$offset..$end] | """
-    + RANKED_HIT_MAP
-    + """] AS hits
 """
+    + RANKED_WINDOW
 )
 
 CLAIM_NEWEST = (

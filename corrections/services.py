@@ -56,8 +56,8 @@ from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
 from corrections.statuses import ApplyStatus
-from workspaces.models import AuditEvent, Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.models import Workspace
+from workspaces.services import actor_name, audit_event, record_event
 
 logger = logging.getLogger("corrections")
 
@@ -499,9 +499,8 @@ def _finish(
     (`Preview.snapshot`) when the apply computed it (a recovered correction has only its ids)."""
     intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
     # As workspaces.services.record_event makes it, written with the outcome.
-    event = AuditEvent(
-        actor=intent.actor, actor_name=actor_name(intent.actor), workspace=intent.workspace, verb="correction.applied",
-        target=intent.statement[:255],
+    event = audit_event(
+        actor=intent.actor, workspace=intent.workspace, verb="correction.applied", target=intent.statement,
         payload={
             "claim_id": intent.claim_id, "correction_id": str(intent.correction_id),
             "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,

@@ -29,19 +29,28 @@ def actor_name(actor: Any) -> str:
     return actor.get_username() if actor is not None and getattr(actor, "is_authenticated", False) else "system"
 
 
-def record_event(
+def audit_event(
     *, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None
 ) -> AuditEvent:
-    """Appends one audit event (call it inside the transaction of the change it records)."""
+    """An audit event as it is recorded, not saved yet: who (a person, else "system"), where, what."""
     authenticated = actor is not None and getattr(actor, "is_authenticated", False)
-    return AuditEvent.objects.create(
+    return AuditEvent(
         actor=actor if authenticated else None,
-        actor_name=actor.get_username() if authenticated else "system",
+        actor_name=actor_name(actor),
         workspace=workspace,
         verb=verb,
         target=target[:255],
         payload=payload or {},
     )
+
+
+def record_event(
+    *, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None
+) -> AuditEvent:
+    """Appends one audit event (call it inside the transaction of the change it records)."""
+    event = audit_event(actor=actor, workspace=workspace, verb=verb, target=target, payload=payload)
+    event.save(force_insert=True)
+    return event
 
 
 # Many audit events as ONE statement, one JSON parameter holding every (target, payload): atomic and committed
@@ -59,7 +68,7 @@ def record_events(
 ) -> None:
     """Appends one audit event per (target, payload), each as `record_event` writes it, all in one INSERT (call
     it in the transaction of the changes they record, or after them: alone, it commits by itself)."""
-    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
+    who = audit_event(actor=actor, workspace=workspace, verb=verb)
     meta, quote = AuditEvent._meta, connection.ops.quote_name
     columns = {field.name: quote(str(field.column)) for field in meta.concrete_fields}
     rows = [{"target": target[:255], "payload": payload} for target, payload in events]
@@ -67,10 +76,10 @@ def record_events(
         cursor.execute(
             EVENTS_INSERT.format(table=quote(meta.db_table), **columns),
             {
-                "actor": actor.pk if authenticated else None,
-                "actor_name": actor.get_username() if authenticated else "system",
-                "workspace": workspace.pk if workspace is not None else None,
-                "verb": verb,
+                "actor": who.actor_id,
+                "actor_name": who.actor_name,
+                "workspace": who.workspace_id,
+                "verb": who.verb,
                 "created_at": timezone.now(),
                 "events": json.dumps(rows),
             },
