@@ -36,20 +36,26 @@ from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 # hop of one leads to a decision); each member with its justifications (every
 # antecedent's kind and status); and the actions on those decisions. It starts from `roots` (a list of Claim nodes)
 # and carries `claim` (the corrected claim as claims.graph.CLAIM_MAP reads it, or null) to the end.
+# The relationships name no labels at their ends: each joins one pair of labels only (DERIVED_FROM a claim to a claim,
+# SUPPORTS a claim or a decision to a decision, DEPENDS_ON an action to a decision: claims/graph.py, agents/graph.py
+# and review_graph.py make them so), and a label test is a step of its own for FalkorDB (about 0.1 ms of this read
+# at 1M nodes). (Pattern comprehensions instead of OPTIONAL MATCH and collect would save 0.15 ms more, but FalkorDB
+# 4.22 caches the plan of one whose relationship type did not exist yet as matching nothing, for ever: a new
+# workspace's first preview would blind every later one. docs/benchmarks.md has the reproduction.)
 # (Aggregates sit in a WITH of their own: an aggregate inside a map literal, or beside another expression, mis-groups
 # in FalkorDB; `CASE size(x) WHEN 0 THEN [null]` keeps the one row when a list is empty.)
 PICTURE = """
 OPTIONAL MATCH (w:Workspace)
 WITH claim, roots, w.revision AS revision
 UNWIND (CASE size(roots) WHEN 0 THEN [null] ELSE roots END) AS root
-OPTIONAL MATCH (root)<-[:DERIVED_FROM*1..]-(derived:Claim)
+OPTIONAL MATCH (root)<-[:DERIVED_FROM*1..]-(derived)
 WITH claim, revision, roots, collect(DISTINCT derived) AS derived
 WITH claim, revision, roots + derived AS claims
 UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
-OPTIONAL MATCH (c)-[:SUPPORTS*1..]->(d:Decision)
+OPTIONAL MATCH (c)-[:SUPPORTS*1..]->(d)
 WITH claim, revision, claims, collect(DISTINCT d) AS decisions
 UNWIND (CASE size(claims) WHEN 0 THEN [null] ELSE claims END) AS c
-OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p:Claim)
+OPTIONAL MATCH (c)-[j:DERIVED_FROM]->(p)
 WITH claim, revision, decisions, c, collect(CASE WHEN p IS NULL THEN NULL ELSE
      {justification: j.justification, id: p.id, label: 'Claim', status: p.status, version: p.version_id,
       kind: p.confidence_kind, title: p.statement} END) AS antes
@@ -65,10 +71,10 @@ WITH claim, revision, claim_members, decisions, collect(CASE WHEN d IS NULL THEN
      {id: d.id, label: 'Decision', status: d.status, version: null, kind: null, title: d.title, antes: antes} END)
      AS decision_members
 UNWIND (CASE size(decisions) WHEN 0 THEN [null] ELSE decisions END) AS d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d)
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d)
 WITH claim, revision, claim_members, decision_members, collect(DISTINCT a) AS actions
 UNWIND (CASE size(actions) WHEN 0 THEN [null] ELSE actions END) AS a
-OPTIONAL MATCH (a)-[:DEPENDS_ON]->(on:Decision)
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(on)
 WITH claim, revision, claim_members, decision_members, a, collect(on.id) AS on
 WITH claim, revision, claim_members, decision_members, collect(CASE WHEN a IS NULL THEN NULL ELSE
      {id: a.id, status: a.status, title: a.title, decision_ids: on} END) AS actions
