@@ -185,7 +185,8 @@ def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
             settled = settle_disk()
             # Straight after the bulk growth, before anything has read the claims' evidence: FalkorDB 4.22 then pays
             # about 1 ms on every edge a write adds to a relation the growth filled (SUPPORTED_BY, HAS_FRAGMENT), until
-            # a read query touches that relation once. A workspace in use is read; this state is measured apart.
+            # a read query touches that relation after a write to it (then never again, even after more growth). A
+            # workspace in use is read; this state is measured apart, and `warm` is the read that ends it.
             _, cold_applies, _ = in_process(workspace, user, claims[SAMPLES * 3 : SAMPLES * 4])
             cold_naive, _ = naive(workspace, claims[SAMPLES * 4 : SAMPLES * 5])
             warm(workspace, claims[0])
