@@ -18,6 +18,7 @@ from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from afterhack.errors import FORBIDDEN, INTERNAL_ERROR, NOT_FOUND, GraphError, GraphUnavailable, UserError
+from afterhack.middleware import takes_sources
 from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from afterhack.text import MAX_USERNAME_CHARS
@@ -210,7 +211,7 @@ def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
         code = "invalid_input"
         if not _is_utf8(request.body):
             words = "The request body is not UTF-8 text."
-            code = "invalid_source" if request.path.rstrip("/").endswith(("/sources", "/sources:batch")) else code
+            code = "invalid_source" if takes_sources(request.path) else code
         return workspace_gate(request) or error_response(request, 422, code, words)
     code = {401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(exc.status_code, "error")
     return error_response(request, exc.status_code, code, CSRF_FAILED if "CSRF" in detail else detail)

@@ -20,6 +20,12 @@ API_PREFIX = "/api/"
 # The endpoints whose bodies are sources: a body they cannot read is an invalid_source.
 SOURCE_PATHS = ("/sources", "/sources:batch")
 
+
+def takes_sources(path: str) -> bool:
+    """Whether the API endpoint at `path` takes sources as its body (its unreadable body is an invalid_source)."""
+    return path.rstrip("/").endswith(SOURCE_PATHS)
+
+
 FALLBACKS = {
     404: ("not_found", "There is no such API endpoint; see /api/v1/docs."),
     405: ("method_not_allowed", "This endpoint does not accept that HTTP method; see /api/v1/docs."),
@@ -48,11 +54,10 @@ class ApiErrorFormatMiddleware:
         if not request.path.startswith(API_PREFIX):
             return None
         if isinstance(exception, RequestDataTooBig):
-            path = request.path.rstrip("/")
-            code = "invalid_source" if path.endswith(SOURCE_PATHS) else "invalid_input"
+            code = "invalid_source" if takes_sources(request.path) else "invalid_input"
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // (1024 * 1024)
             detail = f"The request body is larger than {limit} MB; a source can hold at most {MAX_SOURCE_CHARS:,} characters."
-            if path.endswith(":batch"):
+            if request.path.rstrip("/").endswith(":batch"):
                 detail = f"The request body is larger than {limit} MB; send the sources in smaller batches."
             return JsonResponse({"error": code, "detail": detail}, status=422)
         if (store := store_outage(exception)) is not None:
