@@ -354,6 +354,18 @@ def source_create(request: HttpRequest, ws_id: PathId, payload: SourceIn) -> Any
     })  # fmt: skip
 
 
+def _as_source_body(item: dict[str, Any]) -> dict[str, Any]:
+    """A batch's item read as POST …/sources reads its body (SourceIn's rules, words and error code)."""
+    try:
+        source = SourceIn.model_validate(item)
+    except ValidationError as error:
+        first = error.errors()[0]
+        refused = InvalidSource(first["msg"])
+        refused.code = first["type"]
+        raise refused from None
+    return {"title": source.title, "text": source.text}
+
+
 @router.post(
     "/{ws_id}/sources:batch", response={201: SourceBatchOut, **errors(401, 403, 404, 503), 422: SourceBatchErrorOut}
 )
@@ -365,22 +377,9 @@ def source_create_batch(request: HttpRequest, ws_id: PathId, payload: SourceBatc
     two sources, and a batch sent again is stored again (as with POST …/sources). The body is bounded like
     any request body (10 MB): a bigger one is refused 422 before it is read."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    items, problems = [], []
-    for index, item in enumerate(payload.sources):
-        try:
-            if not isinstance(item, dict):
-                raise InvalidSource(services.ITEM_NOT_AN_OBJECT)
-            source = SourceIn.model_validate(item)
-        except InvalidSource as error:
-            problems.append({"index": index, "code": error.code, "message": str(error)})
-        except ValidationError as error:
-            first = error.errors()[0]
-            problems.append({"index": index, "code": first["type"], "message": first["msg"]})
-        else:
-            items.append({"title": source.title, "text": source.text})
-    if problems:
-        raise services.SourcesRefused(problems, len(payload.sources))
-    added = services.sources_add(workspace=workspace, sources=items, actor=request.user)
+    added = services.sources_add(
+        workspace=workspace, sources=payload.sources, actor=request.user, check=_as_source_body
+    )
     return Status(201, {"sources": [
         {"id": a.id, "title": a.title, "version": a.version, "sha256": a.sha256, "length": a.length,
          "fragments": a.fragments}

@@ -170,12 +170,20 @@ def source_add(*, workspace: Workspace, title: object, text: object, actor: Any,
     )[0]
 
 
-def sources_add(*, workspace: Workspace, sources: object, actor: Any, origin_name: str = "") -> list[AddedSource]:
+def sources_add(
+    *,
+    workspace: Workspace,
+    sources: object,
+    actor: Any,
+    origin_name: str = "",
+    check: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> list[AddedSource]:
     """Stores a batch of 1 to MAX_BATCH_SOURCES sources, each given as {"title", "text"}, all or none: each is
-    checked as source_add checks one, and if any cannot be stored SourcesRefused lists every one that cannot
-    (its index, code and message) and nothing is written. Then one (atomic) graph query writes them all, and
-    one INSERT their audit events (see sources_write). The same title or text twice is two sources, as with
-    source_add; the batch's sources share one creation time."""
+    checked as source_add checks one (after `check`, a caller's own rules: it answers the item's title and text,
+    or raises a UserError), and if any cannot be stored SourcesRefused lists every one that cannot (its index,
+    code and message) and nothing is written. Then one (atomic) graph query writes them all, and one INSERT
+    their audit events (see sources_write). The same title or text twice is two sources, as with source_add;
+    the batch's sources share one creation time."""
     if not isinstance(sources, list) or not 1 <= len(sources) <= MAX_BATCH_SOURCES:
         raise InvalidSource(BATCH_SIZE_WORDS)
     prepared, errors = [], []
@@ -183,7 +191,8 @@ def sources_add(*, workspace: Workspace, sources: object, actor: Any, origin_nam
         try:
             if not isinstance(item, dict):
                 raise InvalidSource(ITEM_NOT_AN_OBJECT)
-            prepared.append(source_prepare(title=item.get("title"), text=item.get("text")))
+            fields = check(item) if check is not None else item
+            prepared.append(source_prepare(title=fields.get("title"), text=fields.get("text")))
         except UserError as error:
             errors.append({"index": index, "code": error.code, "message": str(error)})
     if errors:
