@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from html import escape
 from typing import Any
 from uuid import UUID
@@ -189,18 +190,13 @@ class SourceClaimItems:
         address = reverse("claims:claim", kwargs={"ws_id": self.ws_id, "claim_id": first})
         cut = address.rindex(first)
         before, after = address[:cut], address[cut + len(first) :]
-        badges: dict[str, str] = {}  # a status's badge, and who found a claim, made once each
-        found: dict[str, str] = {}
         return "".join(
-            _claim_item(
-                claim, before, after,
-                badges.get(claim.status) or badges.setdefault(claim.status, _badge(claim.status)),
-                found.get(claim.extractor) or found.setdefault(claim.extractor, _found_by(claim.extractor)),
-            )
-            for claim in self.claims
-        )  # fmt: skip
+            _claim_item(claim, before, after, _badge(claim.status), _found_by(claim.extractor)) for claim in self.claims
+        )
 
 
+# A status's badge and who found a claim are made once each (a source's claims share a few of them).
+@lru_cache(maxsize=256)
 def _badge(status: str) -> str:
     return f' <span class="badge st-{escape(status)}">{escape(in_words(status))}</span>'
 
@@ -208,6 +204,7 @@ def _badge(status: str) -> str:
 EXTRACTOR_WORDS = {"manual": "added by a reviewer", "rule_based": "found by the offline extractor"}
 
 
+@lru_cache(maxsize=256)
 def _found_by(extractor: str) -> str:
     """Who found a claim, in words ("" when no extractor is recorded)."""
     words = EXTRACTOR_WORDS.get(extractor) or (f"found by {extractor.replace('model:', '')}" if extractor else "")
