@@ -70,10 +70,10 @@ class AdminTokenFlowTests:
         assert re.search(
             r"expires on \d+ \w+ \d{4} at \d\d:\d\d UTC, in 30 days\.", page.locator(".new-token").inner_text()
         )
-        screenshot(page, "admin-token-panel")
 
         page.get_by_role("button", name="Copy").click()
         page.get_by_role("status").filter(has_text="Copied.").wait_for()
+        screenshot(page, "admin-token-panel")
         assert page.evaluate(CLIPBOARD) == raw
 
         page.locator("#content h1").click()
