@@ -215,8 +215,13 @@ class ThrottledLoginView(LoginView):
     redirect_authenticated_user = True
 
     def form_invalid(self, form: ThrottledLoginForm) -> HttpResponse:  # type: ignore[override]
-        response = super().form_invalid(form)
-        if form.throttled is not None:
-            response.status_code = 429
-            response["Retry-After"] = str(form.throttled.retry_after)
-        return response
+        return answered_throttled(super().form_invalid(form), form)
+
+
+def answered_throttled(response: HttpResponse, form: Any) -> HttpResponse:
+    """The login page `response`, answered 429 with Retry-After if the throttle refused its `form`."""
+    throttled = getattr(form, "throttled", None)
+    if isinstance(throttled, LoginThrottled):
+        response.status_code = 429
+        response["Retry-After"] = str(throttled.retry_after)
+    return response

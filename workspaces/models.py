@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import secrets
+import math
 import uuid
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.crypto import RANDOM_STRING_CHARS, get_random_string
+from django.views.decorators.debug import sensitive_variables
 
 from afterhack.text import MAX_WORKSPACE_NAME_CHARS
 
@@ -199,6 +201,9 @@ class AuditEvent(models.Model):
 
 
 TOKEN_PREFIX = "ah_"  # noqa: S105 - a prefix that marks tokens, not a secret
+# After the prefix, letters and digits only: a double-click selects the whole token (a "-" would end the
+# selection, and "_" is a word character). 43 of these 62 characters are 256 bits of randomness.
+TOKEN_CHARS = math.ceil(256 / math.log2(len(RANDOM_STRING_CHARS)))
 
 
 def hash_token(raw: str) -> str:
@@ -223,6 +228,10 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(default=token_expiry, help_text="The token is refused from this moment on (UTC).")
 
+    # The token itself, only on the instance the admin has just issued, for the one answer that shows it: never
+    # saved (only its hash is), never put in the session.
+    raw: str = ""
+
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "API token"
@@ -231,9 +240,11 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.hint}…) for {self.user}"
 
     @classmethod
+    @sensitive_variables("raw")
     def issue(cls, *, user: Any, name: str = "API token", expires_at: datetime | None = None) -> tuple[ApiToken, str]:
         """A new token for `user` and its raw value, which is shown once and never stored."""
-        raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        # Tokens issued before had URL-safe characters ("-" and "_"): only the hash is looked up, so they still work.
+        raw = TOKEN_PREFIX + get_random_string(TOKEN_CHARS)
         token = cls.objects.create(
             user=user, name=name, key_hash=hash_token(raw), hint=raw[:8], expires_at=expires_at or token_expiry()
         )

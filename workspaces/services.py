@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from afterhack import graph, history_graph
@@ -285,6 +286,15 @@ def token_revoke(*, token: ApiToken, actor: Any) -> ApiToken:
             )
     token.refresh_from_db(fields=["revoked_at"])
     return token
+
+
+def tokens_revoke(*, tokens: QuerySet[ApiToken], actor: Any) -> int:
+    """Revokes each of these tokens not revoked yet, audited one by one like `token_revoke`; returns how many."""
+    with transaction.atomic():
+        revoking = list(tokens.filter(revoked_at__isnull=True).select_related("user"))
+        for token in revoking:
+            token_revoke(token=token, actor=actor)
+    return len(revoking)
 
 
 def previews_invalidate(*, workspace: Workspace) -> None:

@@ -170,11 +170,12 @@ class ContentSecurityPolicyTests:
         page.locator(".select2-search__field").fill("age")
         page.locator(".select2-results__option", has_text="agent").click()
         page.locator("#id_name").fill("nightly")
+        page.locator("#id_expires_at_0").fill("2099-05-06")
         page.get_by_role("button", name="Choose a Time").first.click()
         page.get_by_role("dialog").get_by_role("button", name="Noon").click()
         assert page.locator("#id_expires_at_1").input_value() == "12:00:00"
         page.locator("input[name=_save]").click()
-        page.get_by_text("The new token is").wait_for()
+        page.locator("#new-token").wait_for()
         screenshot(page, "csp-admin-token")
         watch.assert_clean()
         watch.visit("/admin/workspaces/workspace/")

@@ -186,12 +186,23 @@ class PageLoginThrottleTests:
         assert response.status_code == 302 and response["Location"] == "/w/"
         assert not LoginFailures.objects.exists()
 
-    def test_the_admin_login_is_throttled_too(self, make_user: MakeUser) -> None:
+    def test_the_admin_login_is_throttled_too_with_429_and_retry_after(self, make_user: MakeUser) -> None:
         make_user("root", is_staff=True, is_superuser=True)
         fail(LIMIT, username="root")
         response = Client(REMOTE_ADDR="10.0.0.1").post(
             "/admin/login/", {"username": "root", "password": PASSWORD, "next": "/admin/"}
         )
-        assert response.status_code == 200
+        assert response.status_code == 429 and WINDOW - 5 <= int(response["Retry-After"]) <= WINDOW
         assert "Too many failed logins for this username from your address." in response.content.decode()
         assert "_auth_user_id" not in response.client.session
+
+    def test_the_admin_login_answers_a_wrong_password_200_and_still_logs_staff_in(self, make_user: MakeUser) -> None:
+        make_user("root", is_staff=True, is_superuser=True)
+        client = Client(REMOTE_ADDR="10.0.0.1")
+        wrong = client.post("/admin/login/", {"username": "root", "password": "wrong", "next": "/admin/"})
+        assert wrong.status_code == 200 and "Retry-After" not in wrong
+        assert "Please enter the correct username and password for a staff account." in wrong.content.decode()
+        right = client.post("/admin/login/", {"username": "root", "password": PASSWORD, "next": "/admin/"})
+        assert right.status_code == 302 and right["Location"] == "/admin/"
+        assert client.get("/admin/login/").status_code == 302
+        assert not LoginFailures.objects.exists()
