@@ -723,9 +723,9 @@ def _detail(workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> 
         "decisions": decisions,
         "actions": actions,
         "unsupported": unsupported,
-        "picture": old and selectors.impact_picture(
+        # Drawn only for a reader who may open what it draws (the source, what the correction left standing).
+        "picture": old and extra.get("can_open") and selectors.impact_picture(
             workspace=workspace, claim=old, affected=correction.affected, correction=correction,
-            linked=bool(extra.get("can_open")),
         ),
         "applied": applied,
         "action_urls": {
