@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import wraps
-from itertools import chain
+from itertools import batched, chain
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -28,9 +29,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from afterhack import confirm
 from afterhack.clock import BadMoment, moment_iso, now_iso
-from afterhack.errors import Conflict, UserError, found
+from afterhack.errors import Conflict, GraphError, UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.ids import parse_id
 from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.picker import Picker, chosen_ids, filter_params, ids_in, is_step, query_in
 from afterhack.templatetags.afterhack import in_words
@@ -48,6 +48,9 @@ from corrections.statuses import ApplyStatus, CorrectionImpact
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import AuditEvent, Membership, Workspace
+from workspaces.selectors import CORRECTION, EventRow, impact_shown
+
+logger = logging.getLogger("corrections")
 
 
 class CorrectionForm(forms.Form):
@@ -687,10 +690,11 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @login_required
 def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    return _detail(request, membership.workspace, correction_id, {"membership": membership, "can_open": True})
+    context = _detail(membership.workspace, correction_id, {"membership": membership, "can_open": True})
+    return render(request, "corrections/detail.html", context)
 
 
-def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> HttpResponse:
+def _detail(workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> dict[str, Any]:
     correction = found(
         selectors.correction_get(workspace=workspace, correction_id=correction_id),
         Http404("No such correction in this workspace."),
@@ -719,9 +723,9 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
         "decisions": decisions,
         "actions": actions,
         "unsupported": unsupported,
-        "picture": old and selectors.impact_picture(
+        # Drawn only for a reader who may open what it draws (the source, what the correction left standing).
+        "picture": old and extra.get("can_open") and selectors.impact_picture(
             workspace=workspace, claim=old, affected=correction.affected, correction=correction,
-            linked=bool(extra.get("can_open")),
         ),
         "applied": applied,
         "action_urls": {
@@ -731,29 +735,57 @@ def _detail(request: HtmxRequest, workspace: Workspace, correction_id: str, extr
         | {a.id: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
         **extra,
     }  # fmt: skip
-    return render(request, "corrections/detail.html", context)
+    return context
 
 
 def _audit_spec() -> ListSpec:
     return workspace_selectors.event_spec("audit", workspaces=list(workspace_selectors.workspaces_by_name()))
 
 
+def _corrected_from(events: list[AuditEvent]) -> dict[str, str]:
+    """What each correction among the events corrected (its old statement, which its event does not keep), read
+    from the corrections themselves: one graph read per workspace. A workspace whose graph does not answer is left
+    out: its corrections then say only what they corrected to."""
+    asked: dict[UUID, tuple[Workspace, list[str]]] = {}
+    for event in events:
+        correction_id = event.payload.get("correction_id")
+        if event.verb == CORRECTION and event.workspace is not None and isinstance(correction_id, str):
+            asked.setdefault(event.workspace.id, (event.workspace, []))[1].append(correction_id)
+    before: dict[str, str] = {}
+    for workspace, correction_ids in asked.values():
+        try:
+            corrections = selectors.corrections_get(workspace=workspace, correction_ids=correction_ids)
+        except GraphError:
+            logger.warning("audit: the corrections of %s could not be read", workspace.id, exc_info=True)
+            continue
+        before |= {c.id: c.old_statement for c in corrections if c.old_statement}
+    return before
+
+
+def _audit_rows(events: list[AuditEvent], memberships: dict[UUID, Membership]) -> list[EventRow]:
+    """The events as this auditor may read them (workspaces/disclosure.py), each correction with what it corrected."""
+    return workspace_selectors.event_rows(events, memberships=memberships, corrected_from=_corrected_from(events))
+
+
 @require_GET
 @staff_only
 def audit(request: HtmxRequest) -> HttpResponse:
-    """Staff auditors: every audited event of every workspace, read-only, filtered and paged, and its CSV export."""
-    listing = workspace_selectors.event_listing(_audit_spec(), request.GET, path=request.path)
+    """Staff auditors: every audited event of every workspace, read-only, filtered and paged, and its CSV export;
+    the content of a workspace they may not read is withheld (workspaces/disclosure.py)."""
     memberships = workspace_selectors.memberships_by_workspace(user=request.user)
+    listing = workspace_selectors.event_listing(
+        _audit_spec(), request.GET, path=request.path, readable=workspace_selectors.readable_in(memberships)
+    )
     rows = [
         replace(row, detail_url=reverse("corrections:audit_event", args=[row.event.pk]))
-        for row in workspace_selectors.event_rows(listing.items, memberships=memberships)
+        for row in _audit_rows(listing.items, memberships)
     ]
     # The export takes the same filters and sort, and every page.
     export = reverse("corrections:audit_export") + listing.href(page=1).removeprefix(listing.path)
     context = {
         "listing": listing.with_items(rows), "export_href": export.removesuffix("?"),
-        # Each workspace's W3C PROV export, in the three formats.
-        "prov_workspaces": list(workspace_selectors.workspaces_by_name()),
+        # The W3C PROV export of each workspace the auditor may read, in the three formats.
+        "prov_workspaces": [w for w in workspace_selectors.workspaces_by_name() if w.id in memberships],
     }  # fmt: skip
     return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
 
@@ -761,23 +793,36 @@ def audit(request: HtmxRequest) -> HttpResponse:
 @require_GET
 @staff_only
 def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
-    """One audited event for staff: who did what when, where, what it names, and everything it recorded."""
+    """One audited event for staff: who did what when, where, what it names, and what it recorded (its content
+    withheld where they may not read its workspace); a correction's from, to and why."""
     event = found(workspace_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
     memberships = workspace_selectors.memberships_by_workspace(user=request.user)
-    row = workspace_selectors.event_rows([event], memberships=memberships)[0]
+    before = _corrected_from([event])
+    row = workspace_selectors.event_rows([event], memberships=memberships, corrected_from=before)[0]
+    reads = event.workspace_id is None or event.workspace_id in memberships
     context = {
         "row": row,
+        "corrected": _corrected(event, before),
         "correction_url": _audit_detail_url(event),
-        "prov_url": _audit_prov_url(event),
-        "recorded": json.dumps(event.payload, indent=2, ensure_ascii=False, sort_keys=True),
+        "prov_url": _audit_prov_url(event) if reads else "",
+        "recorded": json.dumps(row.recorded, indent=2, ensure_ascii=False, sort_keys=True),
     }
     return render(request, "corrections/audit_event.html", context)
+
+
+def _corrected(event: AuditEvent, before: dict[str, str]) -> dict[str, str] | None:
+    """A correction's from, to and why (every auditor's to read); None for other events."""
+    if event.verb != CORRECTION:
+        return None
+    words = {key: value for key in ("statement", "reason") if isinstance(value := event.payload.get(key), str)}
+    return {"from": before.get(str(event.payload.get("correction_id")), ""), "to": words.get("statement", event.target),
+            "why": words.get("reason", "")}  # fmt: skip
 
 
 def _audit_detail_url(event: AuditEvent) -> str:
     """A correction's page for auditors (whether or not they belong to its workspace); '' for other events."""
     correction_id = event.payload.get("correction_id")
-    if event.verb != "correction.applied" or not isinstance(correction_id, str) or event.workspace_id is None:
+    if event.verb != CORRECTION or not isinstance(correction_id, str) or event.workspace_id is None:
         return ""
     return reverse("corrections:audit_detail", args=[event.workspace_id, correction_id])
 
@@ -796,6 +841,8 @@ CSV_COLUMNS = ["time (UTC)", "workspace", "person", "kind", "summary", "target i
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
 # A byte-order mark first: spreadsheets then read the file as UTF-8 (the summaries' curly quotes intact).
 CSV_BOM = "\ufeff"
+# Events read, and their corrections asked about, this many at a time.
+CSV_CHUNK = 500
 
 
 def _cell(value: str) -> str:
@@ -813,10 +860,11 @@ def _target_ids(payload: dict[str, Any]) -> str:
     return "; ".join(named)
 
 
-def _csv_row(event: AuditEvent) -> list[str]:
+def _csv_row(row: EventRow) -> list[str]:
+    event = row.event
     when = event.created_at.astimezone(UTC).isoformat()
     workspace = event.workspace.name if event.workspace else ""
-    cells = [when, workspace, event.actor_name, event.kind, event.summary, _target_ids(event.payload)]
+    cells = [when, workspace, event.actor_name, event.kind, row.summary, _target_ids(row.recorded)]
     return [_cell(cell) for cell in cells]
 
 
@@ -830,11 +878,15 @@ class _Echo:
 @require_GET
 @staff_only
 def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
-    """The audit's filtered events as CSV: every page, streamed, in the list's order."""
+    """The audit's filtered events as CSV: every page, streamed, in the list's order, each as the auditor may read
+    it (workspaces/disclosure.py)."""
     criteria, _ = _audit_spec().criteria(request.GET)
-    events = workspace_selectors.audit_events(criteria=criteria).iterator(chunk_size=500)
+    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
+    readable = workspace_selectors.readable_in(memberships)
+    events = workspace_selectors.audit_events(criteria=criteria, readable=readable).iterator(chunk_size=CSV_CHUNK)
+    rows = (row for chunk in batched(events, CSV_CHUNK) for row in _audit_rows(list(chunk), memberships))
     writer = csv.writer(_Echo())
-    lines = chain([CSV_BOM], (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, events))))
+    lines = chain([CSV_BOM], (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, rows))))
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"afterhack-audit-{datetime.now(UTC):%Y-%m-%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -844,11 +896,28 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
 @require_GET
 @staff_only
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
+    """A correction's page for staff auditors. One who belongs to the workspace, or may read every workspace, reads
+    it as members do and opens what it names; to others it says what the correction changed — from, to, why, by
+    whom, and what lost support or was held — and withholds what it left untouched and the source's words."""
     workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
-    # An auditor who belongs to the workspace, or may read every workspace, opens what the correction names; others
-    # read the titles (memberships_by_workspace answers for both).
-    member = workspace.id in workspace_selectors.memberships_by_workspace(user=request.user)
-    return _detail(request, workspace, correction_id, {"auditing": True, "can_open": member})
+    reads = workspace.id in workspace_selectors.memberships_by_workspace(user=request.user)
+    context = _detail(workspace, correction_id, {"auditing": True, "can_open": reads})
+    return render(request, "corrections/detail.html", context if reads else _withheld(context))
+
+
+def _withheld(context: dict[str, Any]) -> dict[str, Any]:
+    """The correction page's context without what a reader outside the workspace may not read: the sources' words
+    (the corrected claim's quote, the cited passage and its source), the picture (it draws the source and what the
+    correction left standing), and the titles of the decisions it left standing and of the supports restating it."""
+    decisions = context["decisions"]
+    return context | {
+        "restricted": True,
+        "old": context["old"] and replace(context["old"], evidence_quote=None),
+        "cited": None, "cited_withheld": context["cited"] is not None, "picture": None,
+        "applied": context["applied"] and impact_shown(context["applied"]),
+        "decisions": decisions | {"decisions_still_supported": []},
+        "still_supported": len(decisions.get("decisions_still_supported", [])),
+    }  # fmt: skip
 
 
 @require_GET
@@ -952,14 +1021,18 @@ def _prov_answer(request: HtmxRequest, workspace: Workspace) -> HttpResponse:
 @require_GET
 @staff_only
 def audit_prov(request: HtmxRequest) -> HttpResponse:
-    """Staff auditors: a workspace's W3C PROV export (whole, or a `root`'s chain), whether or not they belong to it.
-    Like the audit's CSV export, downloading it is not itself an audited event."""
+    """Staff auditors: a workspace's W3C PROV export (whole, or a `root`'s chain). It is the workspace's content, so
+    exactly as the API's `GET …/prov`: for its members and auditors of every workspace; 404 for anyone else, as
+    if there were no such workspace. Like the audit's CSV export, downloading it is not itself an audited event."""
     raw = request.GET.get("workspace", "")
-    workspace = workspace_selectors.workspace_get(workspace_id=raw) if parse_id(raw) else None
-    if workspace is None:
-        detail = "Choose a workspace to export: “workspace” must be the id of one." if not raw else "No such workspace."
-        return render(request, "400.html", {"detail": detail}, status=422 if not raw else 404)
-    return _prov_answer(request, workspace)
+    if not raw:
+        detail = "Choose a workspace to export: “workspace” must be the id of one."
+        return render(request, "400.html", {"detail": detail}, status=422)
+    try:
+        membership = get_membership(request.user, raw)
+    except Http404:
+        return render(request, "400.html", {"detail": "No such workspace."}, status=404)
+    return _prov_answer(request, membership.workspace)
 
 
 # -- the timeline of changes of belief, and the diff between two moments (docs/history.md) ------------------------

@@ -6,6 +6,7 @@ workspace keeps an admin) and leaves the same audit events as the pages and the 
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest, HttpResponse
@@ -30,7 +32,9 @@ from django.views.decorators.debug import sensitive_variables
 from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
 from workspaces import services
 from workspaces.auth import ThrottledLoginForm, answered_throttled
+from workspaces.disclosure import event_shown, shown_whole
 from workspaces.models import ApiToken, AuditEvent, LoginFailures, Membership, Role, Workspace, token_expiry
+from workspaces.selectors import memberships_by_workspace, readable_in
 
 
 class ThrottledAdminLoginForm(ThrottledLoginForm, AdminAuthenticationForm):
@@ -181,13 +185,39 @@ class MembershipAdmin(CheckedModelAdmin):
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(CheckedModelAdmin):
-    """Read-only: the audit trail has no add, change or delete path, here or anywhere."""
+    """Read-only: the audit trail has no add, change or delete path, here or anywhere. What an event names in a
+    workspace the reader may not read is withheld, as on the audit pages (workspaces/disclosure.py)."""
 
-    list_display = ["created_at", "actor_name", "workspace", "verb", "target"]
+    list_display = ["created_at", "actor_name", "workspace", "verb", "shown_target"]
     list_filter = ["verb", "workspace", "created_at"]
-    search_fields = ["actor_name", "target", "verb"]
+    search_fields = ["actor_name", "verb"]
     date_hierarchy = "created_at"
-    readonly_fields = ["created_at", "actor", "actor_name", "workspace", "verb", "target", "payload"]
+    readonly_fields = ("created_at", "actor", "actor_name", "workspace", "verb", "shown_target", "shown_payload")
+    fields = readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[AuditEvent]:
+        # Each event knows whether this reader may read its workspace: one admin serves every request's thread.
+        readable = readable_in(memberships_by_workspace(user=request.user))
+        whole = models.Q(workspace__isnull=True) | models.Q(workspace_id__in=list(readable or ()))
+        reads = models.ExpressionWrapper(models.Value(True) if readable is None else whole, models.BooleanField())
+        return super().get_queryset(request).annotate(reads_workspace=reads)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[AuditEvent], search_term: str) -> Any:
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        if search_term:
+            # The targets only where this reader may read them: a search is no way around the rule.
+            readable = readable_in(memberships_by_workspace(user=request.user))
+            found |= queryset.filter(shown_whole(readable), target__icontains=search_term)
+        return found, duplicates
+
+    @admin.display(description="Target")
+    def shown_target(self, event: AuditEvent) -> str:
+        return event_shown(event, reads_workspace=event.reads_workspace).target  # type: ignore[attr-defined]
+
+    @admin.display(description="Payload")
+    def shown_payload(self, event: AuditEvent) -> str:
+        shown = event_shown(event, reads_workspace=event.reads_workspace)  # type: ignore[attr-defined]
+        return json.dumps(shown.payload, ensure_ascii=False, sort_keys=True)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -176,7 +176,9 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["workspace", "-created_at"])]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_name} {self.verb} {self.target}"
+        # No target: the admin names an event this way to readers who may not read its workspace (a workspace's or
+        # a person's delete page lists the events that keep them), so it names no workspace content.
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_name} {self.verb} (event {self.pk})"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -22,6 +23,9 @@ from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
+from workspaces.disclosure import CORRECTION as CORRECTION
+from workspaces.disclosure import event_shown, shown_whole
+from workspaces.disclosure import impact_shown as impact_shown
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")
@@ -104,10 +108,13 @@ def event_spec(name: str, *, workspaces: list[Workspace] | None = None) -> ListS
     )  # fmt: skip
 
 
-def audit_events(*, criteria: Criteria, workspace: Workspace | None = None) -> QuerySet[AuditEvent]:
+def audit_events(
+    *, criteria: Criteria, workspace: Workspace | None = None, readable: Collection[UUID] | None = None
+) -> QuerySet[AuditEvent]:
     """The audit events the criteria select, in their order (by time): of one workspace, or of every one (or the
     criteria's `workspace`) for staff. The person filter is partial and case-insensitive, on the username and the
-    full name; dates are inclusive UTC days; the search matches the summary's words and what it names."""
+    full name; dates are inclusive UTC days; the search matches the summary's words and what it names, where the
+    reader of the workspaces `readable` (None: every one) may read it (workspaces/disclosure.py)."""
     events = AuditEvent.objects.select_related("workspace")
     if workspace is not None:
         events = events.filter(workspace=workspace)
@@ -128,33 +135,44 @@ def audit_events(*, criteria: Criteria, workspace: Workspace | None = None) -> Q
     if words := criteria.q.lower():
         verbs = [verb for verb, summary in EVENT_WORDS.items() if words in summary.lower()]
         verbs += [verb for verb, kind in EVENT_KINDS.items() if words in kind.lower()]
-        events = events.filter(Q(target__icontains=words) | Q(verb__in=verbs))
+        events = events.filter((Q(target__icontains=words) & shown_whole(readable)) | Q(verb__in=verbs))
     direction = "-" if criteria.descending else ""
     return events.order_by(direction + "created_at", direction + "id")
 
 
-def event_listing(spec: ListSpec, params: Any, *, path: str, workspace: Workspace | None = None) -> Listing[AuditEvent]:
+def event_listing(
+    spec: ListSpec,
+    params: Any,
+    *,
+    path: str,
+    workspace: Workspace | None = None,
+    readable: Collection[UUID] | None = None,
+) -> Listing[AuditEvent]:
     """The page of audit events the query string asks for (see `audit_events`)."""
     return spec.listing(
         params,
         read=lambda criteria, offset, limit: list(
-            audit_events(criteria=criteria, workspace=workspace)[offset : offset + limit]
+            audit_events(criteria=criteria, workspace=workspace, readable=readable)[offset : offset + limit]
         ),
-        count=lambda criteria: audit_events(criteria=criteria, workspace=workspace).count(),
+        count=lambda criteria: audit_events(criteria=criteria, workspace=workspace, readable=readable).count(),
         path=path,
     )
 
 
 @dataclass(frozen=True)
 class EventRow:
-    """An audit event as a list shows it: what it names (its title) and that thing's page, where the reader may
-    open it ('' otherwise), the reader's way into its workspace, and (for staff auditors) the event's own page."""
+    """An audit event as a list shows it to its reader (workspaces/disclosure.py): the sentence after the person's
+    name, what it names (its title) and that thing's page, where the reader may open it ('' otherwise), what it
+    recorded, the reader's way into its workspace, and (for staff auditors) the event's own page."""
 
     event: AuditEvent
     title: str
     url: str = ""
     workspace_url: str = ""
     detail_url: str = ""
+    summary: str = ""
+    recorded: dict[str, Any] = field(default_factory=dict)
+    withheld: bool = False
 
 
 # Which page an event names, by verb: the URL name and the payload field holding the id it takes.
@@ -224,10 +242,17 @@ AS_OF_PAGES = {"claims:claim", "agents:decision", "agents:action"}
 
 
 def event_rows(
-    events: list[AuditEvent], *, memberships: dict[UUID, Membership], as_of_query: str = ""
+    events: list[AuditEvent],
+    *,
+    memberships: dict[UUID, Membership],
+    as_of_query: str = "",
+    corrected_from: dict[str, str] | None = None,
 ) -> list[EventRow]:
-    """Each event with what it names: linked where the reader (a member of the workspaces in `memberships`) may
-    open it, otherwise its title alone; a link to a page that can show the past keeps `as_of_query` ("?as_of=…")."""
+    """Each event as its reader (a member of the workspaces in `memberships`) may read it, with what it names:
+    linked where they may open it, otherwise its title alone, or its content withheld in words where they may not
+    read its workspace (workspaces/disclosure.py); a link to a page that can show the past keeps `as_of_query`
+    ("?as_of=…"). The staff audit gives `corrected_from` (what each correction corrected, by its id): a correction
+    then says from, to and why."""
     rows = []
     for event in events:
         membership = memberships.get(event.workspace_id) if event.workspace_id else None
@@ -235,7 +260,9 @@ def event_rows(
         if url and as_of_query and EVENT_PAGES.get(event.verb, ("",))[0] in AS_OF_PAGES:
             url += as_of_query
         workspace_url = reverse("workspaces:dashboard", args=[event.workspace_id]) if membership else ""
-        rows.append(EventRow(event, event.target, url, workspace_url))
+        before = None if corrected_from is None else corrected_from.get(str(event.payload.get("correction_id")), "")
+        shown = event_shown(event, reads_workspace=membership is not None, corrected_from=before)
+        rows.append(EventRow(event, shown.target, url, workspace_url, "", shown.summary, shown.payload, shown.withheld))
     return rows
 
 
@@ -273,6 +300,12 @@ class _EveryWorkspace(dict[UUID, Membership]):
 
     def __contains__(self, key: object) -> bool:
         return True
+
+
+def readable_in(memberships: dict[UUID, Membership]) -> set[UUID] | None:
+    """The workspaces whose content the reader of `memberships` (memberships_by_workspace) may read: their own, or
+    None for every one (an auditor of every workspace)."""
+    return None if isinstance(memberships, _EveryWorkspace) else set(memberships)
 
 
 def audits_every_workspace(user: Any) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 
 from agents import services as agents_services
 from claims import services as claims_services
@@ -20,7 +21,7 @@ from corrections import services as corrections_services
 from tests.conftest import MakeUser, client_for
 from tests.corrections.conftest import World
 from workspaces import services as workspace_services
-from workspaces.models import EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role
+from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +44,16 @@ def flag_launch(world: World) -> tuple[str, str, dict[str, Any]]:
 
 @pytest.fixture
 def auditor(make_user: MakeUser) -> Any:
+    """Staff without the permission to read every workspace, and no member: the content of events is withheld."""
     return make_user("audrey", is_staff=True, first_name="Audrey", last_name="Quill")
+
+
+@pytest.fixture
+def reader(make_user: MakeUser) -> Any:
+    """A staff auditor given the permission to read every workspace: every event whole."""
+    user = make_user("ada", is_staff=True, first_name="Ada", last_name="Byron")
+    user.user_permissions.add(Permission.objects.get(codename=AUDIT_EVERY_WORKSPACE))
+    return user
 
 
 @pytest.fixture
@@ -86,23 +96,23 @@ class AuditKindsTests:
 
 
 class AuditFilterTests:
-    def test_it_filters_by_workspace(self, world: World, auditor: Any, other_workspace: Any) -> None:
-        page = text(client_for(auditor).get(f"/audit/?workspace={other_workspace.id}"))
+    def test_it_filters_by_workspace(self, world: World, reader: Any, other_workspace: Any) -> None:
+        page = text(client_for(reader).get(f"/audit/?workspace={other_workspace.id}"))
         assert "added the source “Job ad”" in page and "added the source “Launch plan”" not in page
         assert "events match workspace Hiring." in page and "Clear filters" in page
 
-    def test_events_about_accounts_are_their_own_choice(self, world: World, auditor: Any) -> None:
+    def test_events_about_accounts_are_their_own_choice(self, world: World, reader: Any) -> None:
         workspace_services.token_issue(user=world.trio.reviewer, name="script")
-        page = text(client_for(auditor).get("/audit/?workspace=none"))
+        page = text(client_for(reader).get("/audit/?workspace=none"))
         assert "issued an API token" in page and "added the source" not in page
         assert "1 event matches workspace None (accounts: tokens, MCP)." in page
 
     def test_the_person_filter_is_partial_and_ignores_case_on_username_and_full_name(
-        self, world: World, auditor: Any
+        self, world: World, reader: Any
     ) -> None:
         world.trio.reviewer.first_name, world.trio.reviewer.last_name = "Rita", "Hayworth"
         world.trio.reviewer.save()
-        browser = client_for(auditor)
+        browser = client_for(reader)
         for person in ("RIT", "it", "hayWORTH", "rita hay"):
             page = text(browser.get(f"/audit/?actor={person}"))
             assert "added the source “Launch plan”" in page, person
@@ -110,11 +120,12 @@ class AuditFilterTests:
         page = text(browser.get("/audit/?actor=nobody-at-all"))
         assert "No events match these filters." in page and "Clear filters" in page
 
-    def test_it_filters_by_kind_and_day(self, world: World, auditor: Any) -> None:
+    def test_it_filters_by_kind_and_day(self, world: World, reader: Any) -> None:
         flag_launch(world)
-        browser = client_for(auditor)
+        browser = client_for(reader)
         page = text(browser.get("/audit/?kind=correction.applied"))
-        assert "corrected a claim to “The launch is in July.”" in page and "added the source" not in page
+        assert "corrected “The launch is in June.” to “The launch is in July.” (why: “The board moved it.”)" in page
+        assert "added the source" not in page
         assert "1 event matches kind Correction." in page
         today, tomorrow = TODAY.isoformat(), (TODAY + timedelta(days=1)).isoformat()
         yesterday = (TODAY - timedelta(days=1)).isoformat()
@@ -122,21 +133,21 @@ class AuditFilterTests:
         assert "No events match" in text(browser.get(f"/audit/?since={tomorrow}"))
         assert "No events match" in text(browser.get(f"/audit/?until={yesterday}"))
 
-    def test_an_unknown_value_is_explained_and_left_out(self, world: World, auditor: Any) -> None:
-        page = text(client_for(auditor).get("/audit/?kind=sideways&workspace=nope&since=soon&sort=who"))
+    def test_an_unknown_value_is_explained_and_left_out(self, world: World, reader: Any) -> None:
+        page = text(client_for(reader).get("/audit/?kind=sideways&workspace=nope&since=soon&sort=who"))
         assert "“sideways” is not a kind this list knows" in page
         assert "“nope” is not a workspace this list knows" in page
         assert "“soon” is not a date like 2026-05-12" in page
         assert "This list cannot be sorted by “who”" in page
         assert "added the source “Launch plan”" in page
 
-    def test_it_pages_with_counts(self, world: World, auditor: Any) -> None:
+    def test_it_pages_with_counts(self, world: World, reader: Any) -> None:
         total = AuditEvent.objects.count()
         for n in range(30 - total):
             claims_services.source_add(
                 workspace=world.trio.workspace, title=f"Note {n}", text=f"Note number {n}.", actor=world.trio.owner
             )
-        browser = client_for(auditor)
+        browser = client_for(reader)
         assert "1–25 of 30 events" in text(browser.get("/audit/"))
         second = text(browser.get("/audit/?page=2"))
         assert "26–30 of 30 events" in second and "created the workspace “Launch planning”" in second
@@ -154,12 +165,12 @@ class AuditExportTests:
         body = b"".join(response.streaming_content).decode("utf-8-sig")
         return list(csv.reader(io.StringIO(body)))
 
-    def test_the_csv_holds_exactly_the_filtered_events_of_every_page(self, world: World, auditor: Any) -> None:
+    def test_the_csv_holds_exactly_the_filtered_events_of_every_page(self, world: World, reader: Any) -> None:
         for n in range(30):
             claims_services.source_add(
                 workspace=world.trio.workspace, title=f"Note {n}", text=f"Note number {n}.", actor=world.trio.reviewer
             )
-        browser = client_for(auditor)
+        browser = client_for(reader)
         page = browser.get("/audit/?actor=rita&kind=source.added").content.decode()
         assert "1–25 of 33 events" in page and 'href="/audit/export.csv?actor=rita&amp;kind=source.added"' in page
         response = browser.get("/audit/export.csv?actor=rita&kind=source.added")
@@ -174,19 +185,19 @@ class AuditExportTests:
         assert rows[0][5] == f"source_id={first.payload['source_id']}"
         assert datetime.fromisoformat(rows[0][0]).tzinfo is not None
 
-    def test_cells_a_spreadsheet_would_run_are_quoted(self, world: World, auditor: Any) -> None:
+    def test_cells_a_spreadsheet_would_run_are_quoted(self, world: World, reader: Any) -> None:
         for title in ('=HYPERLINK("http://evil.example","click")', "+1+2", "-3", "@SUM(A1)", " =1+2", "＝1+2"):
             claims_services.source_add(
                 workspace=world.trio.workspace, title=title, text="Some text.", actor=world.trio.owner
             )
         world.trio.owner.username = "=cmd"
         world.trio.owner.save()
-        rows = self.rows(client_for(auditor).get("/audit/export.csv?kind=source.added"))
+        rows = self.rows(client_for(reader).get("/audit/export.csv?kind=source.added"))
         summaries = [row[4] for row in rows[1:]]
         assert "added the source “=HYPERLINK" in " ".join(summaries)  # inside a sentence: harmless
         workspace_services.workspace_create(name="=1+1", creator=world.trio.owner)
         workspace_services.workspace_create(name="＝2+2", creator=world.trio.owner)  # a full-width equals sign
-        rows = self.rows(client_for(auditor).get("/audit/export.csv?kind=workspace.created"))
+        rows = self.rows(client_for(reader).get("/audit/export.csv?kind=workspace.created"))
         cells = [cell for row in rows[1:] for cell in row]
         assert "'=1+1" in cells and "'=cmd" in cells and "'＝2+2" in cells
         assert not any(cell.lstrip(" ").startswith(("=", "+", "-", "@", "＝")) for cell in cells)
@@ -246,7 +257,11 @@ class AuditEventPageTests:
         assert f'href="/audit/events/{event.pk}/"' in listed
         response = client_for(auditor).get(f"/audit/events/{event.pk}/")
         page = text(response)
-        assert "rita corrected a claim to “The launch is in July.”" in page and "Launch planning" in page
+        assert (
+            "rita corrected “The launch is in June.” to “The launch is in July.”" in page and "Launch planning" in page
+        )
+        assert "<dt>From</dt><dd>“The launch is in June.”</dd> <dt>To</dt><dd>“The launch is in July.”</dd>" in page
+        assert "<dt>Why</dt><dd>The board moved it.</dd>" in page
         assert "you are not a member" in page and f"/w/{world.ws}/" not in response.content.decode()
         assert f'href="/audit/corrections/{world.ws}/{applied["correction_id"]}/"' in response.content.decode()
         workspace_services.member_add(

@@ -9,12 +9,14 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 
 from corrections.picture import NodeKind, Picture
 from mcp_server.explain import explained
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 from tests.corrections.test_pages import HTMX, apply_fields, preview_over_htmx
+from workspaces.models import AUDIT_EVERY_WORKSPACE
 
 pytestmark = pytest.mark.django_db
 
@@ -173,17 +175,25 @@ class ImpactPictureTests:
         assert statuses(after)[story.venue] == "needs_review"
         assert any(e["target"] == story.venue for e in after["edges"])
 
-    def test_the_staff_audit_picture_has_no_links(self, world: World, make_user: Any) -> None:
+    def test_the_staff_audit_draws_the_picture_only_for_those_who_may_read_the_workspace(
+        self, world: World, make_user: Any
+    ) -> None:
         LaunchStory(world)
         fragment = preview_over_htmx(world, world.june)
         applied = client_for(world.trio.reviewer).post(
             f"/w/{world.ws}/claims/{world.june}/correct/apply", apply_fields(fragment), headers=HTMX
         )
         correction_id = applied["HX-Redirect"].rstrip("/").rsplit("/", 1)[1]
-        auditor = make_user("auditor", is_staff=True)
-        page = client_for(auditor).get(f"/audit/corrections/{world.ws}/{correction_id}/").content.decode()
-        assert {node["href"] for node in picture_in(page, "impact-picture")["nodes"]} == {None}
-        assert "Click a box" not in page and "The list below says the same in words." in page
+        path = f"/audit/corrections/{world.ws}/{correction_id}/"
+        # The picture draws the source and what the correction left standing: not for staff who may not read them.
+        page = client_for(make_user("auditor", is_staff=True)).get(path).content.decode()
+        assert 'id="impact-picture-data"' not in page and "No picture: it draws the source" in page
+        reader = make_user("reader", is_staff=True)
+        reader.user_permissions.add(Permission.objects.get(codename=AUDIT_EVERY_WORKSPACE))
+        page = client_for(reader).get(path).content.decode()
+        assert f"/w/{world.ws}/claims/{world.june}/" in {
+            node["href"] for node in picture_in(page, "impact-picture")["nodes"]
+        }
 
 
 class CapTests:
