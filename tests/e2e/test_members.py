@@ -59,7 +59,7 @@ class MembersFlowTests:
 
         page.get_by_label("Username").fill("nobody")
         page.get_by_role("button", name="Add", exact=True).click()
-        page.get_by_text("There is no active user called 'nobody'.").wait_for()
+        page.get_by_text("There is no user called 'nobody'.").wait_for()
         assert "an administrator creates it in the Django admin first" in page.locator("#member-section").inner_text()
         settled(page)
         screenshot(page, "members")
