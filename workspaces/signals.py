@@ -148,7 +148,8 @@ def _password_changed(user: Any, stored: str) -> None:
     Not a hash upgraded at login: Django saves that with `_password` cleared, the same password stored stronger."""
     was, now = _password_state(stored), _password_state(user.password)
     if getattr(user, "_password", None) is not None and user.password != stored:
-        record(verb="user.password_set", target=user.get_username(), payload={"from": was, "to": "set"})
+        before = "old password" if was == "set" else "no password"
+        record(verb="user.password_set", target=user.get_username(), payload={"from": before, "to": "new password"})
     elif was == "set" and now == "none":
         record(verb="user.password_removed", target=user.get_username(), payload={"from": "set", "to": "unusable"})
 
