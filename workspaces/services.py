@@ -188,7 +188,7 @@ def _user_named(username: Any) -> Any:
     if not user.is_active:
         raise DeactivatedUser(
             f"{shown}'s account is deactivated, so they cannot sign in: a staff member reactivates it in the Django "
-            "admin (People → their account → Active) before they can be added."
+            "admin (Users → their account → Active) before they can be added."
         )
     return user
 

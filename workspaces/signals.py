@@ -21,6 +21,7 @@ words: deactivating or deleting the last active admin raises `services.NoAdminLe
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -85,8 +86,9 @@ def _account_words(user: Any) -> str:
     return ", ".join(words)
 
 
-def _reads_every_workspace(user_id: Any, *, active: bool) -> bool:
-    return active and user_id in selectors.granted_every_workspace(user_ids=[user_id])
+def _granted(user_id: Any) -> bool:
+    """Whether the person was given reading every workspace (which works while their account is active)."""
+    return user_id in selectors.granted_every_workspace(user_ids=[user_id])
 
 
 def _effect(name: str, before: bool, after: bool) -> str:
@@ -104,13 +106,15 @@ def account_before(sender: Any, instance: Any, raw: bool, update_fields: Collect
     """Reads the account as it is stored, before a save that may change what its person may do; refuses
     deactivating the last active admin of a workspace."""
     # A fixture being loaded (raw) restores accounts as they were recorded, audit trail included.
-    if raw or instance.pk is None or (update_fields is not None and not set(update_fields) & set(WATCHED)):
+    if raw or instance.pk is None:
         return
-    before = User.objects.filter(pk=instance.pk).values(*WATCHED).first()
+    # A save of some fields writes only those: the others may differ in memory, but nothing changes them.
+    fields = [name for name in WATCHED if update_fields is None or name in update_fields]
+    before = User.objects.filter(pk=instance.pk).values(*fields).first() if fields else None
     if before is None:
         return
     instance.__dict__["_access_before"] = before
-    if before["is_active"] and not instance.is_active:
+    if before.get("is_active") and not instance.is_active:
         with transaction.atomic():
             services.accounts_keep_admins(users=[instance], change="Deactivating")
 
@@ -129,18 +133,20 @@ def account_after(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
         return
     if before is None:
         return
-    if before["username"] != name:
+    if before.get("username", name) != name:
         record(verb="user.renamed", target=name, payload={"from": before["username"], "to": name})
-    for field, verbs in FLAGS.items():
+    for field in [field for field in FLAGS if field in before]:
         value = bool(getattr(instance, field))
-        if value != bool(before[field]):
-            verb, was, now = verbs[value]
-            effect = ""
-            if field == "is_active":
-                granted = _reads_every_workspace(instance.pk, active=True)
-                effect = _effect(name, granted and not value, granted and value)
-            record(verb=verb, target=name, payload={"from": was, "to": now, "effect": effect})
-    _password_changed(instance, before["password"])
+        if value == bool(before[field]):
+            continue
+        verb, was, now = FLAGS[field][value]
+        payload = {"from": was, "to": now}
+        if field == "is_active":
+            granted = _granted(instance.pk)
+            payload["effect"] = _effect(name, granted and not value, granted and value)
+        record(verb=verb, target=name, payload=payload)
+    if "password" in before:
+        _password_changed(instance, before["password"])
 
 
 def _password_changed(user: Any, stored: str) -> None:
@@ -174,7 +180,7 @@ def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
         "from": _account_words(instance), "to": "deleted",
         "memberships": {m.workspace.name: m.role for m in memberships},
         "groups": sorted(instance.groups.values_list("name", flat=True)),
-        "effect": _effect(name, _reads_every_workspace(instance.pk, active=instance.is_active), False),
+        "effect": _effect(name, instance.is_active and _granted(instance.pk), False),
     }  # fmt: skip
     record(verb="user.deleted", target=name, payload=payload, actor=actor)
 
@@ -213,7 +219,7 @@ def group_after(sender: Any, instance: Group, created: bool, raw: bool, **kwargs
 @receiver(pre_delete, sender=Group, dispatch_uid="audit_group_deleting")
 def group_deleting(sender: Any, instance: Group, **kwargs: Any) -> None:
     members = dict(instance.user_set.values_list("pk", "username"))
-    instance.__dict__["_deleting"] = (members, _readers(members), _permissions_of([instance.pk])[instance.pk])
+    instance.__dict__["_deleting"] = (members, _readers(members), _held("group", [instance.pk])[instance.pk])
 
 
 @receiver(post_delete, sender=Group, dispatch_uid="audit_group_deleted")
@@ -244,81 +250,82 @@ def _group_effect(members: dict[Any, str], before: set[Any], after: set[Any]) ->
     return "".join(words)
 
 
-def _permissions_of(group_ids: list[Any]) -> dict[Any, dict[str, str]]:
-    """Each group's permissions, "app.codename" → name."""
-    held: dict[Any, dict[str, str]] = {pk: {} for pk in group_ids}
-    rows = Permission.objects.filter(group__in=group_ids).values_list(
-        "group", "content_type__app_label", "codename", "name"
+def _held(owner: str, ids: list[Any]) -> dict[Any, dict[str, str]]:
+    """What each group ("group") or person ("user": their own, not their groups') holds: "app.codename" → name
+    of each permission, or for people's groups ("groups") name → name."""
+    held: dict[Any, dict[str, str]] = {pk: {} for pk in ids}
+    if owner == "groups":
+        for user_id, name in Group.objects.filter(user__in=ids).values_list("user", "name"):
+            held[user_id][name] = name
+        return held
+    rows = Permission.objects.filter(**{f"{owner}__in": ids}).values_list(
+        owner, "content_type__app_label", "codename", "name"
     )
-    for group_id, app, codename, name in rows:
-        held[group_id][f"{app}.{codename}"] = name
+    for owner_id, app, codename, name in rows:
+        held[owner_id][f"{app}.{codename}"] = name
     return held
 
 
-def _user_permissions_of(user_ids: list[Any]) -> dict[Any, dict[str, str]]:
-    """Each person's own permissions (not their groups'), "app.codename" → name."""
-    held: dict[Any, dict[str, str]] = {pk: {} for pk in user_ids}
-    rows = Permission.objects.filter(user__in=user_ids).values_list(
-        "user", "content_type__app_label", "codename", "name"
-    )
-    for user_id, app, codename, name in rows:
-        held[user_id][f"{app}.{codename}"] = name
-    return held
+@dataclass(frozen=True)
+class Grants:
+    """One relation that grants permissions: whose it is (people or groups), what it holds, its verbs."""
+
+    owner: type[Model]
+    holds: str  # for _held: "groups", "user", "group"
+    noun: str
+    added: str
+    removed: str
+
+    def words(self, names: list[str]) -> str:
+        return f"the {self.noun}{'s' * (len(names) > 1)} {services.quoted(names)}"
 
 
-def _groups_of(user_ids: list[Any]) -> dict[Any, dict[str, str]]:
-    """Each person's groups, name → name."""
-    held: dict[Any, dict[str, str]] = {pk: {} for pk in user_ids}
-    for user_id, name in Group.objects.filter(user__in=user_ids).values_list("user", "name"):
-        held[user_id][name] = name
-    return held
+RELATIONS = {
+    User.groups.through: Grants(User, "groups", "group", "user.group_added", "user.group_removed"),
+    User.user_permissions.through: Grants(
+        User, "user", "permission", "user.permission_added", "user.permission_removed"
+    ),
+    Group.permissions.through: Grants(
+        Group, "group", "permission", "group.permission_added", "group.permission_removed"
+    ),
+}
 
 
-# What each relation's events say: for the person's groups, their own permissions, and a group's permissions.
-RELATIONS: dict[Any, dict[str, Any]] = {
-    User.groups.through: {
-        "owner": User, "read": _groups_of, "added": "user.group_added", "removed": "user.group_removed",
-        "words": lambda names: ("the group " if len(names) == 1 else "the groups ") + services.quoted(names),
-    },
-    User.user_permissions.through: {
-        "owner": User, "read": _user_permissions_of,
-        "added": "user.permission_added", "removed": "user.permission_removed",
-        "words": lambda names: ("the permission " if len(names) == 1 else "the permissions ") + services.quoted(names),
-    },
-    Group.permissions.through: {
-        "owner": Group, "read": _permissions_of,
-        "added": "group.permission_added", "removed": "group.permission_removed",
-        "words": lambda names: ("the permission " if len(names) == 1 else "the permissions ") + services.quoted(names),
-    },
-}  # fmt: skip
-
-
-def _owners(
-    relation: dict[str, Any], instance: Model, reverse: bool, action: str, pk_set: set[Any] | None
-) -> list[Any]:
+def _owners(relation: Grants, instance: Model, reverse: bool, action: str, pk_set: set[Any] | None) -> list[Any]:
     """The people (or groups) whose grants this change touches."""
     if not reverse:
         return [instance.pk]
     if action != "pre_clear":
         return sorted(pk_set or ())
     # A clear from the other side (a group emptied of its members, a permission taken from everyone).
-    related = instance.user_set if relation["owner"] is User else instance.group_set  # type: ignore[attr-defined]
+    related = instance.user_set if relation.owner is User else instance.group_set  # type: ignore[attr-defined]
     return list(related.values_list("pk", flat=True))
 
 
-def _snapshot(relation: dict[str, Any], owner_ids: list[Any]) -> dict[str, Any]:
-    """What each owner holds now, their names, and (for the effect) their members and who reads every workspace."""
-    if relation["owner"] is User:
+@dataclass(frozen=True)
+class Snapshot:
+    """What each owner holds at a moment, their names, their people (a person is their own), and which of those
+    people read every workspace."""
+
+    held: dict[Any, dict[str, str]]
+    names: dict[Any, str]
+    people: dict[Any, dict[Any, str]]
+    readers: set[Any]
+
+
+def _snapshot(relation: Grants, owner_ids: list[Any]) -> Snapshot:
+    if relation.owner is User:
         names = dict(User.objects.filter(pk__in=owner_ids).values_list("pk", "username"))
-        members = {pk: {pk: name} for pk, name in names.items()}
+        people = {pk: {pk: name} for pk, name in names.items()}
     else:
         names = dict(Group.objects.filter(pk__in=owner_ids).values_list("pk", "name"))
-        pairs = User.objects.filter(groups__in=owner_ids).values_list("groups", "pk", "username")
-        members = {pk: {} for pk in owner_ids}
-        for group_id, user_id, username in pairs:
-            members[group_id][user_id] = username
-    people = {pk: name for held in members.values() for pk, name in held.items()}
-    return {"held": relation["read"](owner_ids), "names": names, "members": members, "readers": _readers(people)}
+        people = {pk: {} for pk in owner_ids}
+        for group_id, user_id, username in User.objects.filter(groups__in=owner_ids).values_list(
+            "groups", "pk", "username"
+        ):
+            people[group_id][user_id] = username
+    everyone = {pk: name for members in people.values() for pk, name in members.items()}
+    return Snapshot(_held(relation.holds, owner_ids), names, people, _readers(everyone))
 
 
 @receiver(m2m_changed, sender=User.groups.through, dispatch_uid="audit_user_groups")
@@ -342,26 +349,23 @@ def grants_changed(
         _record_grants(relation, before, _snapshot(relation, owners))
 
 
-def _record_grants(relation: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> None:
-    for owner_id, name in before["names"].items():
-        was, now = before["held"].get(owner_id, {}), after["held"].get(owner_id, {})
-        members = before["members"].get(owner_id, {})
-        effect = _group_effect(members, before["readers"] & set(members), after["readers"] & set(members))
-        if relation["owner"] is User:
-            effect = _effect(name, bool(before["readers"] & set(members)), bool(after["readers"] & set(members)))
-        for verb, changed in (
-            (relation["added"], now.keys() - was.keys()),
-            (relation["removed"], was.keys() - now.keys()),
-        ):
+def _record_grants(relation: Grants, before: Snapshot, after: Snapshot) -> None:
+    """One event per owner whose holdings changed (one call of add, remove or clear changes them one way)."""
+    for owner_id, name in before.names.items():
+        was, now = before.held[owner_id], after.held[owner_id]
+        people = before.people[owner_id]
+        readers_before, readers_after = before.readers & people.keys(), after.readers & people.keys()
+        if relation.owner is User:
+            effect = _effect(name, bool(readers_before), bool(readers_after))
+        else:
+            effect = _group_effect(people, readers_before, readers_after)
+        for verb, changed in ((relation.added, now.keys() - was.keys()), (relation.removed, was.keys() - now.keys())):
             if not changed:
                 continue
-            held = {**was, **now}
             payload: dict[str, Any] = {
-                "what": relation["words"](sorted(held[key] for key in changed)), "changed": sorted(changed),
+                "what": relation.words(sorted({**was, **now}[key] for key in changed)), "changed": sorted(changed),
                 "from": sorted(was), "to": sorted(now), "effect": effect,
             }  # fmt: skip
-            if relation["owner"] is Group:
-                payload["members"] = sorted(members.values())
+            if relation.owner is Group:
+                payload["members"] = sorted(people.values())
             record(verb=verb, target=name, payload=payload)
-            # One effect per change: a set() that removes and adds is told once, on the side that made it.
-            effect = ""
