@@ -210,9 +210,10 @@ def quoted(names: Iterable[str]) -> str:
 
 def no_admin_left(change: str, workspaces: list[Workspace]) -> str:
     """Why `change` ("Deactivating alice") is refused: the workspaces it would leave without an active admin."""
+    names, each = quoted(workspace.name for workspace in workspaces), "it" if len(workspaces) == 1 else "each"
     return (
-        f"{change} would leave {quoted(w.name for w in workspaces)} without an active admin; a workspace needs at least one admin: "
-        f"make someone else admin of {'it' if len(workspaces) == 1 else 'each'} first."
+        f"{change} would leave {names} without an active admin; a workspace needs at least one admin: "
+        f"make someone else admin of {each} first."
     )
 
 
@@ -259,8 +260,8 @@ def accounts_keep_admins(*, users: list[Any], change: str) -> None:
 
 
 def workspace_keeps_an_admin(*, workspace_id: Any) -> None:
-    """Refuses (NoAdminLeft) a change that left the workspace without an active admin when it had one (called
-    after a membership is deleted by any path: a person's account deleted, the shell)."""
+    """Refuses (NoAdminLeft) a deletion of accounts that left the workspace without an active admin (called once
+    their memberships are gone, before the transaction ends)."""
     workspace = Workspace.objects.filter(pk=workspace_id).first()
     active = Membership.objects.filter(workspace_id=workspace_id, role=Role.ADMIN, user__is_active=True)
     if workspace is not None and not active.exists():

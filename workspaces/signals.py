@@ -34,7 +34,7 @@ from django.dispatch import receiver
 
 from workspaces import selectors, services
 from workspaces.acting import acting_person, acting_through
-from workspaces.models import Membership, Role, Workspace
+from workspaces.models import Membership, Role
 
 User = get_user_model()
 
@@ -180,6 +180,7 @@ def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
         "from": _account_words(instance), "to": "deleted",
         "memberships": {m.workspace.name: m.role for m in memberships},
         "groups": sorted(instance.groups.values_list("name", flat=True)),
+        "tokens_deleted": instance.api_tokens.count(),
         "effect": _effect(name, instance.is_active and _granted(instance.pk), False),
     }  # fmt: skip
     record(verb="user.deleted", target=name, payload=payload, actor=actor)
@@ -187,11 +188,13 @@ def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
 
 @receiver(post_delete, sender=Membership, dispatch_uid="membership_keeps_an_admin")
 def membership_deleted(sender: Any, instance: Membership, origin: Any = None, **kwargs: Any) -> None:
-    """A workspace keeps an active admin whatever deletes memberships (accounts deleted together, the shell),
-    unless the workspace itself is being deleted."""
-    if isinstance(origin, Workspace) or (isinstance(origin, QuerySet) and origin.model is Workspace):
+    """Accounts deleted together (the admin's list, a queryset in the shell) may each leave another admin, but not
+    all at once: once their memberships are gone, each workspace they were admins of must still have an active
+    one. (Memberships removed on their own go through `services.member_remove`, which keeps the rule itself.)"""
+    deleting_accounts = isinstance(origin, User) or (isinstance(origin, QuerySet) and origin.model is User)
+    if not deleting_accounts or instance.role != Role.ADMIN:
         return
-    if instance.role == Role.ADMIN and User.objects.filter(pk=instance.user_id, is_active=True).exists():
+    if User.objects.filter(pk=instance.user_id, is_active=True).exists():
         services.workspace_keeps_an_admin(workspace_id=instance.workspace_id)
 
 

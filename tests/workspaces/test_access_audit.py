@@ -119,6 +119,7 @@ class AccountEventTests:
         [deleted] = events(verb="user.deleted")
         assert deleted.target == "ghost" and deleted.payload["memberships"] == {"Launch planning": "reviewer"}
         assert deleted.payload["groups"] == ["Auditors"] and deleted.payload["to"] == "deleted"
+        assert deleted.payload["tokens_deleted"] == 0
         assert deleted.summary == (
             "deleted the account ghost (was active, with a password); ghost no longer reads every workspace"
         )
