@@ -139,6 +139,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "workspaces.acting.ActingPersonMiddleware",
     *(["workspaces.auth.PortalRemoteUserMiddleware"] if REMOTE_USER_HEADER else []),
     "django.contrib.messages.middleware.MessageMiddleware",
     "afterhack.nul_guard.RefuseNulMiddleware",

@@ -18,7 +18,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest, HttpResponse
@@ -31,6 +31,9 @@ from django.views.decorators.debug import sensitive_variables
 
 from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
 from workspaces import services
+
+# Importing it registers the people's and groups' admin (the admin's autodiscovery loads only this module).
+from workspaces.admin_users import RefusesLeavingNoAdmin
 from workspaces.auth import ThrottledLoginForm, answered_throttled
 from workspaces.disclosure import event_shown, shown_whole
 from workspaces.models import ApiToken, AuditEvent, LoginFailures, Membership, Role, Workspace, token_expiry
@@ -71,13 +74,16 @@ class MembershipInlineForm(forms.ModelForm):
 class MembershipFormSet(BaseInlineFormSet):
     def clean(self) -> None:
         super().clean()
-        roles = [
-            form.cleaned_data.get("role")
+        kept = [
+            form.cleaned_data
             for form in self.forms
             if form.cleaned_data and not form.cleaned_data.get("DELETE") and form.cleaned_data.get("user")
         ]
-        if Role.ADMIN not in roles:
-            raise ValidationError("A workspace needs at least one admin: keep or make someone admin.")
+        # Only an active admin counts: a deactivated one cannot sign in to manage anyone.
+        if not any(data.get("role") == Role.ADMIN and data["user"].is_active for data in kept):
+            raise ValidationError(
+                "A workspace needs at least one admin whose account is active: keep or make someone admin."
+            )
 
 
 class MembershipInline(CheckedTabularInline):
@@ -110,9 +116,11 @@ class WorkspaceAdmin(CheckedModelAdmin):
             # Previews were computed under the old policy: make them stale.
             services.previews_invalidate(workspace=obj)
         if form.changed_data:
+            changed = form.changed_data
             services.record_event(
-                actor=request.user, workspace=obj, verb="workspace.changed",
-                target=obj.name, payload={"fields": list(form.changed_data)},
+                actor=request.user, workspace=obj, verb="workspace.changed", target=obj.name,
+                payload={"fields": list(changed), "from": {field: form.initial.get(field) for field in changed},
+                         "to": {field: form.cleaned_data.get(field) for field in changed}},
             )  # fmt: skip
 
     def save_formset(self, request: HttpRequest, form: ModelForm, formset: Any, change: bool) -> None:
@@ -146,17 +154,18 @@ class MembershipAdminForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.instance.pk and services.leaves_no_admin(self.instance, role=data.get("role")):
-            raise ValidationError(services.NEEDS_AN_ADMIN)
+            raise ValidationError(services.needs_an_admin(self.instance.workspace))
         return data
 
 
 @admin.register(Membership)
-class MembershipAdmin(CheckedModelAdmin):
+class MembershipAdmin(RefusesLeavingNoAdmin, CheckedModelAdmin):
     form = MembershipAdminForm
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
     search_fields = ["user__username", "workspace__name"]
     autocomplete_fields = ["user", "workspace"]
+    actions = ["delete_selected"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return ["user", "workspace"] if obj is not None else []
@@ -172,15 +181,18 @@ class MembershipAdmin(CheckedModelAdmin):
             )
             obj.pk = created.pk
 
+    def why_not_deleted(self, objs: list[Any]) -> str:
+        lost = services.workspaces_losing_admins_with(membership_ids=[membership.pk for membership in objs])
+        return services.no_admin_left("Removing these members", lost) if lost else ""
+
     def delete_model(self, request: HttpRequest, obj: Membership) -> None:
-        try:
-            services.member_remove(workspace=obj.workspace, membership_id=obj.pk, actor=request.user)
-        except services.InvalidInput as error:
-            messages.error(request, str(error))
+        # Refused before the confirmation page (why_not_deleted); the service checks again, under its lock.
+        services.member_remove(workspace=obj.workspace, membership_id=obj.pk, actor=request.user)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
-        for membership in queryset.select_related("user", "workspace"):
-            self.delete_model(request, membership)
+        with transaction.atomic():
+            for membership in queryset.select_related("user", "workspace"):
+                self.delete_model(request, membership)
 
 
 @admin.register(AuditEvent)

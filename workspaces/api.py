@@ -87,7 +87,8 @@ def member_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any
 
 @router.post("/{ws_id}/members", response={201: MemberOut, **errors(401, 403, 404, 422, 503)})
 def member_add(request: HttpRequest, ws_id: PathId, payload: MemberIn) -> Any:
-    """Adds a member with a role (workspace admins only)."""
+    """Adds a member with a role (workspace admins only). A username with no account, or whose account is
+    deactivated, is refused with 422 saying which."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.member_add(
         workspace=workspace, username=payload.username, role=payload.role, actor=request.user
@@ -97,7 +98,8 @@ def member_add(request: HttpRequest, ws_id: PathId, payload: MemberIn) -> Any:
 
 @router.patch("/{ws_id}/members/{username}", response={200: MemberOut, **errors(401, 403, 404, 422, 503)})
 def member_change_role(request: HttpRequest, ws_id: PathId, username: Text, payload: RoleIn) -> Any:
-    """Gives a member another role (workspace admins only; the last admin stays admin)."""
+    """Gives a member another role (workspace admins only; the last active admin stays admin: 422 naming the
+    workspace)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)
     membership = services.member_change_role(
@@ -108,7 +110,8 @@ def member_change_role(request: HttpRequest, ws_id: PathId, username: Text, payl
 
 @router.delete("/{ws_id}/members/{username}", response={204: None, **errors(401, 403, 404, 422, 503)})
 def member_remove(request: HttpRequest, ws_id: PathId, username: Text) -> Any:
-    """Removes a member (workspace admins only; the last admin cannot be removed)."""
+    """Removes a member (workspace admins only; the last active admin cannot be removed: 422 naming the
+    workspace)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     membership = services.membership_of(workspace=workspace, username=username)
     services.member_remove(workspace=workspace, membership_id=membership.pk, actor=request.user)

@@ -3,3 +3,7 @@ from django.apps import AppConfig
 
 class WorkspacesConfig(AppConfig):
     name = "workspaces"
+
+    def ready(self) -> None:
+        # Every change of who may do what is audited by model signals, whatever path makes it (workspaces/signals.py).
+        from workspaces import signals  # noqa: F401

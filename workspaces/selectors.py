@@ -82,18 +82,26 @@ def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEve
     return AuditEvent.objects.filter(workspace=workspace).order_by("-created_at", "-id")[:limit]
 
 
-# The workspace filter's value for events about accounts rather than a workspace (API tokens, MCP sessions).
+# The workspace filter's value for events about accounts rather than a workspace (people, groups, API tokens, MCP).
 NO_WORKSPACE = "none"
+
+# The events about who may do what: the "person affected" filter looks for its person among what they name.
+ACCESS_VERB_PREFIXES = ("member.", "token.", "user.", "group.")
 
 
 def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Filter]:
-    """The filters of an activity list: by workspace (the staff audit, across workspaces), person, kind, dates."""
-    choices = (*((str(w.id), w.name) for w in workspaces or []), (NO_WORKSPACE, "None (accounts: tokens, MCP)"))
+    """The filters of an activity list: by workspace (the staff audit, across workspaces), the person who acted,
+    the person affected (by a change of who may do what), kind, dates."""
+    choices = (
+        *((str(w.id), w.name) for w in workspaces or []),
+        (NO_WORKSPACE, "None (accounts: people, groups, tokens, MCP)"),
+    )
     by_workspace = {"workspace": Filter("Workspace", "choice", choices)} if workspaces is not None else {}
     kinds = tuple(sorted(EVENT_KINDS.items(), key=lambda kind: kind[1]))
     return {
         **by_workspace,
         "actor": Filter("Person"),
+        "affected": Filter("Person affected"),
         "kind": Filter("Kind", "choice", kinds),
         "since": Filter("From", "day"),
         "until": Filter("To", "day"),
@@ -126,6 +134,8 @@ def audit_events(
         events = events.annotate(actor_full_name=Concat("actor__first_name", Value(" "), "actor__last_name")).filter(
             Q(actor_name__icontains=person) | Q(actor_full_name__icontains=person)
         )
+    if affected := criteria.get("affected"):
+        events = events.filter(_affecting(affected))
     if kind := criteria.get("kind"):
         events = events.filter(verb=kind)
     if since := criteria.get("since"):
@@ -138,6 +148,25 @@ def audit_events(
         events = events.filter((Q(target__icontains=words) & shown_whole(readable)) | Q(verb__in=verbs))
     direction = "-" if criteria.descending else ""
     return events.order_by(direction + "created_at", direction + "id")
+
+
+def _affecting(words: str) -> Q:
+    """The events that changed what a person may do, for a person named by `words` (part of a username or full
+    name, any case): their account's, their groups', tokens' and memberships' events name them (`target`, a
+    group's `members`), and creating a workspace made its creator its admin."""
+    named = usernames_named(words=words)
+    about = Q(target__icontains=words) | Q(target__in=named) | Q(payload__members__icontains=words)
+    if named:
+        about |= Q(payload__members__has_any_keys=named)
+    created = Q(verb="workspace.created") & (Q(actor_name__icontains=words) | Q(actor_name__in=named))
+    return (_access_verbs() & about) | created
+
+
+def _access_verbs() -> Q:
+    access = Q()
+    for prefix in ACCESS_VERB_PREFIXES:
+        access |= Q(verb__startswith=prefix)
+    return access
 
 
 def event_listing(
@@ -315,6 +344,35 @@ def audits_every_workspace(user: Any) -> bool:
         return False
     granted = Permission.objects.filter(codename=AUDIT_EVERY_WORKSPACE, content_type__app_label="workspaces")
     return granted.filter(Q(user=user) | Q(group__user=user)).exists()
+
+
+def granted_every_workspace(*, user_ids: list[Any]) -> set[Any]:
+    """Which of these people were given the permission to read every workspace, themselves or through a group
+    (whether or not their account is active: `audits_every_workspace` asks that too)."""
+    granted = Permission.objects.filter(codename=AUDIT_EVERY_WORKSPACE, content_type__app_label="workspaces")
+    people = get_user_model().objects.filter(pk__in=user_ids)
+    direct = people.filter(user_permissions__in=granted).values_list("pk", flat=True)
+    through_groups = people.filter(groups__permissions__in=granted).values_list("pk", flat=True)
+    return set(direct) | set(through_groups)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """How a person holds a permission: given to them directly, and through which of their groups."""
+
+    direct: bool
+    groups: list[str]
+
+    def __bool__(self) -> bool:
+        return self.direct or bool(self.groups)
+
+
+def grant_of(*, user: Any, permission: str) -> Grant:
+    """How the user was given `permission` ("app_label.codename"), whatever a superuser has by being one."""
+    app_label, codename = permission.split(".", 1)
+    granted = Permission.objects.filter(codename=codename, content_type__app_label=app_label)
+    groups = user.groups.filter(permissions__in=granted).order_by("name").values_list("name", flat=True)
+    return Grant(user.user_permissions.filter(pk__in=granted).exists(), list(groups))
 
 
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:

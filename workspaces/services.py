@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from afterhack import graph, history_graph
@@ -169,29 +170,106 @@ def _locked(workspace: Workspace) -> None:
 
 
 class NoSuchUser(InvalidInput):
-    """No active account has that username (it may not exist yet: accounts are made outside workspaces)."""
+    """No account has that username (it may not exist yet: accounts are made outside workspaces)."""
+
+
+class DeactivatedUser(InvalidInput):
+    """The account exists but is deactivated: its person cannot sign in, so they are not added."""
 
 
 def _user_named(username: Any) -> Any:
     if not isinstance(username, str) or not username.strip():
         raise InvalidInput("Give the username of the person to add.")
     shown = username.strip()[:60] + ("…" if len(username.strip()) > 60 else "")
-    return found(
-        get_user_model().objects.filter(username=username.strip(), is_active=True).first(),
-        NoSuchUser(f"There is no active user called {shown!r}."),
+    user = found(
+        get_user_model().objects.filter(username=username.strip()).first(),
+        NoSuchUser(f"There is no user called {shown!r}."),
+    )
+    if not user.is_active:
+        raise DeactivatedUser(
+            f"{shown}'s account is deactivated, so they cannot sign in: a staff member reactivates it in the Django "
+            "admin (Users → their account → Active) before they can be added."
+        )
+    return user
+
+
+class NoAdminLeft(InvalidInput):
+    """The change would leave a workspace without an active admin; the message names the workspace(s)."""
+
+
+def needs_an_admin(workspace: Workspace) -> str:
+    """The rule that a workspace always keeps an active admin, in words naming it (the pages, the API, the admin)."""
+    return f"“{workspace.name}” needs at least one admin whose account is active: make someone else admin first."
+
+
+def quoted(names: Iterable[str]) -> str:
+    """“A”, “A” and “B”, “A”, “B” and “C”: names as a sentence lists them."""
+    shown = [f"“{name}”" for name in names]
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
+
+
+def no_admin_left(change: str, workspaces: list[Workspace]) -> str:
+    """Why `change` ("Deactivating alice") is refused: the workspaces it would leave without an active admin."""
+    names, each = quoted(workspace.name for workspace in workspaces), "it" if len(workspaces) == 1 else "each"
+    return (
+        f"{change} would leave {names} without an active admin; a workspace needs at least one admin: "
+        f"make someone else admin of {each} first."
     )
 
 
-# The rule that a workspace always keeps an admin, in words; the pages, the API and the admin say it.
-NEEDS_AN_ADMIN = "A workspace needs at least one admin: make someone else admin first."
-
-
 def leaves_no_admin(membership: Membership, *, role: str | None) -> bool:
-    """Whether giving the member `role` (None: removing them) would leave its workspace without an admin."""
-    if membership.role != Role.ADMIN or role == Role.ADMIN:
+    """Whether giving the member `role` (None: removing them) would leave its workspace without an active admin.
+
+    Only active admins count: a deactivated admin cannot sign in to manage anyone, and demoting or removing them
+    takes nothing away."""
+    if membership.role != Role.ADMIN or role == Role.ADMIN or not membership.user.is_active:
         return False
-    others = Membership.objects.filter(workspace_id=membership.workspace_id, role=Role.ADMIN)
+    others = Membership.objects.filter(workspace_id=membership.workspace_id, role=Role.ADMIN, user__is_active=True)
     return not others.exclude(pk=membership.pk).exists()
+
+
+def _losing_admins(leaving: QuerySet[Membership]) -> list[Workspace]:
+    """The workspaces whose every active admin's membership is among `leaving` (by name)."""
+    leaving = leaving.filter(role=Role.ADMIN, user__is_active=True)
+    kept = Membership.objects.filter(workspace_id=OuterRef("pk"), role=Role.ADMIN, user__is_active=True)
+    kept = kept.exclude(pk__in=leaving.values("pk"))
+    return list(Workspace.objects.filter(pk__in=leaving.values("workspace_id")).exclude(Exists(kept)).order_by("name"))
+
+
+def workspaces_losing_their_admins(*, user_ids: Collection[Any]) -> list[Workspace]:
+    """The workspaces whose every active admin is one of these users: deactivating or deleting them all would leave
+    those without an active admin (by name)."""
+    return _losing_admins(Membership.objects.filter(user_id__in=user_ids))
+
+
+def workspaces_losing_admins_with(*, membership_ids: Collection[Any]) -> list[Workspace]:
+    """The workspaces that deleting these memberships together would leave without an active admin (by name)."""
+    return _losing_admins(Membership.objects.filter(pk__in=membership_ids))
+
+
+def accounts_keep_admins(*, users: list[Any], change: str) -> None:
+    """Refuses (NoAdminLeft, naming the workspaces) deactivating or deleting these users when that would leave a
+    workspace without an active admin. Locks those workspaces' membership changes until the transaction ends, so
+    a role changed meanwhile cannot slip between the check and the change (call inside a transaction)."""
+    user_ids = [user.pk for user in users]
+    admin_of = Membership.objects.filter(user_id__in=user_ids, role=Role.ADMIN).values("workspace_id")
+    list(Workspace.objects.select_for_update().filter(pk__in=admin_of).order_by("pk").values_list("pk", flat=True))
+    if lost := workspaces_losing_their_admins(user_ids=user_ids):
+        names = ", ".join(sorted(user.get_username() for user in users))
+        raise NoAdminLeft(no_admin_left(f"{change} {names}", lost))
+
+
+def workspace_keeps_an_admin(*, workspace_id: Any) -> None:
+    """Refuses (NoAdminLeft) a deletion of accounts that left the workspace without an active admin (called once
+    their memberships are gone, before the transaction ends)."""
+    workspace = Workspace.objects.filter(pk=workspace_id).first()
+    active = Membership.objects.filter(workspace_id=workspace_id, role=Role.ADMIN, user__is_active=True)
+    if workspace is not None and not active.exists():
+        raise NoAdminLeft(needs_an_admin(workspace))
+
+
+# A membership event's "from" or "to" when the person had or has no role in the workspace.
+NOT_A_MEMBER = "not a member"
 
 
 def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) -> Membership:
@@ -204,8 +282,9 @@ def member_add(*, workspace: Workspace, username: str, role: str, actor: Any) ->
             raise InvalidInput(f"{user.get_username()} is already a member; change their role instead.")
         membership = Membership.objects.create(workspace=workspace, user=user, role=role)
         record_event(
-            actor=actor, workspace=workspace, verb="member.added", target=user.get_username(), payload={"role": role}
-        )
+            actor=actor, workspace=workspace, verb="member.added", target=user.get_username(),
+            payload={"role": role, "from": NOT_A_MEMBER, "to": role},
+        )  # fmt: skip
     return membership
 
 
@@ -232,7 +311,7 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
         membership = _membership_in(workspace, membership_id)
         before = membership.role
         if leaves_no_admin(membership, role=role):
-            raise InvalidInput(NEEDS_AN_ADMIN)
+            raise NoAdminLeft(needs_an_admin(workspace))
         if before != role:
             membership.role = role
             membership.save(update_fields=["role"])
@@ -249,12 +328,13 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> st
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
         if leaves_no_admin(membership, role=None):
-            raise InvalidInput(NEEDS_AN_ADMIN)
+            raise NoAdminLeft(needs_an_admin(workspace))
         username = membership.user.get_username()
         membership.delete()
         record_event(
-            actor=actor, workspace=workspace, verb="member.removed", target=username, payload={"role": membership.role}
-        )
+            actor=actor, workspace=workspace, verb="member.removed", target=username,
+            payload={"role": membership.role, "from": membership.role, "to": NOT_A_MEMBER},
+        )  # fmt: skip
     return username
 
 
@@ -268,8 +348,9 @@ def token_issue(
     with transaction.atomic():
         token, raw = ApiToken.issue(user=user, name=name[:100] or "API token", expires_at=expires_at)
         record_event(
-            actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}"
-        )
+            actor=actor or user, workspace=None, verb="token.issued", target=f"{token.hint}… for {user.get_username()}",
+            payload={"user": user.get_username(), "expires_at": token.expires_at.isoformat()},
+        )  # fmt: skip
     return token, raw
 
 
@@ -279,11 +360,9 @@ def token_revoke(*, token: ApiToken, actor: Any) -> ApiToken:
         revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         if revoked:
             record_event(
-                actor=actor,
-                workspace=None,
-                verb="token.revoked",
-                target=f"{token.hint}… for {token.user.get_username()}",
-            )
+                actor=actor, workspace=None, verb="token.revoked", target=f"{token.hint}… for {token.user.get_username()}",
+                payload={"user": token.user.get_username(), "from": "valid", "to": "revoked"},
+            )  # fmt: skip
     token.refresh_from_db(fields=["revoked_at"])
     return token
 

@@ -22,7 +22,7 @@ from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
 from workspaces.models import Membership, Role, Workspace
-from workspaces.services import NEEDS_AN_ADMIN, InvalidInput, NoSuchUser
+from workspaces.services import InvalidInput, NoAdminLeft, NoSuchUser, needs_an_admin
 
 
 @require_GET
@@ -109,10 +109,13 @@ def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def _members_context(
     request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None, unknown_user: bool = False
 ) -> dict[str, object]:
+    members = list(selectors.members_of(workspace=workspace))
     return {
         "workspace": workspace,
         "membership": get_membership(request.user, workspace.id),
-        "members": selectors.members_of(workspace=workspace),
+        "members": members,
+        # Marked in the table, and said once under it what that means.
+        "deactivated": any(not member.user.is_active for member in members),
         "form": form or MemberAddForm(),
         "roles": Role.choices,
         # Where accounts come from, so the page can say it: the portal's sign-on, or the Django admin.
@@ -207,7 +210,7 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
             raise InvalidInput("That person is not a member of this workspace.")
         if member.role != role and Role.ADMIN in (member.role, role) and not confirm.is_confirmed(request):
             if services.leaves_no_admin(member, role=role):
-                raise InvalidInput(NEEDS_AN_ADMIN)
+                raise NoAdminLeft(needs_an_admin(workspace))
             return _role_question(request, workspace, member, role)
         membership = services.member_change_role(
             workspace=workspace, membership_id=membership_id, role=role, actor=request.user
@@ -230,7 +233,7 @@ def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> Http
     try:
         if member is not None and not confirm.is_confirmed(request):
             if services.leaves_no_admin(member, role=None):
-                raise InvalidInput(NEEDS_AN_ADMIN)
+                raise NoAdminLeft(needs_an_admin(workspace))
             return _remove_question(request, workspace, member)
         username = services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
     except InvalidInput as error:

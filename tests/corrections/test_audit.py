@@ -105,7 +105,7 @@ class AuditFilterTests:
         workspace_services.token_issue(user=world.trio.reviewer, name="script")
         page = text(client_for(reader).get("/audit/?workspace=none"))
         assert "issued an API token" in page and "added the source" not in page
-        assert "1 event matches workspace None (accounts: tokens, MCP)." in page
+        assert "events match workspace None (accounts: people, groups, tokens, MCP)." in page
 
     def test_the_person_filter_is_partial_and_ignores_case_on_username_and_full_name(
         self, world: World, reader: Any

@@ -107,7 +107,7 @@ class MemberApiTests:
     @pytest.mark.parametrize(
         ("body", "words"),
         [
-            ({"username": "nobody", "role": "viewer"}, "no active user"),
+            ({"username": "nobody", "role": "viewer"}, "no user called"),
             ({"username": "oscar", "role": "owner"}, "Unknown role"),
             ({"username": "", "role": "viewer"}, "Give the username"),
             ({"username": "rita", "role": "viewer"}, "already a member"),

@@ -44,7 +44,7 @@ class AuditorTests:
 
     def test_a_group_can_carry_the_grant(self, trio: Trio, make_user: MakeUser) -> None:
         auditor = make_user("ada", is_staff=True)
-        auditors = Group.objects.create(name="Auditors")
+        auditors = Group.objects.create(name="Readers")
         auditors.permissions.add(Permission.objects.get(codename=AUDIT_EVERY_WORKSPACE))
         auditor.groups.add(auditors)
         assert client_for(auditor).get(f"/w/{trio.workspace.id}/timeline/").status_code == 200
