@@ -207,11 +207,11 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
     refused = next((e for e in exc.errors if e.get("ctx", {}).get("refused")), None)
     code, detail = (refused["type"], refused["msg"]) if refused else ("invalid_input", None)
     return workspace_gate(request) or error_response(
-        request, 422, code, detail or describe_validation_errors([_in_the_input(e) for e in exc.errors])
+        request, 422, code, detail or describe_validation_errors([in_the_input(e) for e in exc.errors])
     )
 
 
-def _in_the_input(error: dict[str, Any]) -> dict[str, Any]:
+def in_the_input(error: dict[str, Any]) -> dict[str, Any]:
     """django-ninja's error with its location as a path in the input: without the part of the request it names
     first ("body", "query", "path") and, in a body, the endpoint's parameter name ("payload") after it."""
     location = tuple(error.get("loc", ()))

@@ -82,10 +82,10 @@ class PrivateAnswersMiddleware:
     the CSV and PROV downloads. A browser's cache, a shared computer's disk or a proxy must not keep a workspace's
     content after the person signs out.
 
-    Judged by what the request carries (a session cookie, an Authorization header, the portal's user header) and
-    by an answer that signs someone in, never by asking the session store who the user is: this runs after the
-    view, also when a store is down. Anonymous answers (/healthz, the login page, public errors) are left as they
-    are; static files never reach it (WhiteNoise answers them first and keeps its year-long caching).
+    Judged by what the request carries (a session cookie, an Authorization header, the portal's user header), never
+    by asking the session store who the user is: this runs after the view, also when a store is down. Anonymous
+    answers (/healthz, public errors) are left as they are (the login page is never cached by Django itself);
+    static files never reach it (WhiteNoise answers them first and keeps its year-long caching).
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
@@ -93,7 +93,7 @@ class PrivateAnswersMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        if _carries_credentials(request) or settings.SESSION_COOKIE_NAME in response.cookies:
+        if _carries_credentials(request):
             add_never_cache_headers(response)
         return response
 
@@ -110,13 +110,14 @@ def _carries_credentials(request: HttpRequest) -> bool:
 # The powerful browser features the app never uses, denied to its pages and to anything they could embed (the
 # admin's and Swagger UI's pages included): a page taken over by injected markup still cannot reach the camera, the
 # microphone, the location, payments or devices. Writing to the clipboard stays allowed to the app's own pages
-# (a new token's copy button); reading it is denied.
+# (a new token's copy button, which still copies on a click); reading it is denied. Only features Chromium knows are
+# named: an unknown one is a console warning on every page ("bluetooth" was, in Chromium 150).
 PERMISSIONS_POLICY = ", ".join(
     [
         *(
             f"{feature}=()"
             for feature in (
-                "accelerometer", "autoplay", "bluetooth", "browsing-topics", "camera", "clipboard-read",
+                "accelerometer", "autoplay", "browsing-topics", "camera", "clipboard-read",
                 "display-capture", "encrypted-media", "fullscreen", "geolocation", "gyroscope", "hid",
                 "idle-detection", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
                 "publickey-credentials-get", "screen-wake-lock", "serial", "usb", "xr-spatial-tracking",

@@ -41,8 +41,8 @@ ERROR_ANSWERS = {
     409: "`conflict`, `claim_not_current` or `stale_correction_preview`: what it acts on changed or is in "
     "the wrong state.",
     415: "`unsupported_media_type`: the request body was not sent as application/json.",
-    422: "`invalid_input`, or the operation's own code (`invalid_source`, `invalid_support`, `evidence_not_found`): "
-    "the input cannot be used, said in words.",
+    422: "`invalid_input`, or the operation's own code (`invalid_source`, `invalid_support`, `evidence_not_found`, "
+    "`idempotency_key_reused`): the input cannot be used, said in words.",
     429: "`throttled`: too many failed logins; retry after Retry-After seconds.",
     503: "`unavailable`: a store is down or its pool is busy; the detail names it.",
 }
