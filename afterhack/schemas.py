@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, ClassVar
 
 from ninja import Schema
@@ -146,15 +147,9 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
 # -- the types of fields ---------------------------------------------------------------------------
 
 
-def _storable(value: object) -> object:
+def _storable(value: object, page_breaks: bool = False) -> object:
     # Checked before the string's own rules, so that a control character is named, not left to a pattern's words.
-    if isinstance(value, str) and (problem := unstorable(value)) is not None:
-        raise ValueError(f"cannot contain {problem}")
-    return value
-
-
-def _storable_document(value: object) -> object:
-    if isinstance(value, str) and (problem := unstorable(value, page_breaks=True)) is not None:
+    if isinstance(value, str) and (problem := unstorable(value, page_breaks=page_breaks)) is not None:
         raise ValueError(f"cannot contain {problem}")
     return value
 
@@ -186,8 +181,10 @@ Words = Annotated[StrictStr, Field(min_length=1, pattern=NOT_BLANK), BeforeValid
 
 # A document's text (a source's) and a quote of one: page breaks (form feed, vertical tab) may be in it too, since
 # the service turns them into line breaks (claims.text.normalize).
-DocumentText = Annotated[StrictStr, Field(pattern=DOCUMENT_TEXT), BeforeValidator(_storable_document)]
-DocumentWords = Annotated[StrictStr, Field(min_length=1, pattern=DOCUMENT_WORDS), BeforeValidator(_storable_document)]
+DocumentText = Annotated[StrictStr, Field(pattern=DOCUMENT_TEXT), BeforeValidator(partial(_storable, page_breaks=True))]
+DocumentWords = Annotated[
+    StrictStr, Field(min_length=1, pattern=DOCUMENT_WORDS), BeforeValidator(partial(_storable, page_breaks=True))
+]
 
 
 def _not_true_or_false(value: object) -> object:

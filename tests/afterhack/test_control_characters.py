@@ -1,5 +1,6 @@
 """Control characters other than tab and line breaks are refused in words wherever text is stored (the API, the
-pages' forms, the admin), naming the character and where it is; a source's page breaks become line breaks.
+pages' forms, the admin), naming the character and where it is; a source's page breaks become line breaks; what a
+model says is stored with them removed.
 
 (The MCP tools: tests/mcp_server/test_arguments.py.)"""
 
@@ -12,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from agents.coordinator import verdict_from
 from claims import services as claims_services
 from tests.conftest import Trio, api_for, client_for
 from workspaces.models import AuditEvent, Membership, Workspace
@@ -161,3 +163,11 @@ class PageFormTests:
             "(escape) at character 4. Nothing was saved." in body
         )
         assert get_user_model().objects.get(pk=trio.viewer.pk).first_name == ""
+
+
+class ModelOutputTests:
+    def test_what_a_model_says_is_stored_without_control_characters(self) -> None:
+        verdict = verdict_from({"title": "Launch\x1b[31m in July\x07", "rationale": "The board\x9b moved it.",
+                                "claim_ids": [], "actions": [{"title": "Tell\x00 the team"}, {"title": "\x1b\x07"}]})  # fmt: skip
+        assert (verdict.title, verdict.rationale) == ("Launch[31m in July", "The board moved it.")
+        assert verdict.actions == ["Tell the team"]
