@@ -119,8 +119,19 @@ class ApiError(Exception):
 
 
 def error_response(request: HttpRequest, status: int, code: str, detail: str, **extra: Any) -> HttpResponse:
-    """The API's one error shape."""
-    return api.create_response(request, {"error": code, "detail": detail, **extra}, status=status)
+    """The API's one error shape; a 401 says how to authenticate (WWW-Authenticate, as HTTP requires)."""
+    response = api.create_response(request, {"error": code, "detail": detail, **extra}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization", ""))
+    return response
+
+
+def bearer_challenge(authorization: str) -> str:
+    """The WWW-Authenticate of a 401 to a request with this Authorization header (RFC 6750, 3): `Bearer`, and
+    `error="invalid_token"` when it sent a bearer token that was refused (unknown, expired or revoked), so a client
+    can tell "get a new token" from "send one". /mcp answers the same."""
+    scheme, _, token = authorization.strip().partition(" ")
+    return 'Bearer error="invalid_token"' if scheme.lower() == "bearer" and token.strip() else "Bearer"
 
 
 @api.exception_handler(ApiError)
@@ -196,8 +207,15 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
     refused = next((e for e in exc.errors if e.get("ctx", {}).get("refused")), None)
     code, detail = (refused["type"], refused["msg"]) if refused else ("invalid_input", None)
     return workspace_gate(request) or error_response(
-        request, 422, code, detail or describe_validation_errors(exc.errors)
+        request, 422, code, detail or describe_validation_errors([in_the_input(e) for e in exc.errors])
     )
+
+
+def in_the_input(error: dict[str, Any]) -> dict[str, Any]:
+    """django-ninja's error with its location as a path in the input: without the part of the request it names
+    first ("body", "query", "path") and, in a body, the endpoint's parameter name ("payload") after it."""
+    location = tuple(error.get("loc", ()))
+    return {**error, "loc": location[2:] if location[:1] == ("body",) else location[1:]}
 
 
 @api.exception_handler(HttpError)

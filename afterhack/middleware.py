@@ -1,4 +1,5 @@
-"""Keeps every answer under /api/v1 in the API's error format, even those Django makes itself."""
+"""Headers and formats every answer gets: the API's error format under /api/v1 (even for answers Django makes
+itself), no caching of what was answered to someone signed in, and the browser features the app denies."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.utils.cache import add_never_cache_headers
 
 from afterhack.errors import INTERNAL_ERROR
 from afterhack.outages import store_outage, unavailable_response
@@ -72,3 +74,67 @@ def _has_error_shape(response: HttpResponse) -> bool:
     except ValueError:
         return False
     return isinstance(body, dict) and "error" in body and "detail" in body
+
+
+class PrivateAnswersMiddleware:
+    """Every answer to a request that carries credentials is marked never to be stored (Cache-Control: no-store,
+    with Django's never_cache headers): the pages of a signed-in person, the API's answers to a token or a session,
+    the CSV and PROV downloads. A browser's cache, a shared computer's disk or a proxy must not keep a workspace's
+    content after the person signs out.
+
+    Judged by what the request carries (a session cookie, an Authorization header, the portal's user header), never
+    by asking the session store who the user is: this runs after the view, also when a store is down. Anonymous
+    answers (/healthz, public errors) are left as they are (the login page is never cached by Django itself);
+    static files never reach it (WhiteNoise answers them first and keeps its year-long caching).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if _carries_credentials(request):
+            add_never_cache_headers(response)
+        return response
+
+
+def _carries_credentials(request: HttpRequest) -> bool:
+    portal = settings.REMOTE_USER_HEADER
+    return (
+        settings.SESSION_COOKIE_NAME in request.COOKIES
+        or "Authorization" in request.headers
+        or bool(portal and portal in request.headers)
+    )
+
+
+# The powerful browser features the app never uses, denied to its pages and to anything they could embed (the
+# admin's and Swagger UI's pages included): a page taken over by injected markup still cannot reach the camera, the
+# microphone, the location, payments or devices. Writing to the clipboard stays allowed to the app's own pages
+# (a new token's copy button, which still copies on a click); reading it is denied. Only features Chromium knows are
+# named: an unknown one is a console warning on every page ("bluetooth" was, in Chromium 150).
+PERMISSIONS_POLICY = ", ".join(
+    [
+        *(
+            f"{feature}=()"
+            for feature in (
+                "accelerometer", "autoplay", "browsing-topics", "camera", "clipboard-read",
+                "display-capture", "encrypted-media", "fullscreen", "geolocation", "gyroscope", "hid",
+                "idle-detection", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
+                "publickey-credentials-get", "screen-wake-lock", "serial", "usb", "xr-spatial-tracking",
+            )
+        ),
+        "clipboard-write=(self)",
+    ]
+)  # fmt: skip
+
+
+class PermissionsPolicyMiddleware:
+    """The Permissions-Policy header on every answer, static files included (Django has no setting for it)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        return response

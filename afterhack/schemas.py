@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, ClassVar
 
 from ninja import Schema
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictStr,
@@ -22,7 +24,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from afterhack.clock import moment_iso
-from afterhack.ids import is_storable
+from afterhack.ids import CONTROL, DOCUMENT_CONTROL, unstorable
 
 
 class ErrorOut(Schema):
@@ -40,8 +42,8 @@ ERROR_ANSWERS = {
     409: "`conflict`, `claim_not_current` or `stale_correction_preview`: what it acts on changed or is in "
     "the wrong state.",
     415: "`unsupported_media_type`: the request body was not sent as application/json.",
-    422: "`invalid_input`, or the operation's own code (`invalid_source`, `invalid_support`, `evidence_not_found`): "
-    "the input cannot be used, said in words.",
+    422: "`invalid_input`, or the operation's own code (`invalid_source`, `invalid_support`, `evidence_not_found`, "
+    "`idempotency_key_reused`): the input cannot be used, said in words.",
     429: "`throttled`: too many failed logins; retry after Retry-After seconds.",
     503: "`unavailable`: a store is down or its pool is busy; the detail names it.",
 }
@@ -120,10 +122,11 @@ def refusal_of(fields: dict[str, FieldInfo], problems: list[Any]) -> tuple[str, 
 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
-    """Pydantic's errors as one sentence a person can act on."""
+    """Pydantic's errors as one sentence a person can act on; each error's location is the path of field names in
+    the input (an MCP tool's arguments, a request body), without django-ninja's prefix (afterhack.api strips it)."""
     parts = []
     for error in errors[:5]:
-        location = [str(p) for p in error.get("loc", ()) if p not in ("body", "payload", "query", "path")]
+        location = [str(p) for p in error.get("loc", ())]
         where = ".".join(location) or "the request body"
         message = str(error.get("msg", "is invalid")).removeprefix("Value error, ")
         if error.get("type") == "string_pattern_mismatch":
@@ -144,29 +147,56 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
 # -- the types of fields ---------------------------------------------------------------------------
 
 
-def _storable(value: str) -> str:
-    if not is_storable(value):
-        raise ValueError("must not contain NUL characters or invalid Unicode")
+def _storable(value: object, page_breaks: bool = False) -> object:
+    # Checked before the string's own rules, so that a control character is named, not left to a pattern's words.
+    if isinstance(value, str) and (problem := unstorable(value, page_breaks=page_breaks)) is not None:
+        raise ValueError(f"cannot contain {problem}")
     return value
 
 
 # Exactly the characters str.isspace() (and so strip() and split()) takes for whitespace, spelled
 # out so that every regex engine reading the OpenAPI document agrees with the services.
 WHITESPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-NOT_BLANK = rf"^[^\x00]*[^\x00{WHITESPACE}][^\x00]*$"
-NO_NUL = r"^[^\x00]*$"
+# The patterns state the rules in the OpenAPI document (afterhack.ids.CONTROL); a control character is refused by
+# the validator before them, in words that name it.
+NO_CONTROL = rf"^[^{CONTROL}]*$"
+NOT_BLANK = rf"^[^{CONTROL}]*[^{CONTROL}{WHITESPACE}][^{CONTROL}]*$"
+DOCUMENT_TEXT = rf"^[^{DOCUMENT_CONTROL}]*$"
+DOCUMENT_WORDS = rf"^[^{DOCUMENT_CONTROL}]*[^{DOCUMENT_CONTROL}{WHITESPACE}][^{DOCUMENT_CONTROL}]*$"
 PATTERN_WORDS = {
-    NOT_BLANK: "must have something other than whitespace in it, and no NUL characters",
-    NO_NUL: "must not contain NUL characters",
+    NOT_BLANK: "must have something other than whitespace in it",
+    DOCUMENT_WORDS: "must have something other than whitespace in it",
+    NO_CONTROL: "must not contain control characters other than tab and line breaks",
+    DOCUMENT_TEXT: "must not contain control characters other than tab, line breaks and page breaks",
 }
 
 
-# Any string the stores can hold: PostgreSQL cannot store NUL, and neither store lone surrogates.
-Text = Annotated[StrictStr, Field(pattern=NO_NUL), AfterValidator(_storable)]
+# Any string a field may hold: no control character but tab and line breaks (afterhack.ids.CONTROL), valid Unicode.
+Text = Annotated[StrictStr, Field(pattern=NO_CONTROL), BeforeValidator(_storable)]
 
 
 # Text with something other than whitespace in it (give it a max_length where it is used).
-Words = Annotated[StrictStr, Field(min_length=1, pattern=NOT_BLANK), AfterValidator(_storable)]
+Words = Annotated[StrictStr, Field(min_length=1, pattern=NOT_BLANK), BeforeValidator(_storable)]
+
+
+# A document's text (a source's) and a quote of one: page breaks (form feed, vertical tab) may be in it too, since
+# the service turns them into line breaks (claims.text.normalize).
+DocumentText = Annotated[StrictStr, Field(pattern=DOCUMENT_TEXT), BeforeValidator(partial(_storable, page_breaks=True))]
+DocumentWords = Annotated[
+    StrictStr, Field(min_length=1, pattern=DOCUMENT_WORDS), BeforeValidator(partial(_storable, page_breaks=True))
+]
+
+
+def _not_true_or_false(value: object) -> object:
+    # Python's bool is an int, so pydantic's lax mode would take JSON's true as 1.
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a whole number, not true or false")
+    return value
+
+
+# A whole number read leniently ("10" is 10: an MCP tool's argument), but never true or false. (The API's bodies
+# take StrictInt, and its query parameters are text, where "true" is no number either.)
+WholeNumber = Annotated[int, BeforeValidator(_not_true_or_false)]
 
 
 UUID_FORM = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")

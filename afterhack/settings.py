@@ -132,7 +132,11 @@ REMOTE_USER_HEADER = os.environ.get("AFTERHACK_REMOTE_USER_HEADER", "").strip()
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before WhiteNoise, so that static files carry it too.
+    "afterhack.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: static files keep their year-long caching; everything else answered to credentials is no-store.
+    "afterhack.middleware.PrivateAnswersMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "afterhack.middleware.ApiErrorFormatMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
+
 from afterhack.errors import UserError
-from afterhack.ids import is_storable
+from afterhack.ids import unstorable
 
 # How long each kind of typed text may be. The services refuse more (clean_text), the forms and
 # the API schemas say so, and the pages' inputs stop there: templates read them as
@@ -35,7 +37,8 @@ def clean_text(
     fold: bool = True,
     error: type[UserError] = UserError,
 ) -> str:
-    """The text with its whitespace folded to single spaces (only stripped when not `fold`), or `error` in words.
+    """The text with its whitespace folded to single spaces (only stripped when not `fold`), or `error` in words
+    (control characters other than tab and line breaks, and invalid Unicode, are refused: afterhack.ids.CONTROL).
 
     `noun` names the text in the messages ("A question"); `missing` is said when it is absent or
     blank, `not_text` when it is something other than text (`missing` by default). Text that is
@@ -47,9 +50,16 @@ def clean_text(
         raise error(missing)
     if not isinstance(value, str):
         raise error(not_text or missing)
-    if not is_storable(value):
-        raise error(f"{noun} cannot contain NUL characters or invalid Unicode.")
+    if (problem := unstorable(value)) is not None:
+        raise error(f"{noun} cannot contain {problem}.")
     text = " ".join(value.split()) if fold else value.strip()
     if len(text) > max_chars:
         raise error(f"{noun} can be at most {max_chars:,} characters (this one has {len(text):,}).")
     return text
+
+
+def refuse_unstorable(value: str) -> None:
+    """A form field's validator for text a form reads but no service cleans (a username to look up): what no
+    stored text may hold is refused in words, in place."""
+    if (problem := unstorable(value)) is not None:
+        raise ValidationError(f"It cannot contain {problem}.")

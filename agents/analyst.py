@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack import llm
+from afterhack.ids import storable
 from agents.statuses import TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims.statuses import ClaimStatus
@@ -244,6 +245,6 @@ def action_titles(actions: object) -> list[str]:
     titles = []
     for action in actions:
         title = action.get("title") if isinstance(action, dict) else None
-        if isinstance(title, str) and title.strip() and "\x00" not in title:
-            titles.append(" ".join(title.split())[:MAX_ACTION_TITLE])
+        if isinstance(title, str) and storable(title).strip():
+            titles.append(" ".join(storable(title).split())[:MAX_ACTION_TITLE])
     return list(dict.fromkeys(titles))[:MAX_ACTIONS]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import llm
+from afterhack.ids import storable
 from agents.analyst import Proposal, action_titles
 
 NO_ANSWER_TITLE = "No source-backed answer yet"
@@ -102,8 +103,8 @@ def verdict_from(answer: dict[str, Any]) -> Verdict:
         raise CoordinatorFailed("The Coordinator's answer had no list of claim ids (“claim_ids”).")
     rationale = answer.get("rationale")
     return Verdict(
-        title=" ".join(title.replace("\x00", "").split())[:MAX_TITLE],
-        rationale=(rationale if isinstance(rationale, str) else "").replace("\x00", "")[:MAX_RATIONALE],
+        title=" ".join(storable(title).split())[:MAX_TITLE],
+        rationale=storable(rationale if isinstance(rationale, str) else "")[:MAX_RATIONALE],
         claim_ids=claim_ids[:50],
         actions=action_titles(answer.get("actions")),
     )

@@ -13,7 +13,21 @@ from pydantic.config import JsonDict
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
-from afterhack.schemas import AsOfIn, ErrorOut, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
+from afterhack.schemas import (
+    AsOfIn,
+    DocumentText,
+    DocumentWords,
+    ErrorOut,
+    Id,
+    IdOut,
+    Input,
+    PathId,
+    Refuse,
+    Text,
+    Timestamp,
+    Words,
+    errors,
+)
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims import selectors, services
 from claims.evidence import Reason
@@ -28,8 +42,11 @@ router = Router(tags=["sources and claims"])
 
 # A source's text, as a new source or a new version of one.
 SourceText = Annotated[
-    Words,
-    Field(max_length=MAX_SOURCE_CHARS, description="Plain text; line endings are normalised to \\n."),
+    DocumentWords,
+    Field(
+        max_length=MAX_SOURCE_CHARS,
+        description="Plain text; line endings, form feeds and vertical tabs are normalised to \\n.",
+    ),
     Refuse(
         "invalid_source",
         f"A source's text must be a string: not empty, without NUL characters, at most {MAX_SOURCE_CHARS:,} "
@@ -104,7 +121,7 @@ class ClaimIn(Input):
     ]
     source_id: Annotated[Id | None, Refuse(words="“source_id” must be the id of a source of this workspace.")] = None
     evidence_quote: Annotated[
-        Text | None,
+        DocumentText | None,
         Field(description="Exactly as it occurs in the source's current version."),
         Refuse(words="“evidence_quote” must be the quote, as a string."),
     ] = None

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from afterhack.errors import UserError
-from afterhack.ids import is_storable
+from afterhack.ids import unstorable
 from afterhack.text import MAX_TITLE_CHARS, clean_text
 
 # A source's text may hold at most this many characters (about 2 MB of English).
@@ -26,8 +26,13 @@ class InvalidSource(UserError):
 
 
 def normalize(text: str) -> str:
-    """The text with CRLF and lone CR line endings turned into LF; nothing else changes."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    """The text with CRLF and lone CR line endings, and the page and line breaks of plain-text files (form feed,
+    vertical tab), turned into LF; nothing else changes."""
+    # One character for one: a form feed between an RFC's pages keeps every offset after it.
+    return text.replace("\r\n", "\n").translate(LINE_ENDINGS)
+
+
+LINE_ENDINGS = str.maketrans(dict.fromkeys("\r\x0b\x0c", "\n"))
 
 
 def clean_source_text(text: object) -> str:
@@ -44,9 +49,9 @@ def clean_source_text(text: object) -> str:
         raise InvalidSource("A source's text must be a string.")
     if "\x00" in text:
         raise InvalidSource("The text contains NUL bytes, so it is not plain text (is it a binary file?).")
-    if not is_storable(text):
-        raise InvalidSource("The text is not valid Unicode (it holds lone surrogate characters).")
     text = normalize(text)
+    if (problem := unstorable(text)) is not None:
+        raise InvalidSource(f"The text cannot contain {problem}.")
     if not text.strip():
         raise InvalidSource("A source needs some text; this one is empty.")
     if len(text) > MAX_SOURCE_CHARS:

@@ -14,6 +14,7 @@ from afterhack.errors import UserError
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import (
     MAX_MOMENT_CHARS,
+    DocumentText,
     ErrorOut,
     Id,
     IdOut,
@@ -62,7 +63,7 @@ class EvidenceIn(Input):
     not_an_object: ClassVar[str] = services.EVIDENCE_RULE
     source_id: Annotated[Id, Refuse(words="“evidence.source_id” must be the id of a source of this workspace.")]
     quote: Annotated[
-        Text,
+        DocumentText,
         Field(max_length=MAX_SOURCE_CHARS, description="Exactly as it occurs in the source's current version."),
         Refuse(words="“evidence.quote” must be the passage, as a string, exactly as it is in the source."),
     ]
@@ -213,7 +214,9 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
 )
 def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payload: ApplyIn) -> Any:
     """Applies the correction previewed at `revision` (201); the same idempotency_key again answers 200
-    already_applied. With `evidence`, the replacement also cites that passage: 422 evidence_not_found (with
+    already_applied, and 422 idempotency_key_reused (naming what differs) if the claim, statement, reason or
+    evidence is not the same as the first time (a request refused as stale is sent again with the same key at a
+    new preview's revision). With `evidence`, the replacement also cites that passage: 422 evidence_not_found (with
     its reason) if the quote is not in the source's current version, 404 if there is no such source here,
     409 if it was retracted. 409 stale_correction_preview (with the current revision) if anything the
     preview depended on changed, claim_not_current if another correction superseded the claim; 422 invalid_input

@@ -38,7 +38,7 @@ from django.utils import timezone
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
-from afterhack.ids import is_storable, parse_id
+from afterhack.ids import is_storable, parse_id, unstorable
 from afterhack.text import MAX_REASON_CHARS
 from claims import selectors as claims_selectors
 from claims.selectors import CitedPassage, Claim, content_words
@@ -216,7 +216,9 @@ def restating(sub: corrections_graph.Subgraph, result: Impact, *, corrected: Cla
 def _clean_apply_input(reason: object, revision: object, idempotency_key: object) -> tuple[str, int, str]:
     if not isinstance(reason, str) or not reason.strip():
         raise UserError("Say why the claim is wrong: the reason is empty.")
-    if not is_storable(reason) or len(reason) > MAX_REASON_CHARS:
+    if (problem := unstorable(reason)) is not None:
+        raise UserError(f"A reason cannot contain {problem}.")
+    if len(reason) > MAX_REASON_CHARS:
         raise UserError(f"A reason must be plain text of at most {MAX_REASON_CHARS:,} characters.")
     # A number outside what any preview hands out is malformed, not stale: refused before anything is written.
     if (
@@ -227,8 +229,8 @@ def _clean_apply_input(reason: object, revision: object, idempotency_key: object
         raise UserError(REVISION_RULE)
     if not isinstance(idempotency_key, str) or not idempotency_key.strip() or len(idempotency_key) > MAX_KEY_CHARS:
         raise UserError(f"“idempotency_key” must be a non-empty string of at most {MAX_KEY_CHARS} characters.")
-    if not is_storable(idempotency_key):
-        raise UserError("“idempotency_key” cannot contain NUL characters or invalid Unicode.")
+    if (problem := unstorable(idempotency_key)) is not None:
+        raise UserError(f"“idempotency_key” cannot contain {problem}.")
     return " ".join(reason.split()), revision, idempotency_key
 
 
@@ -250,11 +252,13 @@ def clean_evidence(evidence: object) -> Evidence | None:
     source_id, quote, start = evidence.get("source_id"), evidence.get("quote"), evidence.get("start")
     if not isinstance(source_id, str) or not source_id:
         raise UserError("“evidence.source_id” must be the id of a source of this workspace.")
-    if not isinstance(quote, str) or not is_storable(quote):
+    # Line endings and page breaks normalised as the source's were, so the quote can be compared with its text.
+    quote = normalize(quote) if isinstance(quote, str) else None
+    if quote is None or not is_storable(quote):
         raise UserError("“evidence.quote” must be the passage, as text, exactly as it is in the source.")
     if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
         raise UserError("“evidence.start” must be a whole number: the offset where the passage begins.")
-    return Evidence(parse_id(source_id) or source_id, normalize(quote), start)
+    return Evidence(parse_id(source_id) or source_id, quote, start)
 
 
 def cited_passage(*, workspace: Workspace, evidence: Evidence | None) -> Passage | None:
@@ -371,8 +375,7 @@ def apply(
             read.cancel()  # the key was used before: its read is not needed (if it has not started yet)
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
-            if intent.claim_id != claim_id or intent.statement != statement or _intent_evidence(intent) != asked:
-                raise UserError("This idempotency key was already used for a different correction; use a new key.")
+            _same_request_or_refuse(intent, claim_id, statement, reason, asked)
             if intent.state == IntentState.PENDING:
                 _settle(intent)
             if intent.state == IntentState.APPLIED:
@@ -381,6 +384,35 @@ def apply(
         passage = cited_passage(workspace=workspace, evidence=asked)
         intent = _start_intent(intent or fresh, statement, reason, revision, actor, asked)
         return _write(workspace, intent, passage)
+
+
+class IdempotencyKeyReused(UserError):
+    code = "idempotency_key_reused"
+
+
+def _same_request_or_refuse(
+    intent: CorrectionIntent, claim_id: str, statement: str, reason: str, evidence: Evidence | None
+) -> None:
+    """IdempotencyKeyReused, naming what differs, when the request is not the one the key was first used for.
+
+    The revision is not compared: it is the preview the request was made at, not what it asks, and a request
+    refused as stale is sent again with the same key at the revision of a new preview."""
+    differs = [
+        what
+        for what, same in (
+            ("claim", intent.claim_id == claim_id),
+            ("statement", intent.statement == statement),
+            ("reason", intent.reason == reason),
+            ("evidence", _intent_evidence(intent) == evidence),
+        )
+        if not same
+    ]
+    if differs:
+        listed = " and ".join(", ".join(differs).rsplit(", ", 1))
+        raise IdempotencyKeyReused(
+            f"This idempotency key was already used for a different correction (its {listed} "
+            f"{'differs' if len(differs) == 1 else 'differ'}); use a new key."
+        )
 
 
 def _pending(

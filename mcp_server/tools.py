@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError
 
 from afterhack.errors import INTERNAL_ERROR, GraphError, UserError, answered_as
 from afterhack.outages import outage_detail, store_outage
-from afterhack.schemas import Id, Refuse, refusal_of
+from afterhack.schemas import Id, Refuse, WholeNumber, refusal_of
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import TrajectoryEventKind
@@ -209,7 +209,7 @@ def list_workspaces(session: Session = None) -> CallToolResult:
 def search_claims(
     workspace_id: WorkspaceId,
     query: Annotated[str, Field(description="Words or a sentence; case does not matter."), Refuse(words="“query” must be text.")],
-    limit: Annotated[int, Field(ge=1, le=200, description="How many claims, best first."),
+    limit: Annotated[WholeNumber, Field(ge=1, le=200, description="How many claims, best first."),
                      Refuse(words="“limit” must be a whole number from 1 to 200.")] = 10,
     session: Session = None,
 ) -> CallToolResult:  # fmt: skip
@@ -291,7 +291,7 @@ def propose_claim(
     source_id: SourceId,
     statement: Statement,
     evidence_quote: Quote,
-    start: Annotated[int | None, Field(description="Where the quote begins; without it, its first occurrence."),
+    start: Annotated[WholeNumber | None, Field(description="Where the quote begins; without it, its first occurrence."),
                      Refuse(words="“start” must be a whole number: the offset where the quote begins.")] = None,
     session: Session = None,
 ) -> CallToolResult:  # fmt: skip

@@ -20,6 +20,7 @@ from django.db import connections
 from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
 
+from afterhack.api import bearer_challenge
 from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
 from mcp_server import services
 from mcp_server.models import Transport
@@ -109,7 +110,8 @@ class HttpEndpoint:
             return _json(start_response, "503 Service Unavailable", body, ("Retry-After", str(RETRY_AFTER)))
         if isinstance(principal, str):
             body = {"error": "unauthorized", "detail": principal}
-            return _json(start_response, "401 Unauthorized", body, ("WWW-Authenticate", "Bearer"))
+            challenge = bearer_challenge(environ.get("HTTP_AUTHORIZATION", ""))
+            return _json(start_response, "401 Unauthorized", body, ("WWW-Authenticate", challenge))
         environ[PRINCIPAL_KEY] = principal
         with self._lock:
             if self._app is None:

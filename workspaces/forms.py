@@ -2,7 +2,7 @@
 
 from django import forms
 
-from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
+from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS, refuse_unstorable
 from workspaces.models import Role
 
 
@@ -11,7 +11,7 @@ class WorkspaceForm(forms.Form):
 
 
 class MemberAddForm(forms.Form):
-    username = forms.CharField(max_length=MAX_USERNAME_CHARS, strip=True)
+    username = forms.CharField(max_length=MAX_USERNAME_CHARS, strip=True, validators=[refuse_unstorable])
     role = forms.ChoiceField(choices=Role.choices, initial=Role.REVIEWER)
 
 

@@ -39,7 +39,8 @@ class Watch:
         page.on("request", self._on_request)
 
     def _on_console(self, message: Any) -> None:
-        if "Content Security Policy" in message.text or "Content-Security-Policy" in message.text:
+        # The Permissions-Policy too: a feature Chromium does not know, or one a page uses and the policy denies.
+        if any(name in message.text for name in ("Content Security Policy", "Content-Security-Policy", "ermissions")):
             self.console.append(f"{self.page.url}: {message.text}")
 
     def _on_request(self, request: Any) -> None:
