@@ -78,7 +78,9 @@ def gunicorn_command(*, port: int, sizing: Sizing) -> list[str]:
     return [
         sys.executable, "-m", "gunicorn", "afterhack.wsgi:application",
         "--bind", f"127.0.0.1:{port}",
-        "--worker-class", "gthread",
+        # gunicorn's threaded worker, reading each request whole before a thread serves it: a slow client holds
+        # no thread (afterhack/web_worker.py).
+        "--worker-class", "afterhack.web_worker.WholeRequestWorker",
         "--workers", str(sizing.web_workers),
         "--threads", str(sizing.web_threads),
         # A worker that stops answering its heartbeat for this long is replaced.
