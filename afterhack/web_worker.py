@@ -308,9 +308,9 @@ class WholeRequestWorker(ThreadWorker):
 
     def on_arriving(self, conn: ArrivingConn, sock: socket.socket) -> None:
         data = received(sock)
-        if data is None:
+        arrival = self.arriving.get(conn)
+        if data is None or arrival is None:
             return
-        arrival = self.arriving[conn]
         if not data:  # the client went away
             self.stop_waiting(conn)
             self.nr_conns -= 1
@@ -349,6 +349,7 @@ class WholeRequestWorker(ThreadWorker):
 
     def answer(self, conn: ArrivingConn, answer: bytes) -> None:
         """Answers from the loop, without a thread, and closes the connection."""
+        self.log.info("%s answered by the worker: %s", conn.client, answer.split(b"\r\n", 1)[0].decode())
         self.nr_conns -= 1
         self.send_now(conn.sock, answer)
         self.linger(conn.sock)
@@ -376,7 +377,7 @@ class WholeRequestWorker(ThreadWorker):
 
     def on_lingering(self, sock: socket.socket) -> None:
         data = received(sock)
-        if data is None:
+        if data is None or sock not in self.lingering:
             return
         until, drained = self.lingering[sock]
         if data and drained + len(data) < LINGER_BYTES:
@@ -434,4 +435,9 @@ class WholeRequestWorker(ThreadWorker):
         req._expected_100_continue = False
         # Each write of the answer must be taken within the timeout: a client that stops reading frees the thread.
         conn.sock.settimeout(self.client_timeout)
-        return super().handle_request(req, conn)
+        try:
+            return super().handle_request(req, conn)
+        except TimeoutError as late:
+            # Dropped like a client that went away (gunicorn would log a socket error with its traceback).
+            self.log.info("%s did not take its answer to %s %s in time: dropped", conn.client, req.method, req.path)
+            raise ConnectionResetError(errno.ECONNRESET, "The client did not take its answer in time.") from late

@@ -12,17 +12,23 @@ And the worker's framing of what arrived (`afterhack.web_worker.Arrival`), on by
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
+from afterhack.loadtest import wait_healthy
+from afterhack.serving import Sizing, gunicorn_command
 from afterhack.web_worker import Arrival, Framing
+from tests.afterhack.test_embedded import ROOT, free_port
 from tests.afterhack.test_serving import Served, serving
 
 TIMEOUT = 4  # AFTERHACK_CLIENT_TIMEOUT of the server under test
@@ -244,6 +250,46 @@ class SlowClientTests:
             raw.sendall(body)
             answer = first_answer(raw)
         assert answer.status == 401 and b"100 Continue" not in answer.raw
+
+
+def endless_answer(environ: dict[str, object], start_response: Callable[..., object]) -> Iterator[bytes]:
+    """A WSGI app for the worker alone: /endless answers a megabyte after another, without end; any other path
+    "ok"."""
+    if environ["PATH_INFO"] == "/endless":
+        start_response("200 OK", [("Content-Length", str(1 << 40))])
+        return iter(lambda: b"x" * (1 << 20), b"")
+    start_response("200 OK", [("Content-Length", "2")])
+    return iter([b"ok"])
+
+
+class UnreadAnswerTests:
+    def test_a_client_that_stops_reading_its_answer_frees_the_thread(self, tmp_path: Path) -> None:
+        port = free_port()
+        env = os.environ | {
+            "AFTERHACK_STORES": "none",
+            "AFTERHACK_DATA_DIR": str(tmp_path),
+            "AFTERHACK_CLIENT_TIMEOUT": "2",
+        }
+        command = gunicorn_command(
+            port=port, sizing=Sizing(web_workers=1, web_threads=1, worker_concurrency=1, worker_pool=1)
+        )
+        command[command.index("afterhack.wsgi:application")] = "tests.afterhack.test_slow_clients:endless_answer"
+        server = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        try:
+            assert wait_healthy(f"http://127.0.0.1:{port}", seconds=30)
+            with socket.create_connection(("127.0.0.1", port)) as reader:
+                reader.sendall(b"GET /endless HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never reads
+                time.sleep(0.5)
+                # The one thread writes to the reader that takes nothing, until the timeout frees it.
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/ok", timeout=10) as answer:
+                    assert answer.read() == b"ok"
+        finally:
+            server.terminate()
+            output, _ = server.communicate(timeout=30)
+        assert "did not take its answer to GET /endless in time: dropped" in output, output
+        assert "Traceback" not in output, output
 
 
 def arrival(*parts: bytes, max_body: int = 1000) -> tuple[Arrival, list[Framing]]:
