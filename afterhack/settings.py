@@ -240,6 +240,9 @@ USE_TZ = True
 # post or JSON body, with multi-byte characters. Larger bodies are refused before they are read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Seconds a client has to send a whole request (from its first byte) and to take each write of the answer; the
+# web worker reads requests without a thread meanwhile (afterhack/web_worker.py).
+CLIENT_TIMEOUT = number("AFTERHACK_CLIENT_TIMEOUT", 30.0, minimum=1.0)
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"

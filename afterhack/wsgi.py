@@ -21,7 +21,9 @@ def with_chunked_bodies(app: WSGIApp, *, limit: int) -> WSGIApp:
 
     The server (gunicorn) decodes the chunks and marks its input as terminated at the body's end
     (`wsgi.input_terminated`); Django only reads CONTENT_LENGTH bytes. At most `limit` + 1 bytes
-    are read, so a body over Django's limit is still refused by Django, in words.
+    are read, so a body over Django's limit is still refused by Django, in words. The read never waits on the
+    client: gunicorn's worker (afterhack/web_worker.py) hands the app a request only once its body has arrived
+    whole, and answers 408 to one that does not arrive in time.
     """
 
     def application(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:

@@ -3,6 +3,8 @@ stateless inside the WSGI server through a2wsgi) and stdio (`manage.py mcp --use
 
 The bearer token is checked exactly as the API checks it, in the WSGI thread, before the request reaches the
 SDK; the database connection that check used is handed back at once, so no thread holds one while it waits.
+Only POST reaches the SDK: the server is stateless, so it has no event stream to open (GET) and no session to end
+(DELETE), and says so with a 405 before anything else is looked at (`ALLOWED`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ WSGIApp = Callable[[Environ, StartResponse], Iterable[bytes]]
 
 PATH = "/mcp"
 PRINCIPAL_KEY = "afterhack.mcp_principal"
+# What a stateless streamable-HTTP server serves: clients POST their JSON-RPC messages and get each answer as JSON.
+# The protocol lets a server refuse GET (the server-to-client event stream) and DELETE (ending a session) with 405,
+# and the SDK's stateless handler for the current protocol answers every other method `405 Allow: POST`; but its
+# handler for clients of the handshake protocol opens that event stream and keeps it, pinged, for as long as the
+# client stays, holding a server thread each (issue #23). So the method is answered here, before the SDK.
+ALLOWED = "POST"
+NOT_ALLOWED = (
+    "The MCP endpoint is stateless: send each JSON-RPC message with POST. It opens no event stream (GET) and has "
+    "no session to end (DELETE)."
+)
 
 
 def _json(start_response: StartResponse, status: str, body: dict[str, str], *extra: tuple[str, str]) -> list[bytes]:
@@ -103,6 +115,12 @@ class HttpEndpoint:
         host, _ = split_domain_port(environ.get("HTTP_HOST", ""))
         if not validate_host(host, settings.ALLOWED_HOSTS):
             return _json(start_response, "400 Bad Request", {"error": "invalid_input", "detail": "Unknown Host."})
+        # Before the token: the answer depends on the method alone and says only what the protocol and the README
+        # say (the endpoint takes POST); a token-less client learns nothing a token-less POST's 401 does not tell
+        # it, no database is asked, and a wrong method is refused alike with or without a token, as the API does.
+        if environ.get("REQUEST_METHOD") != ALLOWED:
+            body = {"error": "method_not_allowed", "detail": NOT_ALLOWED}
+            return _json(start_response, "405 Method Not Allowed", body, ("Allow", ALLOWED))
         try:
             principal = _principal(environ)
         except Unavailable as down:

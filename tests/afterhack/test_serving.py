@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,16 +52,11 @@ def api_json(url: str, *, token: str = "", body: dict[str, str] | None = None) -
         return json.load(answer)
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    data_dir = tmp_path_factory.mktemp("served") / "data"
-    env = store_env(data_dir) | {
-        "DJANGO_SUPERUSER_USERNAME": "lead",
-        "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-        # Small log files, so that the load makes them rotate.
-        "AFTERHACK_LOG_MAX_MB": "0.05",
-        "AFTERHACK_LOG_LEVEL": "WARNING",
-    }
+@contextmanager
+def serving(data_dir: Path, **env: str) -> Iterator[Served]:
+    """`manage.py run` on fresh embedded stores in `data_dir`, with `env` besides, and the first user's API token;
+    stopped gracefully and wiped after."""
+    env = store_env(data_dir) | {"DJANGO_SUPERUSER_USERNAME": "lead", "DJANGO_SUPERUSER_PASSWORD": PASSWORD} | env
     port = free_port()
     app, _ = start_app(env, port)
     try:
@@ -75,6 +71,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         assert app.returncode == 0, output
         assert server_pids(data_dir) == [], output
         embedded.wipe(data_dir)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    # Small log files, so that the load makes them rotate.
+    logs = {"AFTERHACK_LOG_MAX_MB": "0.05", "AFTERHACK_LOG_LEVEL": "WARNING"}
+    with serving(tmp_path_factory.mktemp("served") / "data", **logs) as served:
+        yield served
 
 
 def store_pid(data_dir: Path, store: str) -> int:
