@@ -33,7 +33,7 @@ class AuditInBrowserTests:
         page.goto("/audit/")
         page.locator("nav.pager .range").wait_for()
         page.locator("select[name=workspace]").select_option(label=demo_workspace.name)
-        page.get_by_label("Person").fill("HAYW")
+        page.get_by_label("Person", exact=True).fill("HAYW")
         page.locator("select[name=kind]").select_option(label="Source added")
         page.get_by_role("button", name="Filter").click()
         page.get_by_text("28 events match workspace").wait_for()
@@ -79,7 +79,7 @@ class HistoryAndActivityInBrowserTests:
         screenshot(page, "audit-correction-detail")
         history = f"/w/{demo_workspace.id}/corrections/"
         page.goto(history)
-        page.get_by_label("Person").fill("ADM")
+        page.get_by_label("Person", exact=True).fill("ADM")
         page.get_by_label("Kind").select_option(label="Sent decisions to review")
         page.get_by_role("button", name="Filter").click()
         page.get_by_text("1 correction matches person").wait_for()
@@ -87,7 +87,7 @@ class HistoryAndActivityInBrowserTests:
         assert "The product launch is in July." in page.locator("table.list").inner_text()
         screenshot(page, "history-filtered")
 
-        page.get_by_label("Person").fill("nobody")
+        page.get_by_label("Person", exact=True).fill("nobody")
         page.get_by_role("button", name="Filter").click()
         page.get_by_text("No corrections match person “nobody”").wait_for()
         settled(page)
