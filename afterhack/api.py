@@ -11,8 +11,10 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.csp import CSP
+from django.views.decorators.cache import never_cache
 from django.views.decorators.csp import csp_override
 from ninja import Field, NinjaAPI, Schema, Status
+from ninja.decorators import decorate_view
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
@@ -280,6 +282,9 @@ RETRY_AFTER = {
     tags=["auth"],
     openapi_extra=RETRY_AFTER,
 )
+# Never stored (RFC 6749 §5.1): the answer is a secret, yet its request carries no credentials, so
+# PrivateAnswersMiddleware does not take it for a private one.
+@decorate_view(never_cache)
 def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
     """Exchanges a username and password for a bearer token and the moment it expires.
 

@@ -84,7 +84,8 @@ class PrivateAnswersMiddleware:
 
     Judged by what the request carries (a session cookie, an Authorization header, the portal's user header), never
     by asking the session store who the user is: this runs after the view, also when a store is down. Anonymous
-    answers (/healthz, public errors) are left as they are (the login page is never cached by Django itself);
+    answers (/healthz, public errors) are left as they are (the login page is never cached by Django itself, the
+    answer with a new API token by `afterhack.api.auth_token`; /mcp, served beside Django, by its transport);
     static files never reach it (WhiteNoise answers them first and keeps its year-long caching).
     """
 

@@ -28,7 +28,16 @@ from claims.extraction import (
     rule_proposals,
 )
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
-from claims.text import InvalidSource, Span, clean_source_text, clean_title, fragment_spans, normalize, same_statement
+from claims.text import (
+    InvalidSource,
+    Span,
+    clean_source_text,
+    clean_title,
+    fragment_spans,
+    normalize,
+    page_breaks_as_line_breaks,
+    same_statement,
+)
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event, record_events
 
@@ -250,15 +259,18 @@ class Passage:
 
 def passage_find(*, workspace: Workspace, source_id: object, quote: object, start: object = None) -> Passage:
     """Where the quote is in the source's current version (rule 1: character for character, at `start` if
-    given); 404 for no such source, 409 for a retracted one, EvidenceNotFound for a quote that is not there."""
+    given; a page break of a text stored before they became line breaks reads as one), with the text's own
+    characters there; 404 for no such source, 409 for a retracted one, EvidenceNotFound for a quote not there."""
     version = active_version(workspace, source_id)
-    # The text's line endings were normalised at ingest; a quote gets the same treatment.
+    # The text's line endings were normalised at ingest; a quote gets the same treatment, and is looked for in a
+    # text stored before page breaks became line breaks as if they had (see page_breaks_as_line_breaks).
     text = normalize(quote) if isinstance(quote, str) else ""
-    result = validate_quote(version.text, text, start)
+    result = validate_quote(page_breaks_as_line_breaks(version.text), text, start)
     if isinstance(result, Rejection):
         raise EvidenceNotFound(result)
     fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
-    return Passage(version, text, result, fragments_of(fragments, result))
+    # The stored text's own characters (the quote itself, unless the text has page breaks there).
+    return Passage(version, version.text[result.start : result.end], result, fragments_of(fragments, result))
 
 
 def claim_add(
@@ -401,12 +413,14 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
     accepted: list[Accepted] = []
     refused: list[Refused] = []
     try:
+        # Proposals are checked as a claim's quote is (passage_find): in a text stored before page breaks became
+        # line breaks, as if they had; the rules quote it that way too. Claims keep the text's own (_claim_rows).
         results = extract_fragments(
-            text=version.text,
+            text=page_breaks_as_line_breaks(version.text),
             fragments=fragments,
             propose=(lambda f: model_proposals(title=version.title, fragment_text=f.text))
             if use_model
-            else (lambda f: rule_proposals(f.text)),
+            else (lambda f: rule_proposals(page_breaks_as_line_breaks(f.text))),
         )
         for done, outcomes in enumerate(results, start=1):
             accepted += [o for o in outcomes if isinstance(o, Accepted)]
@@ -429,7 +443,7 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
     ]
     stored = claims_graph.claims_record(
         workspace=workspace, version_id=version.id,
-        claims=_claim_rows(version.id, accepted, extraction.extractor, use_model, fragments, known_spans),
+        claims=_claim_rows(version, accepted, extraction.extractor, use_model, fragments, known_spans),
         rejected=_rejected_rows(version.id, refused, extraction.extractor),
         created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,
     )  # fmt: skip
@@ -456,23 +470,24 @@ def extraction_fail_unexpectedly(*, workspace: Workspace, extraction_id: str) ->
 
 
 def _claim_rows(
-    version_id: str,
+    version: claims_graph.SourceVersion,
     accepted: list[Accepted],
     extractor: str,
     use_model: bool,
     fragments: list[claims_graph.Fragment],
     known_spans: set[tuple[int, int]],
 ) -> list[dict[str, Any]]:
-    """One row per new claim. A span an earlier extraction of the same kind already claimed is
-    skipped, so running it again adds nothing even when a model words a statement differently."""
+    """One row per new claim, quoting the version's own text at its span (the proposal's quote, but where a text
+    stored before page breaks became line breaks has one). A span an earlier extraction of the same kind already
+    claimed is skipped, so running it again adds nothing even when a model words a statement differently."""
     rows: dict[str, dict[str, Any]] = {}
     for claim in accepted:
         if (claim.span.start, claim.span.end) in known_spans:
             continue
-        key = claim_key(version_id=version_id, start=claim.span.start, end=claim.span.end, statement=claim.statement)
+        key = claim_key(version_id=version.id, start=claim.span.start, end=claim.span.end, statement=claim.statement)
         rows.setdefault(key, {
             "key": key, "id": str(uuid.uuid4()), "statement": claim.statement[:MAX_STATEMENT_CHARS],
-            "evidence_quote": claim.evidence_quote, "start": claim.span.start, "end": claim.span.end,
+            "evidence_quote": version.text[claim.span.start : claim.span.end], "start": claim.span.start, "end": claim.span.end,
             "confidence": claim.confidence, "confidence_kind": ConfidenceKind.MODEL if use_model else ConfidenceKind.RULE_MATCH,
             "extractor": extractor, "fragment_ids": fragment_ids(fragments, claim.span),
         })  # fmt: skip

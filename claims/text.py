@@ -33,6 +33,18 @@ def normalize(text: str) -> str:
 
 
 LINE_ENDINGS = str.maketrans(dict.fromkeys("\r\x0b\x0c", "\n"))
+PAGE_BREAKS = str.maketrans(dict.fromkeys("\x0b\x0c", "\n"))
+
+
+def page_breaks_as_line_breaks(text: str) -> str:
+    """The text with its page breaks (form feed, vertical tab) read as line breaks: what a quote is looked for in.
+
+    Versions stored before ingest turned page breaks into line breaks (issue #23) still hold them, while quotes are
+    normalised as ingest normalises text now: read this way, a quote copied from such a text, page break and all, is
+    found, and so is the same quote with a line break in its place. One character for one, so a span found in the
+    result is the same span of the stored text (whose own characters are what a claim keeps). A text without page
+    breaks, every text stored since, is returned as it is, after two scans that find nothing."""
+    return text.translate(PAGE_BREAKS) if "\x0c" in text or "\x0b" in text else text
 
 
 def clean_source_text(text: object) -> str:

@@ -53,7 +53,7 @@ from claims.services import (
     passage_find,
 )
 from claims.statuses import ClaimStatus, SourceStatus
-from claims.text import Span, clean_source_text, normalize, same_statement
+from claims.text import Span, clean_source_text, normalize, page_breaks_as_line_breaks, same_statement
 from corrections import graph as corrections_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.propagation import DECISION, Impact, impact
@@ -731,11 +731,14 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
         )
         moved, vanished = [], []
         for claim in claims:
-            at = _nearest(new_text, claim.evidence_quote or "", claim.start or 0) if claim.evidence_quote else -1
+            # The new text's page breaks are line breaks; a quote of a text stored before they were is looked
+            # for with its own read alike (one character for one: its length, so its span, is the same).
+            quote = page_breaks_as_line_breaks(claim.evidence_quote or "")
+            at = _nearest(new_text, quote, claim.start or 0) if quote else -1
             if at == -1:
                 vanished.append(claim.id)
                 continue
-            span = Span(at, at + len(claim.evidence_quote or ""))
+            span = Span(at, at + len(quote))
             moved.append(
                 {
                     "id": claim.id,

@@ -4,7 +4,9 @@ stateless inside the WSGI server through a2wsgi) and stdio (`manage.py mcp --use
 The bearer token is checked exactly as the API checks it, in the WSGI thread, before the request reaches the
 SDK; the database connection that check used is handed back at once, so no thread holds one while it waits.
 Only POST reaches the SDK: the server is stateless, so it has no event stream to open (GET) and no session to end
-(DELETE), and says so with a 405 before anything else is looked at (`ALLOWED`).
+(DELETE), and says so with a 405 before anything else is looked at (`ALLOWED`). Every answer, the SDK's and this
+module's own, is marked no-store and carries the app's Permissions-Policy (`PRIVATE_HEADERS`): Django's middleware,
+which adds them to the app's answers, never sees these.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
 
 from afterhack.api import bearer_challenge
+from afterhack.middleware import PERMISSIONS_POLICY
 from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
 from mcp_server import services
 from mcp_server.models import Transport
@@ -45,6 +48,23 @@ NOT_ALLOWED = (
     "The MCP endpoint is stateless: send each JSON-RPC message with POST. It opens no event stream (GET) and has "
     "no session to end (DELETE)."
 )
+
+
+# What Django's middleware adds to the app's own answers, added here since /mcp is served beside Django: a tool's
+# answer holds workspace content and a session handle, so no cache may keep it (every /mcp request needs a token),
+# and the browser features the app denies are denied alike.
+PRIVATE_HEADERS = (("Cache-Control", "no-store"), ("Permissions-Policy", PERMISSIONS_POLICY))
+PRIVATE_NAMES = frozenset(name.lower() for name, _ in PRIVATE_HEADERS)
+
+
+def _private(start_response: StartResponse) -> StartResponse:
+    """`start_response`, with the private headers in place of any the answer had of their names."""
+
+    def start(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
+        kept = [(name, value) for name, value in headers if name.lower() not in PRIVATE_NAMES]
+        return start_response(status, [*kept, *PRIVATE_HEADERS], *exc_info)
+
+    return start
 
 
 def _json(start_response: StartResponse, status: str, body: dict[str, str], *extra: tuple[str, str]) -> list[bytes]:
@@ -112,6 +132,7 @@ class HttpEndpoint:
         return cast(WSGIApp, ASGIMiddleware(with_principal, loop=loop))
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        start_response = _private(start_response)
         host, _ = split_domain_port(environ.get("HTTP_HOST", ""))
         if not validate_host(host, settings.ALLOWED_HOSTS):
             return _json(start_response, "400 Bad Request", {"error": "invalid_input", "detail": "Unknown Host."})
