@@ -1,5 +1,6 @@
-"""Every change of who may do what is audited whatever path makes it — the admin (test_admin_audited.py), commands,
-the portal, the API, code — and an auditor finds it on the audit page and in its CSV, by the person affected."""
+"""Every change of who may do what is audited on every path that saves through the models — the admin
+(test_admin_audited.py), commands, the portal, the API, code — and an auditor finds it on the audit page and in its
+CSV, by the person affected."""
 
 from __future__ import annotations
 

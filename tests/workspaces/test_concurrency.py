@@ -74,6 +74,24 @@ class ConcurrentMembershipTests:
 
 
 class ScriptWithoutTransactionTests:
+    def test_a_plain_save_deactivating_the_last_admin_is_refused_and_leaves_nothing(self, trio: Trio) -> None:
+        count = AuditEvent.objects.count()
+        trio.owner.is_active = False
+        with pytest.raises(services.NoAdminLeft, match="Deactivating olivia would leave “Launch planning”"):
+            trio.owner.save()
+        trio.owner.refresh_from_db()
+        assert trio.owner.is_active and AuditEvent.objects.count() == count
+
+    def test_a_plain_save_that_changes_access_is_written_once_with_its_event(self, make_user: MakeUser) -> None:
+        ada = make_user("ada")
+        ada.is_staff = True
+        ada.save()
+        ada.refresh_from_db()
+        assert ada.is_staff
+        assert [e.verb for e in AuditEvent.objects.filter(target="ada").order_by("id")] == [
+            "user.created", "user.staff_granted"
+        ]  # fmt: skip
+
     def test_deactivating_an_admin_outside_a_transaction_holds_the_lock_until_it_is_written(self, trio: Trio) -> None:
         """A script's plain save (no transaction.atomic) deactivating olivia while rita, the other admin, is being
         demoted: one of the two is refused, never both done."""
@@ -109,7 +127,5 @@ class ScriptWithoutTransactionTests:
         threads[0].join()
         [demoted] = demoting
         assert isinstance(demoted, InvalidInput) and "without an active admin" in str(demoted)
-        assert Membership.objects.filter(
-            workspace=trio.workspace, role=Role.ADMIN, user__is_active=True
-        ).exists()
+        assert Membership.objects.filter(workspace=trio.workspace, role=Role.ADMIN, user__is_active=True).exists()
         assert AuditEvent.objects.filter(verb="user.deactivated", target="olivia").count() == 1
