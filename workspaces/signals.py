@@ -13,9 +13,9 @@ Each event is workspace-less and names its target (a username or a group's name)
 (workspaces.models.AUDIT_EVERY_WORKSPACE), who gained or lost that (`effect`, in words). A group's events list
 its members, so a person's own filter finds them. Not audited, because they change nothing a person may do: the
 last-login time, a password's hash upgraded at login (the same password, stored stronger), names and e-mail.
-Not audited because no signal is sent for them: QuerySet.update() and bulk_create()/bulk_update() of accounts, a
-fixture loaded with `loaddata` (raw saves restore what was recorded), rows of the permission relations written
-through their `through` models or cascaded away, and raw SQL; docs/architecture.md lists them.
+Not audited because Django sends no signal for them: QuerySet.update() and bulk_create()/bulk_update() of accounts,
+rows of the permission relations written through their `through` models or cascaded away, and raw SQL; nor, on
+purpose, a fixture loaded with `loaddata` (its raw saves restore what was recorded). docs/architecture.md lists them.
 
 The same signals keep the rule that a workspace keeps an active admin on paths that have no form to refuse it in
 words: deactivating or deleting the last active admin raises `services.NoAdminLeft` and nothing is saved. A change
