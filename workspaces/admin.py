@@ -30,6 +30,7 @@ from django.utils.html import format_html
 from django.views.decorators.debug import sensitive_variables
 
 from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
+from afterhack.errors import UserError
 from workspaces import services
 
 # Importing it registers the people's and groups' admin (the admin's autodiscovery loads only this module).
@@ -59,7 +60,20 @@ def throttled_admin_login(request: HttpRequest, extra_context: dict[str, Any] | 
 admin.site.login = throttled_admin_login  # type: ignore[method-assign]
 
 
-class MembershipInlineForm(forms.ModelForm):
+class NewMemberForm(forms.ModelForm):
+    """A membership's form: a person with a deactivated account is not added (services.member_addable's words)."""
+
+    def clean_user(self) -> Any:
+        user = self.cleaned_data.get("user")
+        if user is not None and self.instance.pk is None:
+            try:
+                services.member_addable(user)
+            except services.DeactivatedUser as refused:
+                raise ValidationError(str(refused)) from None
+        return user
+
+
+class MembershipInlineForm(NewMemberForm):
     class Meta:
         model = Membership
         fields = ["user", "role"]
@@ -71,19 +85,27 @@ class MembershipInlineForm(forms.ModelForm):
             self.fields["user"].disabled = True
 
 
+def _kept(form: forms.ModelForm) -> dict[str, Any] | None:
+    """What an inline row asks for (its person and role), or None for a row being removed or left empty."""
+    data = form.cleaned_data
+    return data if data and not data.get("DELETE") and data.get("user") else None
+
+
 class MembershipFormSet(BaseInlineFormSet):
     def clean(self) -> None:
         super().clean()
-        kept = [
-            form.cleaned_data
-            for form in self.forms
-            if form.cleaned_data and not form.cleaned_data.get("DELETE") and form.cleaned_data.get("user")
-        ]
-        # Only an active admin counts: a deactivated one cannot sign in to manage anyone.
-        if not any(data.get("role") == Role.ADMIN and data["user"].is_active for data in kept):
-            raise ValidationError(
-                "A workspace needs at least one admin whose account is active: keep or make someone admin."
-            )
+        # The stored rows that stop being admins' (demoted or removed), and the people the rows keep or make admins.
+        leaving = [
+            form.instance.pk for form in self.forms
+            if form.instance.pk and (not (data := _kept(form)) or data.get("role") != Role.ADMIN)
+        ]  # fmt: skip
+        admins = [data["user"].pk for form in self.forms if (data := _kept(form)) and data.get("role") == Role.ADMIN]
+        why = services.no_admin_left(
+            change="Saving these members", leaving=Membership.objects.filter(pk__in=leaving), admins=admins,
+            asked=[self.instance],
+        )  # fmt: skip
+        if why:
+            raise ValidationError(why)
 
 
 class MembershipInline(CheckedTabularInline):
@@ -96,8 +118,35 @@ class MembershipInline(CheckedTabularInline):
     readonly_fields = ["created_at"]
 
 
+class RefusedInTheForm(admin.ModelAdmin):
+    """A rule a service keeps while the form's changes are saved (someone changed the members meanwhile) is said in
+    the form, in words, with what was entered; never a 500."""
+
+    def changeform_view(
+        self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:  # fmt: skip
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except UserError as refused:
+            # The view saves in one transaction, rolled back by the refusal: the form again, refused with its words.
+            request.refused_while_saving = str(refused)  # type: ignore[attr-defined]
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        refused = getattr(request, "refused_while_saving", "")
+        if not refused:
+            return form
+
+        def clean(self: forms.ModelForm) -> Any:
+            raise ValidationError(refused)
+
+        return type(form.__name__, (form,), {"clean": clean})
+
+
 @admin.register(Workspace)
-class WorkspaceAdmin(CheckedModelAdmin):
+class WorkspaceAdmin(RefusedInTheForm, CheckedModelAdmin):
     # What an admin tells workspaces apart by; the id and graph name are on each workspace's page.
     list_display = ["name", "independent_sources", "created_at"]
     search_fields = ["name", "id"]
@@ -124,42 +173,53 @@ class WorkspaceAdmin(CheckedModelAdmin):
             )  # fmt: skip
 
     def save_formset(self, request: HttpRequest, form: ModelForm, formset: Any, change: bool) -> None:
-        workspace = form.instance
+        workspace, actor = form.instance, request.user
         # What the admin's change message reads (formset.save() would set these).
         formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
-        # Additions and promotions first, removals last, so the workspace always keeps an admin.
-        for inline in formset.forms:
-            data = inline.cleaned_data
-            if not data or data.get("DELETE") or not data.get("user"):
-                continue
-            if inline.instance.pk is None:
-                formset.new_objects.append(services.member_add(
-                    workspace=workspace, username=data["user"].get_username(), role=data["role"], actor=request.user
-                ))  # fmt: skip
+        # Additions and promotions first, then demotions, then removals: handing over admin in one save keeps an
+        # admin at every step, whatever order the rows come in.
+        for inline in sorted(formset.forms, key=_handover_step):
+            data, membership = inline.cleaned_data, inline.instance
+            if _kept(inline) is None:
+                if data.get("DELETE") and membership.pk:
+                    services.member_remove(workspace=workspace, membership_id=membership.pk, actor=actor)
+                    formset.deleted_objects.append(membership)
+            elif membership.pk is None:
+                username = data["user"].get_username()
+                added = services.member_add(workspace=workspace, username=username, role=data["role"], actor=actor)
+                formset.new_objects.append(added)
             elif "role" in inline.changed_data:
-                formset.changed_objects.append((services.member_change_role(
-                    workspace=workspace, membership_id=inline.instance.pk, role=data["role"], actor=request.user
-                ), ["role"]))  # fmt: skip
-        for inline in formset.forms:
-            if inline.cleaned_data.get("DELETE") and inline.instance.pk:
-                services.member_remove(workspace=workspace, membership_id=inline.instance.pk, actor=request.user)
-                formset.deleted_objects.append(inline.instance)
+                changed = services.member_change_role(
+                    workspace=workspace, membership_id=membership.pk, role=data["role"], actor=actor
+                )
+                formset.changed_objects.append((changed, ["role"]))
 
 
-class MembershipAdminForm(forms.ModelForm):
+def _handover_step(inline: forms.ModelForm) -> int:
+    """When a row of the workspace's members is saved: 0 additions and promotions, 1 demotions, 2 removals."""
+    if (data := _kept(inline)) is None:
+        return 2
+    demoted = inline.instance.pk is not None and inline.initial.get("role") == Role.ADMIN
+    return 1 if demoted and data.get("role") != Role.ADMIN else 0
+
+
+class MembershipAdminForm(NewMemberForm):
     class Meta:
         model = Membership
         fields = ["user", "workspace", "role"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if self.instance.pk and services.leaves_no_admin(self.instance, role=data.get("role")):
-            raise ValidationError(services.needs_an_admin(self.instance.workspace))
+        if self.instance.pk and data.get("role"):
+            try:
+                services.member_keeps_an_admin(self.instance, role=data["role"])
+            except services.NoAdminLeft as refused:
+                raise ValidationError(str(refused)) from None
         return data
 
 
 @admin.register(Membership)
-class MembershipAdmin(RefusesLeavingNoAdmin, CheckedModelAdmin):
+class MembershipAdmin(RefusedInTheForm, RefusesLeavingNoAdmin, CheckedModelAdmin):
     form = MembershipAdminForm
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
@@ -182,8 +242,8 @@ class MembershipAdmin(RefusesLeavingNoAdmin, CheckedModelAdmin):
             obj.pk = created.pk
 
     def why_not_deleted(self, objs: list[Any]) -> str:
-        lost = services.workspaces_losing_admins_with(membership_ids=[membership.pk for membership in objs])
-        return services.no_admin_left("Removing these members", lost) if lost else ""
+        leaving = Membership.objects.filter(pk__in=[membership.pk for membership in objs])
+        return services.no_admin_left(change="Removing these members", leaving=leaving)
 
     def delete_model(self, request: HttpRequest, obj: Membership) -> None:
         # Refused before the confirmation page (why_not_deleted); the service checks again, under its lock.

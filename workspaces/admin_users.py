@@ -27,9 +27,7 @@ from django.utils.html import format_html, format_html_join
 
 from afterhack import admin as checked
 from workspaces import selectors, services
-from workspaces.models import AUDIT_EVERY_WORKSPACE
 
-EVERY_WORKSPACE = f"workspaces.{AUDIT_EVERY_WORKSPACE}"
 ADD_WORKSPACE = "workspaces.add_workspace"
 
 
@@ -71,11 +69,9 @@ class AccountChangeForm(UserChangeForm):
 
     def clean_is_active(self) -> bool:
         active = bool(self.cleaned_data.get("is_active"))
-        if self.instance.pk and self.initial.get("is_active") and not active:
-            lost = services.workspaces_losing_their_admins(user_ids=[self.instance.pk])
-            if lost:
-                name = self.instance.get_username()
-                raise ValidationError(services.no_admin_left(f"Deactivating {name}", lost))
+        deactivating = self.instance.pk and self.initial.get("is_active") and not active
+        if deactivating and (why := services.accounts_without_admin(users=[self.instance], change="Deactivating")):
+            raise ValidationError(why)
         return active
 
 
@@ -121,9 +117,7 @@ class UserAdmin(RefusesLeavingNoAdmin, checked.UserAdmin):
         )
 
     def why_not_deleted(self, objs: list[Any]) -> str:
-        lost = services.workspaces_losing_their_admins(user_ids=[user.pk for user in objs])
-        names = ", ".join(sorted(user.get_username() for user in objs))
-        return services.no_admin_left(f"Deleting {names}", lost) if lost else ""
+        return services.accounts_without_admin(users=objs, change="Deleting")
 
     @admin.action(description="Deactivate the selected people (they can no longer sign in)", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
@@ -158,7 +152,7 @@ class UserAdmin(RefusesLeavingNoAdmin, checked.UserAdmin):
 def _access(user: Any) -> list[str]:
     """What a person may do, in words, each with how they hold it."""
     lines = ["Signs in." if user.is_active else "Cannot sign in: the account is deactivated."]
-    every = selectors.grant_of(user=user, permission=EVERY_WORKSPACE)
+    every = selectors.grants_of(user_ids=[user.pk]).get(user.pk)
     if every:
         not_now = "" if user.is_active else " (not while deactivated)"
         lines.append(f"Reads every workspace as a viewer{not_now}, {_through(every)}.")
@@ -169,7 +163,7 @@ def _access(user: Any) -> list[str]:
         if user.is_staff
         else "Not staff: no Django admin, no audit pages."
     )
-    creates = selectors.grant_of(user=user, permission=ADD_WORKSPACE)
+    creates = selectors.grants_of(user_ids=[user.pk], permission=ADD_WORKSPACE).get(user.pk)
     if user.is_superuser:
         lines.append("Superuser: every permission of the Django admin; workspaces still only as a member or auditor.")
     elif creates:

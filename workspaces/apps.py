@@ -5,5 +5,6 @@ class WorkspacesConfig(AppConfig):
     name = "workspaces"
 
     def ready(self) -> None:
-        # Every change of who may do what is audited by model signals, whatever path makes it (workspaces/signals.py).
+        # Every change of who may do what is audited by model signals, on every path that saves through the models
+        # (workspaces/signals.py).
         from workspaces import signals  # noqa: F401

@@ -11,7 +11,7 @@ from uuid import UUID
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.db.models import Q, QuerySet, Value
+from django.db.models import CharField, Q, QuerySet, Value
 from django.db.models.functions import Concat
 from django.urls import NoReverseMatch, reverse
 
@@ -338,22 +338,11 @@ def readable_in(memberships: dict[UUID, Membership]) -> set[UUID] | None:
 
 
 def audits_every_workspace(user: Any) -> bool:
-    """Whether the user was given the permission to read every workspace (workspaces.models.AUDIT_EVERY_WORKSPACE)
-    themselves or through a group. Asked of the grant itself: a superuser is not an auditor by being one."""
+    """Whether the user reads every workspace: an active account given the permission (grants_of). A superuser is
+    not an auditor by being one."""
     if not (getattr(user, "is_authenticated", False) and getattr(user, "is_active", False)):
         return False
-    granted = Permission.objects.filter(codename=AUDIT_EVERY_WORKSPACE, content_type__app_label="workspaces")
-    return granted.filter(Q(user=user) | Q(group__user=user)).exists()
-
-
-def granted_every_workspace(*, user_ids: list[Any]) -> set[Any]:
-    """Which of these people were given the permission to read every workspace, themselves or through a group
-    (whether or not their account is active: `audits_every_workspace` asks that too)."""
-    granted = Permission.objects.filter(codename=AUDIT_EVERY_WORKSPACE, content_type__app_label="workspaces")
-    people = get_user_model().objects.filter(pk__in=user_ids)
-    direct = people.filter(user_permissions__in=granted).values_list("pk", flat=True)
-    through_groups = people.filter(groups__permissions__in=granted).values_list("pk", flat=True)
-    return set(direct) | set(through_groups)
+    return user.pk in grants_of(user_ids=[user.pk])
 
 
 @dataclass(frozen=True)
@@ -367,12 +356,28 @@ class Grant:
         return self.direct or bool(self.groups)
 
 
-def grant_of(*, user: Any, permission: str) -> Grant:
-    """How the user was given `permission` ("app_label.codename"), whatever a superuser has by being one."""
+EVERY_WORKSPACE = f"workspaces.{AUDIT_EVERY_WORKSPACE}"
+
+
+def grants_of(*, user_ids: Collection[Any], permission: str = EVERY_WORKSPACE) -> dict[Any, Grant]:
+    """How each of these people was given `permission` ("app_label.codename"; by default reading every workspace,
+    workspaces.models.AUDIT_EVERY_WORKSPACE), directly and through which groups: only those who were, whether or not
+    their account is active, and never for being a superuser. The one query for "was this person given it?"."""
     app_label, codename = permission.split(".", 1)
     granted = Permission.objects.filter(codename=codename, content_type__app_label=app_label)
-    groups = user.groups.filter(permissions__in=granted).order_by("name").values_list("name", flat=True)
-    return Grant(user.user_permissions.filter(pk__in=granted).exists(), list(groups))
+    direct = get_user_model().user_permissions.through.objects.filter(user_id__in=user_ids, permission__in=granted)
+    groups = get_user_model().groups.through.objects.filter(user_id__in=user_ids, group__permissions__in=granted)
+    # One round-trip: a row per person given it directly (no group) and per group that gives it to them.
+    no_group = Value(None, output_field=CharField())
+    rows = direct.values_list("user_id", no_group).union(groups.values_list("user_id", "group__name"), all=True)
+    given_directly: set[Any] = set()
+    through: dict[Any, list[str]] = {}
+    for user_id, group in rows:
+        if group is None:
+            given_directly.add(user_id)
+        else:
+            through.setdefault(user_id, []).append(group)
+    return {pk: Grant(pk in given_directly, sorted(through.get(pk, []))) for pk in given_directly | through.keys()}
 
 
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from afterhack import graph, history_graph
@@ -185,10 +185,15 @@ def _user_named(username: Any) -> Any:
         get_user_model().objects.filter(username=username.strip()).first(),
         NoSuchUser(f"There is no user called {shown!r}."),
     )
+    return member_addable(user)
+
+
+def member_addable(user: Any) -> Any:
+    """The user, or DeactivatedUser saying why a deactivated account is not added (the pages, the API, the admin)."""
     if not user.is_active:
         raise DeactivatedUser(
-            f"{shown}'s account is deactivated, so they cannot sign in: a staff member reactivates it in the Django "
-            "admin (Users → their account → Active) before they can be added."
+            f"{user.get_username()[:60]}'s account is deactivated, so they cannot sign in: a staff member reactivates "
+            "it in the Django admin (Users → their account → Active) before they can be added."
         )
     return user
 
@@ -197,75 +202,81 @@ class NoAdminLeft(InvalidInput):
     """The change would leave a workspace without an active admin; the message names the workspace(s)."""
 
 
-def needs_an_admin(workspace: Workspace) -> str:
-    """The rule that a workspace always keeps an active admin, in words naming it (the pages, the API, the admin)."""
-    return f"“{workspace.name}” needs at least one admin whose account is active: make someone else admin first."
-
-
 def quoted(names: Iterable[str]) -> str:
     """“A”, “A” and “B”, “A”, “B” and “C”: names as a sentence lists them."""
     shown = [f"“{name}”" for name in names]
     return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else "".join(shown)
 
 
-def no_admin_left(change: str, workspaces: list[Workspace]) -> str:
-    """Why `change` ("Deactivating alice") is refused: the workspaces it would leave without an active admin."""
-    names, each = quoted(workspace.name for workspace in workspaces), "it" if len(workspaces) == 1 else "each"
+def workspaces_left_without_admin(
+    *, leaving: QuerySet[Membership], admins: Collection[Any] = (), asked: Iterable[Workspace] | None = None
+) -> list[Workspace]:
+    """The rule that a workspace keeps an active admin, written here only: the workspaces that would have none once
+    the memberships `leaving` no longer count (demoted, removed, their accounts deactivated or deleted), by name.
+
+    Asked of `asked` (saved or not), by default of the workspaces `leaving` holds an active admin of; `admins` are
+    the people (ids) a change makes or keeps admins of the one workspace asked about (the admin's workspace page).
+    Only active admins count: a deactivated one cannot sign in to manage anyone, and demoting or removing them takes
+    nothing away."""
+    active_admins = Membership.objects.filter(role=Role.ADMIN, user__is_active=True)
+    if asked is None:
+        asked = Workspace.objects.filter(
+            pk__in=active_admins.filter(pk__in=leaving.values("pk")).values("workspace_id")
+        )
+    asked = list(asked)
+    if not asked or get_user_model().objects.filter(pk__in=admins, is_active=True).exists():
+        return []
+    kept = active_admins.filter(workspace_id__in=[workspace.pk for workspace in asked])
+    kept_in = set(kept.exclude(pk__in=leaving.values("pk")).values_list("workspace_id", flat=True))
+    return sorted((workspace for workspace in asked if workspace.pk not in kept_in), key=lambda w: w.name)
+
+
+def no_admin_left(*, change: str, **rule: Any) -> str:
+    """Why `change` ("Deactivating alice") is refused, naming the workspaces it would leave without an active admin
+    (workspaces_left_without_admin, given `rule`'s arguments); '' when it keeps one in each. The one message the
+    pages, the API, the admin and code say."""
+    lost = workspaces_left_without_admin(**rule)
+    if not lost:
+        return ""
+    names, one = quoted(workspace.name for workspace in lost), len(lost) == 1
     return (
-        f"{change} would leave {names} without an active admin; a workspace needs at least one admin: "
-        f"make someone else admin of {each} first."
+        f"{change} would leave {names} without an active admin: {names} {'needs' if one else 'each need'} at least "
+        f"one admin whose account is active; make someone else admin {'first' if one else 'of each first'}."
     )
 
 
-def leaves_no_admin(membership: Membership, *, role: str | None) -> bool:
-    """Whether giving the member `role` (None: removing them) would leave its workspace without an active admin.
-
-    Only active admins count: a deactivated admin cannot sign in to manage anyone, and demoting or removing them
-    takes nothing away."""
-    if membership.role != Role.ADMIN or role == Role.ADMIN or not membership.user.is_active:
-        return False
-    others = Membership.objects.filter(workspace_id=membership.workspace_id, role=Role.ADMIN, user__is_active=True)
-    return not others.exclude(pk=membership.pk).exists()
+def keep_an_admin(*, change: str, **rule: Any) -> None:
+    """Refuses `change` (NoAdminLeft, in no_admin_left's words) when it would leave a workspace without an active
+    admin."""
+    if why := no_admin_left(change=change, **rule):
+        raise NoAdminLeft(why)
 
 
-def _losing_admins(leaving: QuerySet[Membership]) -> list[Workspace]:
-    """The workspaces whose every active admin's membership is among `leaving` (by name)."""
-    leaving = leaving.filter(role=Role.ADMIN, user__is_active=True)
-    kept = Membership.objects.filter(workspace_id=OuterRef("pk"), role=Role.ADMIN, user__is_active=True)
-    kept = kept.exclude(pk__in=leaving.values("pk"))
-    return list(Workspace.objects.filter(pk__in=leaving.values("workspace_id")).exclude(Exists(kept)).order_by("name"))
+def member_keeps_an_admin(membership: Membership, *, role: str | None) -> None:
+    """Refuses (NoAdminLeft) giving the member `role` (None: removing them) when that leaves their workspace without
+    an active admin."""
+    name = membership.user.get_username()
+    change = f"Removing {name}" if role is None else f"Making {name} {role}"
+    leaving = Membership.objects.filter(pk=membership.pk) if role != Role.ADMIN else Membership.objects.none()
+    keep_an_admin(change=change, leaving=leaving)
 
 
-def workspaces_losing_their_admins(*, user_ids: Collection[Any]) -> list[Workspace]:
-    """The workspaces whose every active admin is one of these users: deactivating or deleting them all would leave
-    those without an active admin (by name)."""
-    return _losing_admins(Membership.objects.filter(user_id__in=user_ids))
-
-
-def workspaces_losing_admins_with(*, membership_ids: Collection[Any]) -> list[Workspace]:
-    """The workspaces that deleting these memberships together would leave without an active admin (by name)."""
-    return _losing_admins(Membership.objects.filter(pk__in=membership_ids))
+def accounts_without_admin(*, users: list[Any], change: str) -> str:
+    """Why deactivating or deleting these users together (`change`: "Deactivating", "Deleting") is refused, naming
+    the workspaces it would leave without an active admin; '' when it is not."""
+    names = ", ".join(sorted(user.get_username() for user in users))
+    leaving = Membership.objects.filter(user_id__in=[user.pk for user in users])
+    return no_admin_left(change=f"{change} {names}", leaving=leaving)
 
 
 def accounts_keep_admins(*, users: list[Any], change: str) -> None:
     """Refuses (NoAdminLeft, naming the workspaces) deactivating or deleting these users when that would leave a
     workspace without an active admin. Locks those workspaces' membership changes until the transaction ends, so
     a role changed meanwhile cannot slip between the check and the change (call inside a transaction)."""
-    user_ids = [user.pk for user in users]
-    admin_of = Membership.objects.filter(user_id__in=user_ids, role=Role.ADMIN).values("workspace_id")
+    admin_of = Membership.objects.filter(user__in=[user.pk for user in users], role=Role.ADMIN).values("workspace_id")
     list(Workspace.objects.select_for_update().filter(pk__in=admin_of).order_by("pk").values_list("pk", flat=True))
-    if lost := workspaces_losing_their_admins(user_ids=user_ids):
-        names = ", ".join(sorted(user.get_username() for user in users))
-        raise NoAdminLeft(no_admin_left(f"{change} {names}", lost))
-
-
-def workspace_keeps_an_admin(*, workspace_id: Any) -> None:
-    """Refuses (NoAdminLeft) a deletion of accounts that left the workspace without an active admin (called once
-    their memberships are gone, before the transaction ends)."""
-    workspace = Workspace.objects.filter(pk=workspace_id).first()
-    active = Membership.objects.filter(workspace_id=workspace_id, role=Role.ADMIN, user__is_active=True)
-    if workspace is not None and not active.exists():
-        raise NoAdminLeft(needs_an_admin(workspace))
+    if why := accounts_without_admin(users=users, change=change):
+        raise NoAdminLeft(why)
 
 
 # A membership event's "from" or "to" when the person had or has no role in the workspace.
@@ -298,7 +309,7 @@ def membership_of(*, workspace: Workspace, username: str) -> Membership:
 
 def _membership_in(workspace: Workspace, membership_id: Any) -> Membership:
     return found(
-        Membership.objects.select_related("user").filter(workspace=workspace, pk=membership_id).first(),
+        Membership.objects.select_related("user", "workspace").filter(workspace=workspace, pk=membership_id).first(),
         InvalidInput("That person is not a member of this workspace."),
     )
 
@@ -310,8 +321,7 @@ def member_change_role(*, workspace: Workspace, membership_id: Any, role: str, a
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
         before = membership.role
-        if leaves_no_admin(membership, role=role):
-            raise NoAdminLeft(needs_an_admin(workspace))
+        member_keeps_an_admin(membership, role=role)
         if before != role:
             membership.role = role
             membership.save(update_fields=["role"])
@@ -327,15 +337,18 @@ def member_remove(*, workspace: Workspace, membership_id: Any, actor: Any) -> st
     with transaction.atomic():
         _locked(workspace)
         membership = _membership_in(workspace, membership_id)
-        if leaves_no_admin(membership, role=None):
-            raise NoAdminLeft(needs_an_admin(workspace))
-        username = membership.user.get_username()
+        member_keeps_an_admin(membership, role=None)
         membership.delete()
-        record_event(
-            actor=actor, workspace=workspace, verb="member.removed", target=username,
-            payload={"role": membership.role, "from": membership.role, "to": NOT_A_MEMBER},
-        )  # fmt: skip
-    return username
+        member_removed(membership=membership, actor=actor)
+    return membership.user.get_username()
+
+
+def member_removed(*, membership: Membership, actor: Any, **why: str) -> None:
+    """Records that the member is no longer one (`why`: what else the event says, as {"why": "account deleted"})."""
+    record_event(
+        actor=actor, workspace=membership.workspace, verb="member.removed", target=membership.user.get_username(),
+        payload={"role": membership.role, "from": membership.role, "to": NOT_A_MEMBER, **why},
+    )  # fmt: skip
 
 
 def token_issue(

@@ -1,10 +1,10 @@
-"""Every change of who may do what is audited, whatever path makes it.
+"""Every change of who may do what is audited, on every path that saves through the models.
 
 Accounts, groups and permissions are changed by the Django admin, by `manage.py` commands (`createsuperuser`,
 `changepassword`), by the portal's sign-on (which creates accounts) and from the shell, and none of those goes
-through this app's services. So the audit events are recorded by model signals, the one place every path passes:
-the user model's saves (created, renamed, deactivated, reactivated, made or unmade staff or superuser, a password
-set or made unusable) and deletions, the group model's, and the three relations that grant permissions (a
+through this app's services. So the audit events are recorded by model signals, the one place every such path
+passes: the user model's saves (created, renamed, deactivated, reactivated, made or unmade staff or superuser, a
+password set or made unusable) and deletions, the group model's, and the three relations that grant permissions (a
 person's groups, a person's own permissions, a group's permissions), in either direction. Who acted comes from
 the request being served (workspaces/acting.py), else it is the system.
 
@@ -13,9 +13,15 @@ Each event is workspace-less and names its target (a username or a group's name)
 (workspaces.models.AUDIT_EVERY_WORKSPACE), who gained or lost that (`effect`, in words). A group's events list
 its members, so a person's own filter finds them. Not audited, because they change nothing a person may do: the
 last-login time, a password's hash upgraded at login (the same password, stored stronger), names and e-mail.
+Not audited because Django sends no signal for them: QuerySet.update() and bulk_create()/bulk_update() of accounts,
+rows of the permission relations written through their `through` models or cascaded away, and raw SQL; nor, on
+purpose, a fixture loaded with `loaddata` (its raw saves restore what was recorded). docs/architecture.md lists them.
 
 The same signals keep the rule that a workspace keeps an active admin on paths that have no form to refuse it in
-words: deactivating or deleting the last active admin raises `services.NoAdminLeft` and nothing is saved.
+words: deactivating or deleting the last active admin raises `services.NoAdminLeft` and nothing is saved. A change
+is checked, written and audited in one transaction: a deletion always (Django deletes inside one), a save inside
+the caller's transaction, or, for a save made outside any (a script, a command), inside one its handler opens
+(`_saved_in_a_transaction`); the workspaces checked stay locked until it commits.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import is_password_usable
+from django.contrib.auth.hashers import get_hasher, identify_hasher, is_password_usable
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.db.models import Model, QuerySet
@@ -34,7 +40,7 @@ from django.dispatch import receiver
 
 from workspaces import selectors, services
 from workspaces.acting import acting_person, acting_through
-from workspaces.models import Membership, Role
+from workspaces.models import Membership, Role, Workspace
 
 User = get_user_model()
 
@@ -88,7 +94,7 @@ def _account_words(user: Any) -> str:
 
 def _granted(user_id: Any) -> bool:
     """Whether the person was given reading every workspace (which works while their account is active)."""
-    return user_id in selectors.granted_every_workspace(user_ids=[user_id])
+    return user_id in selectors.grants_of(user_ids=[user_id])
 
 
 def _effect(name: str, before: bool, after: bool) -> str:
@@ -102,21 +108,40 @@ def _effect(name: str, before: bool, after: bool) -> str:
 
 
 @receiver(pre_save, sender=User, dispatch_uid="audit_account_before")
-def account_before(sender: Any, instance: Any, raw: bool, update_fields: Collection[str] | None, **kwargs: Any) -> None:
+def account_before(
+    sender: Any, instance: Any, raw: bool, using: str, update_fields: Collection[str] | None, **kwargs: Any
+) -> None:
     """Reads the account as it is stored, before a save that may change what its person may do; refuses
     deactivating the last active admin of a workspace."""
+    # What an earlier save read and never used (it was refused, or wrote none of these fields) is not true now.
+    instance.__dict__.pop("_access_before", None)
     # A fixture being loaded (raw) restores accounts as they were recorded, audit trail included.
     if raw or instance.pk is None:
         return
     # A save of some fields writes only those: the others may differ in memory, but nothing changes them.
     fields = [name for name in WATCHED if update_fields is None or name in update_fields]
-    before = User.objects.filter(pk=instance.pk).values(*fields).first() if fields else None
-    if before is None:
+    before = User.objects.using(using).filter(pk=instance.pk).values(*fields).first() if fields else None
+    if before is None or all(getattr(instance, name) == value for name, value in before.items()):
         return
-    instance.__dict__["_access_before"] = before
+    if not transaction.get_connection(using).in_atomic_block:
+        _saved_in_a_transaction(instance, using, update_fields)
+        return
     if before.get("is_active") and not instance.is_active:
-        with transaction.atomic():
-            services.accounts_keep_admins(users=[instance], change="Deactivating")
+        # The workspaces stay locked until the transaction that saves this ends: no role changes in between.
+        services.accounts_keep_admins(users=[instance], change="Deactivating")
+    instance.__dict__["_access_before"] = before
+
+
+def _saved_in_a_transaction(instance: Any, using: str, update_fields: Collection[str] | None) -> None:
+    """Saves the account inside a transaction, for a save made outside one (a script, a command).
+
+    Django writes a save in a statement of its own after this handler returns, so a lock taken here would be let go
+    before the write, and the events would commit apart from it. Saved again inside a transaction instead, the
+    check, the write and the events are one: a refusal leaves nothing saved, and the caller's own save then writes
+    the same values once more, which changes nothing and records nothing.
+    """
+    with transaction.atomic(using=using):
+        instance.save(using=using, update_fields=update_fields)
 
 
 @receiver(post_save, sender=User, dispatch_uid="audit_account_after")
@@ -150,14 +175,31 @@ def account_after(sender: Any, instance: Any, created: bool, raw: bool, **kwargs
 
 
 def _password_changed(user: Any, stored: str) -> None:
-    """A password set (by the admin's password form, `changepassword`, the person themselves) or made unusable.
-    Not a hash upgraded at login: Django saves that with `_password` cleared, the same password stored stronger."""
+    """A password set (by the admin's password form, `changepassword`, the person themselves, a hash written into
+    the account) or made unusable. Not a hash upgraded at login: the same password, stored stronger."""
     was, now = _password_state(stored), _password_state(user.password)
-    if getattr(user, "_password", None) is not None and user.password != stored:
+    if was == "set" and now == "none":
+        record(verb="user.password_removed", target=user.get_username(), payload={"from": "set", "to": "unusable"})
+    elif now == "set" and user.password != stored and not _upgraded_at_login(user, stored):
         before = "old password" if was == "set" else "no password"
         record(verb="user.password_set", target=user.get_username(), payload={"from": before, "to": "new password"})
-    elif was == "set" and now == "none":
-        record(verb="user.password_removed", target=user.get_username(), payload={"from": "set", "to": "unusable"})
+
+
+def _upgraded_at_login(user: Any, stored: str) -> bool:
+    """Whether the new hash can be the stored password's, upgraded when its person logged in. Django upgrades a hash
+    only when it is outdated (another algorithm than the preferred one, or one the preferred hasher says must be
+    updated), hashes it with the preferred one, and saves it with `_password` cleared (check_password); any other
+    new hash is a password set. (A hash written directly in place of an outdated one, with the preferred algorithm,
+    cannot be told from an upgrade: docs/architecture.md names it.)"""
+    if getattr(user, "_password", None) is not None:
+        return False
+    preferred = get_hasher()
+    try:
+        old, new = identify_hasher(stored), identify_hasher(user.password)
+    except ValueError:
+        return False
+    outdated = old.algorithm != preferred.algorithm or preferred.must_update(stored)
+    return outdated and new.algorithm == preferred.algorithm and not preferred.must_update(user.password)
 
 
 @receiver(pre_delete, sender=User, dispatch_uid="audit_account_deleted")
@@ -169,13 +211,9 @@ def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
     acting = acting_person()
     # Someone deleting their own account: the event cannot point at an account that is going.
     actor = None if acting is not None and acting.pk == instance.pk else acting
-    memberships = list(Membership.objects.filter(user=instance).select_related("workspace"))
+    memberships = list(Membership.objects.filter(user=instance).select_related("user", "workspace"))
     for membership in memberships:
-        services.record_event(
-            actor=actor, workspace=membership.workspace, verb="member.removed", target=name,
-            payload={"role": membership.role, "from": membership.role, "to": services.NOT_A_MEMBER,
-                     "why": "account deleted", "via": acting_through()},
-        )  # fmt: skip
+        services.member_removed(membership=membership, actor=actor, why="account deleted", via=acting_through())
     payload = {
         "from": _account_words(instance), "to": "deleted",
         "memberships": {m.workspace.name: m.role for m in memberships},
@@ -195,7 +233,8 @@ def membership_deleted(sender: Any, instance: Membership, origin: Any = None, **
     if not deleting_accounts or instance.role != Role.ADMIN:
         return
     if User.objects.filter(pk=instance.user_id, is_active=True).exists():
-        services.workspace_keeps_an_admin(workspace_id=instance.workspace_id)
+        asked = Workspace.objects.filter(pk=instance.workspace_id)
+        services.keep_an_admin(change="Deleting these accounts", leaving=Membership.objects.none(), asked=asked)
 
 
 # -- groups --------------------------------------------------------------------------------------
@@ -242,7 +281,7 @@ def group_deleted(sender: Any, instance: Group, **kwargs: Any) -> None:
 def _readers(members: dict[Any, str]) -> set[Any]:
     """Which of these people read every workspace (active, with the permission given them or a group of theirs)."""
     active = set(User.objects.filter(pk__in=members, is_active=True).values_list("pk", flat=True))
-    return active & selectors.granted_every_workspace(user_ids=list(members))
+    return active & selectors.grants_of(user_ids=list(members)).keys()
 
 
 def _group_effect(members: dict[Any, str], before: set[Any], after: set[Any]) -> str:

@@ -22,7 +22,7 @@ from workspaces import selectors, services
 from workspaces.access import get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
 from workspaces.models import Membership, Role, Workspace
-from workspaces.services import InvalidInput, NoAdminLeft, NoSuchUser, needs_an_admin
+from workspaces.services import InvalidInput, NoSuchUser
 
 
 @require_GET
@@ -209,8 +209,7 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
         if member is None:
             raise InvalidInput("That person is not a member of this workspace.")
         if member.role != role and Role.ADMIN in (member.role, role) and not confirm.is_confirmed(request):
-            if services.leaves_no_admin(member, role=role):
-                raise NoAdminLeft(needs_an_admin(workspace))
+            services.member_keeps_an_admin(member, role=role)
             return _role_question(request, workspace, member, role)
         membership = services.member_change_role(
             workspace=workspace, membership_id=membership_id, role=role, actor=request.user
@@ -232,8 +231,7 @@ def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> Http
     member = selectors.member(workspace=workspace, membership_id=membership_id)
     try:
         if member is not None and not confirm.is_confirmed(request):
-            if services.leaves_no_admin(member, role=None):
-                raise NoAdminLeft(needs_an_admin(workspace))
+            services.member_keeps_an_admin(member, role=None)
             return _remove_question(request, workspace, member)
         username = services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
     except InvalidInput as error:

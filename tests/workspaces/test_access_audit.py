@@ -1,5 +1,6 @@
-"""Every change of who may do what is audited whatever path makes it — the admin (test_admin_audited.py), commands,
-the portal, the API, code — and an auditor finds it on the audit page and in its CSV, by the person affected."""
+"""Every change of who may do what is audited on every path that saves through the models — the admin
+(test_admin_audited.py), commands, the portal, the API, code — and an auditor finds it on the audit page and in its
+CSV, by the person affected."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import MD5PasswordHasher
+from django.contrib.auth.hashers import MD5PasswordHasher, make_password
 from django.contrib.auth.management.commands import changepassword
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
@@ -62,6 +63,18 @@ class AccountEventTests:
         ada.refresh_from_db()
         assert ada.last_login is not None and not ada.password.endswith("$ab$")
         assert AuditEvent.objects.count() == count
+
+    def test_a_password_hash_written_directly_is_audited_as_a_password_set(self, make_user: MakeUser) -> None:
+        ada = make_user("ada")
+        # Not through set_password: a hash made elsewhere and written into the account.
+        ada.password = make_password("Another long pass 1906")
+        ada.save()
+        [event] = events(verb="user.password_set")
+        assert (event.target, event.payload["from"], event.payload["to"]) == ("ada", "old password", "new password")
+        newcomer = get_user_model().objects.create(username="newcomer")
+        newcomer.password = make_password("A first pass 1906")
+        newcomer.save(update_fields=["password"])
+        assert events(verb="user.password_set", target="newcomer")[0].payload["from"] == "no password"
 
     def test_a_password_made_unusable_is_audited_but_a_portal_account_starting_without_one_is_not(
         self, make_user: MakeUser

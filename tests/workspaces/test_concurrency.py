@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.db import connection
+from django.db.models.signals import pre_save
 
 from tests.conftest import MakeUser, Trio
 from workspaces import services
@@ -69,3 +71,61 @@ class ConcurrentMembershipTests:
         assert all(isinstance(r, Membership | InvalidInput) for r in results)
         assert Membership.objects.filter(user__username="newcomer").count() == 1
         assert AuditEvent.objects.filter(verb="member.added", target="newcomer").count() == 1
+
+
+class ScriptWithoutTransactionTests:
+    def test_a_plain_save_deactivating_the_last_admin_is_refused_and_leaves_nothing(self, trio: Trio) -> None:
+        count = AuditEvent.objects.count()
+        trio.owner.is_active = False
+        with pytest.raises(services.NoAdminLeft, match="Deactivating olivia would leave “Launch planning”"):
+            trio.owner.save()
+        trio.owner.refresh_from_db()
+        assert trio.owner.is_active and AuditEvent.objects.count() == count
+
+    def test_a_plain_save_that_changes_access_is_written_once_with_its_event(self, make_user: MakeUser) -> None:
+        ada = make_user("ada")
+        ada.is_staff = True
+        ada.save()
+        ada.refresh_from_db()
+        assert ada.is_staff
+        assert [e.verb for e in AuditEvent.objects.filter(target="ada").order_by("id")] == [
+            "user.created", "user.staff_granted"
+        ]  # fmt: skip
+
+    def test_deactivating_an_admin_outside_a_transaction_holds_the_lock_until_it_is_written(self, trio: Trio) -> None:
+        """A script's plain save (no transaction.atomic) deactivating olivia while rita, the other admin, is being
+        demoted: one of the two is refused, never both done."""
+        rita = Membership.objects.get(user=trio.reviewer)
+        services.member_change_role(workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner)
+        demoting: list[object] = []
+
+        def demote_rita() -> None:
+            try:
+                demoting.append(services.member_change_role(
+                    workspace=trio.workspace, membership_id=rita.pk, role=Role.VIEWER, actor=trio.owner
+                ))  # fmt: skip
+            except InvalidInput as error:
+                demoting.append(error)
+            finally:
+                connection.close()
+
+        # Runs once the deactivation has been checked, just before its UPDATE: the demotion comes in between.
+        def in_between(sender: Any, instance: Any, **kwargs: Any) -> None:
+            if instance.pk != trio.owner.pk or demoting or threads:
+                return
+            threads.append(threading.Thread(target=demote_rita))
+            threads[0].start()
+            threads[0].join(timeout=1)
+
+        threads: list[threading.Thread] = []
+        pre_save.connect(in_between, sender=type(trio.owner), dispatch_uid="test_in_between")
+        try:
+            trio.owner.is_active = False
+            trio.owner.save()
+        finally:
+            pre_save.disconnect(sender=type(trio.owner), dispatch_uid="test_in_between")
+        threads[0].join()
+        [demoted] = demoting
+        assert isinstance(demoted, InvalidInput) and "without an active admin" in str(demoted)
+        assert Membership.objects.filter(workspace=trio.workspace, role=Role.ADMIN, user__is_active=True).exists()
+        assert AuditEvent.objects.filter(verb="user.deactivated", target="olivia").count() == 1
