@@ -24,9 +24,12 @@ from workspaces.models import AuditEvent
 
 WITHHELD = "withheld: not a member"
 
-# Events that name no workspace content (people, roles, tokens, sessions, the workspace and its name, the
+# Events about who may do what: people's accounts, groups and permissions, API tokens, memberships. Whole for every
+# reader, and where the audit's "person affected" filter looks for its person (workspaces/selectors.py).
+ACCESS_NAMESPACES = ("member", "token", "user", "group")
+# Events that name no workspace content (who may do what, MCP sessions, the workspace and its name, the demo, the
 # embeddings model): whole for every reader. Any other verb is withheld by default, a new one included.
-WHOLE_NAMESPACES = ("workspace", "member", "token", "user", "group", "permission", "mcp", "demo")
+WHOLE_NAMESPACES = (*ACCESS_NAMESPACES, "workspace", "mcp", "demo")
 WHOLE_VERBS = frozenset({"claims.embedded"})
 CORRECTION = "correction.applied"
 
@@ -70,6 +73,11 @@ class ShownEvent:
 def is_whole(verb: str) -> bool:
     """Whether events of this verb name no workspace content (whole for every reader)."""
     return verb in WHOLE_VERBS or verb.split(".", 1)[0] in WHOLE_NAMESPACES
+
+
+def in_namespaces(namespaces: Collection[str]) -> Q:
+    """The events whose verb is in one of these namespaces (`user` for `user.created`), as a query."""
+    return reduce(or_, (Q(verb__startswith=namespace + ".") for namespace in namespaces))
 
 
 def event_shown(event: AuditEvent, *, reads_workspace: bool, corrected_from: str | None = None) -> ShownEvent:
@@ -127,7 +135,7 @@ def shown_whole(readable: Collection[UUID] | None) -> Q:
     what a search of the audit's words may match, so a search is no way around the rule."""
     if readable is None:
         return Q()
-    whole = reduce(or_, (Q(verb__startswith=namespace + ".") for namespace in WHOLE_NAMESPACES))
+    whole = in_namespaces(WHOLE_NAMESPACES)
     return (
         Q(workspace__isnull=True) | Q(workspace_id__in=list(readable)) | Q(verb__in=[*WHOLE_VERBS, CORRECTION]) | whole
     )

@@ -1,13 +1,24 @@
 """The one rule of what an audit event shows to staff who may not read its workspace (workspaces/disclosure.py),
-verb by verb, without stores: every verb is decided, content is withheld in words, ids and figures are kept."""
+verb by verb, without stores: every verb is decided, content is withheld in words, ids and figures are kept (and,
+with PostgreSQL, its query form selects exactly the events the rule shows whole)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
-from workspaces.disclosure import CORRECTION, WITHHELD, WITHHELD_WORDS, event_shown, is_whole
-from workspaces.models import EVENT_WORDS, AuditEvent
+import pytest
+
+from workspaces.disclosure import (
+    ACCESS_NAMESPACES,
+    CORRECTION,
+    WITHHELD,
+    WITHHELD_WORDS,
+    event_shown,
+    is_whole,
+    shown_whole,
+)
+from workspaces.models import EVENT_WORDS, AuditEvent, Workspace
 
 WS = uuid.uuid4()
 ID, OTHER = str(uuid.uuid4()), str(uuid.uuid4())
@@ -54,6 +65,26 @@ class DisclosureTests:
             assert (shown.target, shown.payload, shown.withheld) == ("rita", payload, False), verb
         account = event_shown(event("mcp.session_opened", "session 1", workspace=None), reads_workspace=False)
         assert account.target == "session 1"
+
+    def test_every_event_about_who_may_do_what_is_whole_for_the_person_affected_filter_to_read(self) -> None:
+        # The audit's "person affected" filter matches a name in what these events name: they must all be whole.
+        access = [verb for verb in EVENT_WORDS if verb.split(".", 1)[0] in ACCESS_NAMESPACES]
+        given = {"user.deactivated", "user.permission_added", "group.permission_added", "token.issued", "member.added"}
+        assert given <= set(access)
+        assert [verb for verb in access if not is_whole(verb)] == []
+
+    @pytest.mark.django_db
+    def test_its_query_selects_exactly_the_events_it_shows_whole(self) -> None:
+        # What a search may match by its words (shown_whole) and what a row shows whole (is_whole) are one rule.
+        workspace = Workspace.objects.create(name="Launch planning")
+        AuditEvent.objects.bulk_create(
+            AuditEvent(verb=verb, target="Secret words", workspace=workspace, actor_name="rita") for verb in EVENT_WORDS
+        )
+        matched = set(AuditEvent.objects.filter(shown_whole(readable=[])).values_list("verb", flat=True))
+        assert matched == {verb for verb in EVENT_WORDS if is_whole(verb) or verb == CORRECTION}
+        assert set(
+            AuditEvent.objects.filter(shown_whole(readable=[workspace.id])).values_list("verb", flat=True)
+        ) == set(EVENT_WORDS)
 
     def test_a_correction_keeps_from_to_why_and_what_it_changed(self) -> None:
         impact = {
