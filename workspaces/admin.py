@@ -198,7 +198,7 @@ class MembershipAdmin(RefusesLeavingNoAdmin, CheckedModelAdmin):
 
 
 LOOKUP_REFUSED = (
-    "The audit events can be narrowed only by the filters beside the list (kind, workspace, date) and the search "
+    "The audit events can be narrowed only by the filters beside the list (verb, workspace, created at) and the search "
     "box above it. Nothing else in the address is taken."
 )
 # Where Django logs a refused lookup when it answers the refusal itself.

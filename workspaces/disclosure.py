@@ -17,7 +17,8 @@ from operator import or_
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Q
+from django.db.models import CharField, F, Func, JSONField, Q, Value
+from django.db.models.fields.json import KeyTransform
 
 from afterhack.ids import parse_id
 from workspaces.models import AuditEvent
@@ -57,6 +58,7 @@ VOCABULARY_FIELDS = frozenset({"agent", "origin", "actions", "extractor"})
 # What a correction's recorded impact names that the correction changed: shown with their titles. The rest of the
 # impact (decisions it left standing and what keeps them up, supports restating it) is untouched: ids only.
 TOUCHED = ("decisions_needing_review", "actions_held", "claims_unsupported")
+UNTOUCHED = ("decisions_still_supported", "restating")
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,26 @@ def impact_shown(impact: Any) -> Any:
     if not isinstance(impact, dict):
         return _ids_only(impact)
     return {key: value if key in TOUCHED else _ids_only(value) for key, value in impact.items()}
+
+
+class _IdsAt(Func):
+    """The ids a JSON path finds in an event's payload (`$.impact.restating[*].id`), as one JSON array."""
+
+    function = "jsonb_path_query_array"
+    template = "%(function)s(%(expressions)s::jsonpath)"
+    output_field = JSONField()
+
+
+def impact_columns() -> dict[str, Any]:
+    """A correction event's recorded impact as `impact_shown` leaves it, as columns for a query to read instead of
+    the payload: what the correction touched whole, what it left untouched as a list of ids, and `impact_type`
+    ('object' when there is an impact). The untouched titles, and the payload's quotes, never leave the database."""
+    impact = KeyTransform("impact", "payload")
+    return {
+        "impact_type": Func(impact, function="jsonb_typeof", output_field=CharField()),
+        **{key: KeyTransform(key, impact) for key in TOUCHED},
+        **{key: _IdsAt(F("payload"), Value(f"$.impact.{key}[*].id")) for key in UNTOUCHED},
+    }
 
 
 def _ids_only(value: Any, field: str = "") -> Any:

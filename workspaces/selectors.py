@@ -25,7 +25,7 @@ from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
 from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole
 from workspaces.disclosure import CORRECTION as CORRECTION
-from workspaces.disclosure import impact_shown as impact_shown
+from workspaces.disclosure import impact_columns as impact_columns
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")

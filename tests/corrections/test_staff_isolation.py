@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Permission
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from afterhack import graph
 from agents import services as agents_services
 from claims import services as claims_services
 from corrections import review
@@ -330,7 +332,7 @@ class AdminAddressFilterTests:
         for query in ("target__icontains=zephyr", "payload__evidence__quote__icontains=zephyr", "nonsense=1"):
             response = browser.get(f"/admin/workspaces/auditevent/?{query}")
             assert response.status_code == 400, query
-            assert "narrowed only by the filters beside the list (kind, workspace, date)" in body_of(response)
+            assert "narrowed only by the filters beside the list (verb, workspace, created at)" in body_of(response)
 
     def test_sorting_the_audit_events_by_what_they_withhold_tells_nothing(
         self, planted: Planted, outsider: Any
@@ -363,3 +365,51 @@ class AdminAddressFilterTests:
         for link in sorted(offered):
             status, location, _ = changelist_answer(browser, listing + link.replace("&amp;", "&"))
             assert (status, location) == (200, ""), link
+
+
+class StoreAnswers:
+    """Every answer FalkorDB and PostgreSQL give while it listens, as text: what a page read, not only what it showed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.answers: list[str] = []
+        ask = graph._result
+
+        def graph_answer(*args: Any, **kwargs: Any) -> Any:
+            result = ask(*args, **kwargs)
+            self.answers.append(repr(result.result_set))
+            return result
+
+        monkeypatch.setattr(graph, "_result", graph_answer)
+
+    def postgres_answer(self, execute: Any, sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        result = execute(sql, params, many, context)
+        cursor = context["cursor"].cursor
+        if cursor.description and (rows := cursor.fetchall()):
+            # Read, then rewound for Django to read as if nobody had.
+            self.answers.append(repr(rows))
+            cursor.scroll(0, mode="absolute")
+        return result
+
+    def get(self, browser: Client, path: str) -> Any:
+        with connection.execute_wrapper(self.postgres_answer):
+            return browser.get(path)
+
+
+class RestrictedCorrectionPageTests:
+    def test_the_correction_page_reads_nothing_it_withholds(
+        self, planted: Planted, outsider: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        browser, stores = client_for(outsider), StoreAnswers(monkeypatch)
+        page = stores.get(browser, f"/audit/corrections/{planted.ws}/{planted.correction_id}/")
+        assert page.status_code == 200 and f"“{FROM}” → “{TO}”" in body_of(page)
+        assert len(stores.answers) > 3 and any(TO in answer for answer in stores.answers)
+        assert [answer for answer in stores.answers if MARKER in answer] == []
+
+    def test_a_reader_of_the_workspace_reads_the_whole_page(self, planted: Planted, make_user: MakeUser) -> None:
+        page = body_of(
+            client_for(every_workspace_auditor(make_user)).get(
+                f"/audit/corrections/{planted.ws}/{planted.correction_id}/"
+            )
+        )
+        assert f"The budget is {MARKER} dollars" in page and f"Book the {MARKER} hall" in page
+        assert "withheld" not in page and 'id="impact-picture"' in page

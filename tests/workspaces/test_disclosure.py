@@ -15,6 +15,7 @@ from workspaces.disclosure import (
     WITHHELD,
     WITHHELD_WORDS,
     event_shown,
+    impact_columns,
     is_whole,
     shown_whole,
 )
@@ -22,6 +23,14 @@ from workspaces.models import EVENT_WORDS, AuditEvent, Workspace
 
 WS = uuid.uuid4()
 ID, OTHER = str(uuid.uuid4()), str(uuid.uuid4())
+# A correction's recorded impact: what it touched, and what it left untouched (whose words are withheld).
+IMPACT = {
+    "decisions_needing_review": [{"id": ID, "title": "Launch in June"}],
+    "decisions_still_supported": [{"id": OTHER, "title": "Secret words", "by": [{"id": ID, "title": "x"}]}],
+    "actions_held": [{"id": OTHER, "title": "Send it"}],
+    "claims_unsupported": [],
+    "restating": [{"id": ID, "title": "Secret words"}],
+}
 
 
 def event(verb: str, target: str = "Secret words", workspace: Any = WS, **payload: Any) -> AuditEvent:
@@ -87,13 +96,7 @@ class DisclosureTests:
         ) == set(EVENT_WORDS)
 
     def test_a_correction_keeps_from_to_why_and_what_it_changed(self) -> None:
-        impact = {
-            "decisions_needing_review": [{"id": ID, "title": "Launch in June"}],
-            "decisions_still_supported": [{"id": OTHER, "title": "Secret words", "by": [{"id": ID, "title": "x"}]}],
-            "actions_held": [{"id": OTHER, "title": "Send it"}],
-            "claims_unsupported": [],
-            "restating": [{"id": ID, "title": "Secret words"}],
-        }
+        impact = IMPACT
         evidence = {"source_id": ID, "version_id": OTHER, "version": 1, "quote": "Secret words", "start": 0, "end": 5}
         correction = event(
             CORRECTION, "In July.", claim_id=ID, statement="In July.", reason="Moved.", impact=impact, evidence=evidence
@@ -108,6 +111,23 @@ class DisclosureTests:
         assert (shown.payload["statement"], shown.payload["reason"]) == ("In July.", "Moved.")
         member = event_shown(correction, reads_workspace=True)
         assert member.payload == correction.payload and member.summary == "corrected a claim to “In July.”"
+
+    @pytest.mark.django_db
+    def test_a_correction_impact_is_read_with_the_titles_of_what_it_touched_alone(self) -> None:
+        impact = IMPACT
+        workspace = Workspace.objects.create(name="Launch planning")
+        evidence = {"quote": "Secret words"}
+        for payload in ({"impact": impact, "evidence": evidence}, {"evidence": evidence}, {"impact": "Secret words"}):
+            AuditEvent.objects.create(verb=CORRECTION, workspace=workspace, actor_name="rita", payload=payload)
+        read = [dict(row) for row in AuditEvent.objects.order_by("id").values(**impact_columns())]
+        assert "Secret words" not in str(read)
+        assert read[0] == {
+            "impact_type": "object",
+            **{key: impact[key] for key in ("decisions_needing_review", "actions_held", "claims_unsupported")},
+            "decisions_still_supported": [OTHER],
+            "restating": [ID],
+        }
+        assert [row["impact_type"] for row in read[1:]] == [None, "string"]
 
     def test_a_reader_of_the_workspace_reads_every_event_whole(self) -> None:
         shown = event_shown(event("claim.added", claim_id=ID), reads_workspace=True)
