@@ -130,9 +130,10 @@ class _IdsAt(Func):
 
 
 def impact_columns() -> dict[str, Any]:
-    """A correction event's recorded impact as `impact_shown` leaves it, as columns for a query to read instead of
-    the payload: what the correction touched whole, what it left untouched as a list of ids, and `impact_type`
-    ('object' when there is an impact). The untouched titles, and the payload's quotes, never leave the database."""
+    """A correction event's recorded impact by the rule of `impact_shown`, as columns for a query to read instead of
+    the payload: what the correction touched whole, each list of what it left untouched as its ids, and
+    `impact_type` ('object' when there is an impact). The untouched titles and the payload's quotes never leave the
+    database."""
     impact = KeyTransform("impact", "payload")
     return {
         "impact_type": Func(impact, function="jsonb_typeof", output_field=CharField()),

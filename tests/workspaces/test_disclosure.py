@@ -96,16 +96,15 @@ class DisclosureTests:
         ) == set(EVENT_WORDS)
 
     def test_a_correction_keeps_from_to_why_and_what_it_changed(self) -> None:
-        impact = IMPACT
         evidence = {"source_id": ID, "version_id": OTHER, "version": 1, "quote": "Secret words", "start": 0, "end": 5}
         correction = event(
-            CORRECTION, "In July.", claim_id=ID, statement="In July.", reason="Moved.", impact=impact, evidence=evidence
+            CORRECTION, "In July.", claim_id=ID, statement="In July.", reason="Moved.", impact=IMPACT, evidence=evidence
         )
         shown = event_shown(correction, reads_workspace=False, corrected_from="In June.")
         assert shown.summary == "corrected “In June.” to “In July.” (why: “Moved.”)"
         assert "Secret words" not in str(shown.payload)
-        assert shown.payload["impact"]["decisions_needing_review"] == impact["decisions_needing_review"]
-        assert shown.payload["impact"]["actions_held"] == impact["actions_held"]
+        assert shown.payload["impact"]["decisions_needing_review"] == IMPACT["decisions_needing_review"]
+        assert shown.payload["impact"]["actions_held"] == IMPACT["actions_held"]
         assert shown.payload["impact"]["decisions_still_supported"][0]["by"] == [{"id": ID, "title": WITHHELD}]
         assert shown.payload["evidence"] == {**evidence, "quote": WITHHELD}
         assert (shown.payload["statement"], shown.payload["reason"]) == ("In July.", "Moved.")
@@ -114,16 +113,15 @@ class DisclosureTests:
 
     @pytest.mark.django_db
     def test_a_correction_impact_is_read_with_the_titles_of_what_it_touched_alone(self) -> None:
-        impact = IMPACT
         workspace = Workspace.objects.create(name="Launch planning")
         evidence = {"quote": "Secret words"}
-        for payload in ({"impact": impact, "evidence": evidence}, {"evidence": evidence}, {"impact": "Secret words"}):
+        for payload in ({"impact": IMPACT, "evidence": evidence}, {"evidence": evidence}, {"impact": "Secret words"}):
             AuditEvent.objects.create(verb=CORRECTION, workspace=workspace, actor_name="rita", payload=payload)
         read = [dict(row) for row in AuditEvent.objects.order_by("id").values(**impact_columns())]
         assert "Secret words" not in str(read)
         assert read[0] == {
             "impact_type": "object",
-            **{key: impact[key] for key in ("decisions_needing_review", "actions_held", "claims_unsupported")},
+            **{key: IMPACT[key] for key in ("decisions_needing_review", "actions_held", "claims_unsupported")},
             "decisions_still_supported": [OTHER],
             "restating": [ID],
         }
