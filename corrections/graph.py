@@ -371,6 +371,48 @@ CORRECTION_GET = (
     "RETURN " + CORRECTION_FIELDS
 )
 
+
+@dataclass(frozen=True)
+class CorrectionOutline:
+    """A correction as staff who may not read its workspace read it (workspaces/disclosure.py): from, to, why, by
+    whom and when, the ids of what it touched, the statuses both claims have now, and whether the corrected claim
+    quoted a source and the correction cited a passage of one (neither the quotes nor the sources)."""
+
+    id: str
+    claim_id: str
+    replacement_claim_id: str
+    old_statement: str
+    statement: str
+    reason: str
+    actor: str
+    applied_at: str
+    affected: dict[str, list[str]]
+    old_status: str
+    old_quoted: bool
+    replacement_status: str | None
+    cites_passage: bool
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> CorrectionOutline:
+        return cls(**{**row, "affected": json.loads(row["affected"] or "{}")})
+
+
+# Field by field: nothing else of either claim leaves the graph (their quotes, the passage cited, the sources).
+CORRECTION_OUTLINE_GET = (
+    "MATCH (x:Correction {id: $correction_id})-[:CORRECTS]->(old:Claim) "
+    "OPTIONAL MATCH (new:Claim {id: x.replacement_claim_id}) "
+    "RETURN x {.id, .claim_id, .replacement_claim_id, .statement, .reason, .actor, .applied_at, .affected, "
+    "old_statement: old.statement, old_status: old.status, old_quoted: old.evidence_quote IS NOT NULL, "
+    "replacement_status: new.status, cites_passage: new.cited_source_id IS NOT NULL}"
+)
+
+
+def correction_outline_get(*, workspace: HasGraph, correction_id: str) -> CorrectionOutline | None:
+    """One correction as staff who may not read its workspace read it, or None."""
+    rows = graph.ro_records_of(workspace, CORRECTION_OUTLINE_GET, correction_id=correction_id)
+    return CorrectionOutline.from_map(rows[0]) if rows else None
+
+
 CORRECTION_AFTER, CORRECTION_ORDER = keyset("x", at="applied_at")
 # The history's filters: a person by part of their username (any case) or by the usernames their full name
 # matched, a claim (old or replacement), applied in [since, until), and what the correction did ($impact: see

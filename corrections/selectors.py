@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from django.db.models import QuerySet
+
 from afterhack import history_graph
 from afterhack.errors import UserError
 from afterhack.history_graph import CAUSES as CAUSES
@@ -24,6 +26,7 @@ from corrections import prov, prov_graph, timeline_graph
 from corrections.graph import MAX_REVISION as MAX_REVISION
 from corrections.graph import Chain as Chain
 from corrections.graph import Correction as Correction
+from corrections.graph import CorrectionOutline as CorrectionOutline
 from corrections.picture import Drawn, EdgeKind, NodeKind, Picture
 from corrections.propagation import DECISION
 from corrections.prov import ProvFormat as ProvFormat
@@ -98,21 +101,39 @@ def _retracted(workspace: Workspace, claim: Claim) -> Fate:
     )
 
 
+def _applied_event(workspace: Workspace, correction_id: str) -> QuerySet[AuditEvent]:
+    return AuditEvent.objects.filter(
+        workspace=workspace, verb="correction.applied", payload__correction_id=correction_id
+    ).order_by("created_at", "id")
+
+
 def applied_impact(*, workspace: Workspace, correction_id: str) -> dict[str, Any] | None:
     """The impact a correction had when it was applied, with the titles as they were (kept by its audit event);
     None for a correction applied (or recovered) before the audit trail kept it."""
-    event = (
-        AuditEvent.objects.filter(workspace=workspace, verb="correction.applied", payload__correction_id=correction_id)
-        .order_by("created_at", "id")
-        .first()
-    )
+    event = _applied_event(workspace, correction_id).first()
     impact = event.payload.get("impact") if event else None
     return impact if isinstance(impact, dict) else None
+
+
+def applied_impact_outline(*, workspace: Workspace, correction_id: str) -> dict[str, Any] | None:
+    """`applied_impact` as staff who may not read the workspace read it (workspaces/disclosure.py): what the
+    correction touched, by title, and the ids alone of the decisions it left standing and of the supports that
+    restated it, read so: their titles never leave the database."""
+    read = _applied_event(workspace, correction_id).values(**workspace_selectors.impact_columns()).first()
+    row: dict[str, Any] = dict(read or {})
+    if row.pop("impact_type", None) != "object":
+        return None
+    return {key: value for key, value in row.items() if value is not None}
 
 
 def correction_get(*, workspace: Workspace, correction_id: str) -> corrections_graph.Correction | None:
     """One correction with what it corrected, or None."""
     return corrections_graph.correction_get(workspace=workspace, correction_id=correction_id)
+
+
+def correction_outline(*, workspace: Workspace, correction_id: str) -> CorrectionOutline | None:
+    """One correction as staff who may not read its workspace read it (no quote, no source), or None."""
+    return corrections_graph.correction_outline_get(workspace=workspace, correction_id=correction_id)
 
 
 def corrections_get(*, workspace: Workspace, correction_ids: list[str]) -> list[corrections_graph.Correction]:

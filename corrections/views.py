@@ -48,7 +48,7 @@ from corrections.statuses import ApplyStatus, CorrectionImpact
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import AuditEvent, Membership, Workspace
-from workspaces.selectors import CORRECTION, EventRow, impact_shown
+from workspaces.selectors import CORRECTION, EventRow
 
 logger = logging.getLogger("corrections")
 
@@ -690,11 +690,13 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 @login_required
 def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
-    context = _detail(membership.workspace, correction_id, {"membership": membership, "can_open": True})
+    context = _detail(membership.workspace, correction_id) | {"membership": membership}
     return render(request, "corrections/detail.html", context)
 
 
-def _detail(workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> dict[str, Any]:
+def _detail(workspace: Workspace, correction_id: str) -> dict[str, Any]:
+    """A correction's page for a reader of its workspace (a member, or staff who may read every workspace): what it
+    changed, the passage it cites, its impact as it was and as a picture, each thing linked to its page."""
     correction = found(
         selectors.correction_get(workspace=workspace, correction_id=correction_id),
         Http404("No such correction in this workspace."),
@@ -708,23 +710,21 @@ def _detail(workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> 
             workspace=workspace, decision_ids=[i for ids in affected.values() for i in ids]
         )
     }
-    decisions = {key: [by_id[i] for i in ids if i in by_id] for key, ids in affected.items()}
     actions = agents_selectors.actions_get(workspace=workspace, action_ids=correction.affected.get("actions_held", []))
-    unsupported = claims_selectors.claims_by_ids(
-        workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
-    )
     applied = selectors.applied_impact(workspace=workspace, correction_id=correction.id)
-    context = {
+    return {
         "workspace": workspace,
+        "can_open": True,
         "correction": correction,
         "old": old,
         "new": new,
         "cited": claims_selectors.cited_view(workspace=workspace, claim=new),
-        "decisions": decisions,
+        "decisions": {key: [by_id[i] for i in ids if i in by_id] for key, ids in affected.items()},
         "actions": actions,
-        "unsupported": unsupported,
-        # Drawn only for a reader who may open what it draws (the source, what the correction left standing).
-        "picture": old and extra.get("can_open") and selectors.impact_picture(
+        "unsupported": claims_selectors.claims_by_ids(
+            workspace=workspace, claim_ids=correction.affected.get("claims_unsupported", [])
+        ),
+        "picture": old and selectors.impact_picture(
             workspace=workspace, claim=old, affected=correction.affected, correction=correction,
         ),
         "applied": applied,
@@ -733,9 +733,59 @@ def _detail(workspace: Workspace, correction_id: str, extra: dict[str, Any]) -> 
             for a in (applied or {}).get("actions_held", [])
         }
         | {a.id: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
-        **extra,
     }  # fmt: skip
-    return context
+
+
+@dataclass(frozen=True)
+class ClaimLine:
+    """A claim as the correction's page names it to staff who may not read its workspace: what it says (the
+    correction's from or to) and its status; nothing of its evidence."""
+
+    id: str
+    statement: str
+    status: str
+
+
+def _outline(workspace: Workspace, correction_id: str) -> dict[str, Any]:
+    """A correction's page for staff who may not read its workspace, built from what they may read alone
+    (workspaces/disclosure.py), and nothing else is read: from, to, why, by whom and when, the statuses of both
+    claims; what it touched, by title (the decisions it sent to review, the actions it held, the derived claims it
+    left unsupported); how many decisions it left standing and supports restated it; and, in words, that the claim
+    quoted a source and the correction cited a passage. What this context does not name is not on the page."""
+    outline = found(
+        selectors.correction_outline(workspace=workspace, correction_id=correction_id),
+        Http404("No such correction in this workspace."),
+    )
+    applied = selectors.applied_impact_outline(workspace=workspace, correction_id=outline.id)
+    replacement = outline.replacement_status
+    context = {
+        "workspace": workspace,
+        "auditing": True,
+        "restricted": True,
+        "correction": outline,
+        "old": ClaimLine(outline.claim_id, outline.old_statement, outline.old_status),
+        "old_quote_withheld": outline.old_quoted,
+        "new": replacement and ClaimLine(outline.replacement_claim_id, outline.statement, replacement),
+        "cited_withheld": outline.cites_passage,
+        "applied": applied,
+        "still_supported": len(outline.affected.get("decisions_still_supported", [])),
+    }
+    return context if applied else context | _touched_today(workspace, outline.affected)
+
+
+def _touched_today(workspace: Workspace, affected: dict[str, list[str]]) -> dict[str, Any]:
+    """How what a correction touched stands today, for one applied before its impact was kept as it was."""
+    return {
+        "decisions": {
+            "decisions_needing_review": agents_selectors.decisions_get(
+                workspace=workspace, decision_ids=affected.get("decisions_needing_review", [])
+            )
+        },
+        "actions": agents_selectors.actions_get(workspace=workspace, action_ids=affected.get("actions_held", [])),
+        "unsupported": claims_selectors.claims_by_ids(
+            workspace=workspace, claim_ids=affected.get("claims_unsupported", [])
+        ),
+    }
 
 
 def _audit_spec() -> ListSpec:
@@ -898,26 +948,13 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
 def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
     """A correction's page for staff auditors. One who belongs to the workspace, or may read every workspace, reads
     it as members do and opens what it names; to others it says what the correction changed — from, to, why, by
-    whom, and what lost support or was held — and withholds what it left untouched and the source's words."""
+    whom, and what lost support or was held — and reads nothing else (`_outline`)."""
     workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
-    reads = workspace.id in workspace_selectors.memberships_by_workspace(user=request.user)
-    context = _detail(workspace, correction_id, {"auditing": True, "can_open": reads})
-    return render(request, "corrections/detail.html", context if reads else _withheld(context))
-
-
-def _withheld(context: dict[str, Any]) -> dict[str, Any]:
-    """The correction page's context without what a reader outside the workspace may not read: the sources' words
-    (the corrected claim's quote, the cited passage and its source), the picture (it draws the source and what the
-    correction left standing), and the titles of the decisions it left standing and of the supports restating it."""
-    decisions = context["decisions"]
-    return context | {
-        "restricted": True,
-        "old": context["old"] and replace(context["old"], evidence_quote=None),
-        "cited": None, "cited_withheld": context["cited"] is not None, "picture": None,
-        "applied": context["applied"] and impact_shown(context["applied"]),
-        "decisions": decisions | {"decisions_still_supported": []},
-        "still_supported": len(decisions.get("decisions_still_supported", [])),
-    }  # fmt: skip
+    if workspace.id in workspace_selectors.memberships_by_workspace(user=request.user):
+        context = _detail(workspace, correction_id) | {"auditing": True}
+    else:
+        context = _outline(workspace, correction_id)
+    return render(request, "corrections/detail.html", context)
 
 
 @require_GET

@@ -17,16 +17,20 @@ from operator import or_
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Q
+from django.db.models import CharField, F, Func, JSONField, Q, Value
+from django.db.models.fields.json import KeyTransform
 
 from afterhack.ids import parse_id
 from workspaces.models import AuditEvent
 
 WITHHELD = "withheld: not a member"
 
-# Events that name no workspace content (people, roles, tokens, sessions, the workspace and its name, the
+# Events about who may do what: people's accounts, groups and permissions, API tokens, memberships. Whole for every
+# reader, and where the audit's "person affected" filter looks for its person (workspaces/selectors.py).
+ACCESS_NAMESPACES = ("member", "token", "user", "group")
+# Events that name no workspace content (who may do what, MCP sessions, the workspace and its name, the demo, the
 # embeddings model): whole for every reader. Any other verb is withheld by default, a new one included.
-WHOLE_NAMESPACES = ("workspace", "member", "token", "user", "group", "permission", "mcp", "demo")
+WHOLE_NAMESPACES = (*ACCESS_NAMESPACES, "workspace", "mcp", "demo")
 WHOLE_VERBS = frozenset({"claims.embedded"})
 CORRECTION = "correction.applied"
 
@@ -54,6 +58,7 @@ VOCABULARY_FIELDS = frozenset({"agent", "origin", "actions", "extractor"})
 # What a correction's recorded impact names that the correction changed: shown with their titles. The rest of the
 # impact (decisions it left standing and what keeps them up, supports restating it) is untouched: ids only.
 TOUCHED = ("decisions_needing_review", "actions_held", "claims_unsupported")
+UNTOUCHED = ("decisions_still_supported", "restating")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,11 @@ class ShownEvent:
 def is_whole(verb: str) -> bool:
     """Whether events of this verb name no workspace content (whole for every reader)."""
     return verb in WHOLE_VERBS or verb.split(".", 1)[0] in WHOLE_NAMESPACES
+
+
+def in_namespaces(namespaces: Collection[str]) -> Q:
+    """The events whose verb is in one of these namespaces (`user` for `user.created`), as a query."""
+    return reduce(or_, (Q(verb__startswith=namespace + ".") for namespace in namespaces))
 
 
 def event_shown(event: AuditEvent, *, reads_workspace: bool, corrected_from: str | None = None) -> ShownEvent:
@@ -111,6 +121,27 @@ def impact_shown(impact: Any) -> Any:
     return {key: value if key in TOUCHED else _ids_only(value) for key, value in impact.items()}
 
 
+class _IdsAt(Func):
+    """The ids a JSON path finds in an event's payload (`$.impact.restating[*].id`), as one JSON array."""
+
+    function = "jsonb_path_query_array"
+    template = "%(function)s(%(expressions)s::jsonpath)"
+    output_field = JSONField()
+
+
+def impact_columns() -> dict[str, Any]:
+    """A correction event's recorded impact by the rule of `impact_shown`, as columns for a query to read instead of
+    the payload: what the correction touched whole, each list of what it left untouched as its ids, and
+    `impact_type` ('object' when there is an impact). The untouched titles and the payload's quotes never leave the
+    database."""
+    impact = KeyTransform("impact", "payload")
+    return {
+        "impact_type": Func(impact, function="jsonb_typeof", output_field=CharField()),
+        **{key: KeyTransform(key, impact) for key in TOUCHED},
+        **{key: _IdsAt(F("payload"), Value(f"$.impact.{key}[*].id")) for key in UNTOUCHED},
+    }
+
+
 def _ids_only(value: Any, field: str = "") -> Any:
     """The value with its ids, numbers and vocabulary kept and any other text withheld."""
     if isinstance(value, dict):
@@ -127,7 +158,7 @@ def shown_whole(readable: Collection[UUID] | None) -> Q:
     what a search of the audit's words may match, so a search is no way around the rule."""
     if readable is None:
         return Q()
-    whole = reduce(or_, (Q(verb__startswith=namespace + ".") for namespace in WHOLE_NAMESPACES))
+    whole = in_namespaces(WHOLE_NAMESPACES)
     return (
         Q(workspace__isnull=True) | Q(workspace_id__in=list(readable)) | Q(verb__in=[*WHOLE_VERBS, CORRECTION]) | whole
     )

@@ -23,9 +23,9 @@ from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
+from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole
 from workspaces.disclosure import CORRECTION as CORRECTION
-from workspaces.disclosure import event_shown, shown_whole
-from workspaces.disclosure import impact_shown as impact_shown
+from workspaces.disclosure import impact_columns as impact_columns
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")
@@ -84,9 +84,6 @@ def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEve
 
 # The workspace filter's value for events about accounts rather than a workspace (people, groups, API tokens, MCP).
 NO_WORKSPACE = "none"
-
-# The events about who may do what: the "person affected" filter looks for its person among what they name.
-ACCESS_VERB_PREFIXES = ("member.", "token.", "user.", "group.")
 
 
 def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Filter]:
@@ -159,14 +156,7 @@ def _affecting(words: str) -> Q:
     if named:
         about |= Q(payload__members__has_any_keys=named)
     created = Q(verb="workspace.created") & (Q(actor_name__icontains=words) | Q(actor_name__in=named))
-    return (_access_verbs() & about) | created
-
-
-def _access_verbs() -> Q:
-    access = Q()
-    for prefix in ACCESS_VERB_PREFIXES:
-        access |= Q(verb__startswith=prefix)
-    return access
+    return (in_namespaces(ACCESS_NAMESPACES) & about) | created
 
 
 def event_listing(

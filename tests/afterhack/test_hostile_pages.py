@@ -211,7 +211,7 @@ PAGES = {
     # the admin
     "admin_events": Page(
         "/admin/workspaces/auditevent/",
-        params=("q", "p", "o", "verb__exact", "workspace__id__exact", "created_at__year", "created_at__gte", "e"),
+        params=("q", "p", "o", "verb", "workspace__id__exact", "created_at__year", "created_at__gte", "e"),
         staff=True,
     ),
     "admin_event_days": Page(

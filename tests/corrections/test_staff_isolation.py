@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Permission
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
+from django.utils.http import urlencode
 
+from afterhack import graph
 from agents import services as agents_services
 from claims import services as claims_services
 from corrections import review
@@ -260,3 +263,153 @@ class StaffIsolationTests:
                 assert response.status_code == 200 and MARKER in body_of(response), (user, path)
         admin_list = body_of(client_for(member).get("/admin/workspaces/auditevent/?q=deposit"))
         assert f"Pay the {MARKER} deposit" in admin_list
+
+
+# What a person could type in the admin's address to narrow a list by what the audit withholds: each lookup is asked
+# for the marker (or the first letter of a withheld title) and for words no event holds.
+WITHHELD_LOOKUPS = (
+    ("target__icontains", MARKER.lower(), "qx0nothing"),
+    ("target__contains", MARKER, "Qx0nothing"),
+    ("target__startswith", "Pay the Z", "Pay the Q"),
+    ("target__iregex", "zephyr", "qx0nothing"),
+    ("target__gt", "Pay the Z", "zzz"),
+    ("payload__icontains", MARKER, "qx0nothing"),
+    ("payload__evidence__quote__icontains", MARKER, "qx0nothing"),
+    ("payload__impact__decisions_still_supported__0__title__icontains", MARKER, "qx0nothing"),
+)
+
+
+def paths_to_events(model: Any, depth: int = 2, prefix: str = "") -> list[str]:
+    """The lookup paths from `model` to the audit events (itself included, then through its relations)."""
+    found = [prefix] if model is AuditEvent else []
+    if depth:
+        for relation in model._meta.get_fields():
+            if relation.is_relation and relation.related_model not in (None, "self"):
+                found += paths_to_events(relation.related_model, depth - 1, f"{prefix}{relation.name}__")
+    return found
+
+
+def changelist_answer(browser: Client, path: str) -> tuple[int, str, list[str]]:
+    """What a list in the admin answers: its status, where it sends the reader, and the rows it lists, in order."""
+    response = browser.get(path)
+    rows = re.findall(r'<a href="(/admin/[a-z_]+/[a-z_]+/[^/"]+/change/)', body_of(response))
+    return response.status_code, response.get("Location", ""), rows
+
+
+def admin_lists(user: Any) -> list[tuple[str, Any]]:
+    """The admin's lists the user may open, with their models."""
+    request = type("Request", (), {"user": user})()
+    return [
+        (reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist"), model)
+        for model, model_admin in admin.site._registry.items()
+        if model_admin.has_view_or_change_permission(request)
+    ]
+
+
+class AdminAddressFilterTests:
+    def test_a_filter_typed_in_the_address_tells_nothing_of_what_is_withheld(
+        self, planted: Planted, outsider: Any
+    ) -> None:
+        browser = client_for(outsider)
+        lists = admin_lists(outsider)
+        assert ("/admin/workspaces/auditevent/", AuditEvent) in lists
+        told, asked = [], []
+        for listing, model in lists:
+            for path in paths_to_events(model):
+                for lookup, marker, nonsense in WITHHELD_LOOKUPS:
+                    asked.append(f"{listing}?{urlencode({path + lookup: marker})}")
+                    answer = changelist_answer(browser, asked[-1])
+                    if answer != changelist_answer(browser, f"{listing}?{urlencode({path + lookup: nonsense})}"):
+                        told.append(f"{asked[-1]} → {answer[0]}, {len(answer[2])} rows")
+        assert told == []
+        assert "/admin/workspaces/auditevent/?workspace__auditevent__target__icontains=zephyrquill7731" in asked
+        if outsider.is_superuser:
+            assert "/admin/workspaces/membership/?workspace__auditevent__target__icontains=zephyrquill7731" in asked
+            assert "/admin/auth/user/?auditevent__target__icontains=zephyrquill7731" in asked
+
+    def test_the_audit_events_take_only_their_own_filters(self, planted: Planted, outsider: Any) -> None:
+        browser = client_for(outsider)
+        for query in ("target__icontains=zephyr", "payload__evidence__quote__icontains=zephyr", "nonsense=1"):
+            response = browser.get(f"/admin/workspaces/auditevent/?{query}")
+            assert response.status_code == 400, query
+            assert "narrowed only by the filters beside the list (verb, workspace, created at)" in body_of(response)
+
+    def test_sorting_the_audit_events_by_what_they_withhold_tells_nothing(
+        self, planted: Planted, outsider: Any
+    ) -> None:
+        browser = client_for(outsider)
+        unsorted = changelist_answer(browser, "/admin/workspaces/auditevent/")
+        assert len(unsorted[2]) > 20
+        target = admin.site._registry[AuditEvent].list_display.index("shown_target")
+        for order in (f"{target}", f"-{target}", f"2.{target}", f"2.-{target}"):
+            by_target = changelist_answer(browser, f"/admin/workspaces/auditevent/?o={order}")
+            by_nothing = changelist_answer(
+                browser, f"/admin/workspaces/auditevent/?o={order.replace(str(target), '99')}"
+            )
+            assert by_target == by_nothing, order
+
+    def test_the_audit_events_own_filters_and_date_drill_down_still_answer(
+        self, planted: Planted, outsider: Any
+    ) -> None:
+        browser = client_for(outsider)
+        listing = "/admin/workspaces/auditevent/"
+        corrections = changelist_answer(browser, f"{listing}?verb=correction.applied")
+        assert corrections[0] == 200 and len(corrections[2]) == 1
+        offered = set(re.findall(r'href="(\?[^"#]+)"', body_of(browser.get(f"{listing}?_facets=1"))))
+        year = AuditEvent.objects.latest("created_at").created_at.year
+        offered |= set(re.findall(r'href="(\?[^"#]+)"', body_of(browser.get(f"{listing}?created_at__year={year}"))))
+        assert any("workspace__id__exact" in link for link in offered) and any(
+            "created_at__gte" in link for link in offered
+        )
+        assert any("created_at__month" in link for link in offered) and any("verb=" in link for link in offered)
+        for link in sorted(offered):
+            status, location, _ = changelist_answer(browser, listing + link.replace("&amp;", "&"))
+            assert (status, location) == (200, ""), link
+
+
+class StoreAnswers:
+    """Every answer FalkorDB and PostgreSQL give while it listens, as text: what a page read, not only what it showed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.answers: list[str] = []
+        ask = graph._result
+
+        def graph_answer(*args: Any, **kwargs: Any) -> Any:
+            result = ask(*args, **kwargs)
+            self.answers.append(repr(result.result_set))
+            return result
+
+        monkeypatch.setattr(graph, "_result", graph_answer)
+
+    def postgres_answer(self, execute: Any, sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        result = execute(sql, params, many, context)
+        cursor = context["cursor"].cursor
+        if cursor.description and (rows := cursor.fetchall()):
+            # Read, then rewound for Django to read as if nobody had.
+            self.answers.append(repr(rows))
+            cursor.scroll(0, mode="absolute")
+        return result
+
+    def get(self, browser: Client, path: str) -> Any:
+        with connection.execute_wrapper(self.postgres_answer):
+            return browser.get(path)
+
+
+class RestrictedCorrectionPageTests:
+    def test_the_correction_page_reads_nothing_it_withholds(
+        self, planted: Planted, outsider: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        browser, stores = client_for(outsider), StoreAnswers(monkeypatch)
+        page = stores.get(browser, f"/audit/corrections/{planted.ws}/{planted.correction_id}/")
+        assert page.status_code == 200 and f"“{FROM}” → “{TO}”" in body_of(page)
+        assert len(stores.answers) > 3 and any(TO in answer for answer in stores.answers)
+        assert [answer for answer in stores.answers if MARKER in answer] == []
+
+    def test_a_reader_of_the_workspace_reads_the_whole_page(self, planted: Planted, make_user: MakeUser) -> None:
+        page = body_of(
+            client_for(every_workspace_auditor(make_user)).get(
+                f"/audit/corrections/{planted.ws}/{planted.correction_id}/"
+            )
+        )
+        assert f"The budget is {MARKER} dollars" in page and f"Book the {MARKER} hall" in page
+        assert "withheld" not in page and 'id="impact-picture"' in page

@@ -1,11 +1,13 @@
 """The staff audit in a browser, as staff who may not read the workspace: the audit trail and the correction history
-in words, the workspace's titles and texts withheld, and no PROV export to download."""
+in words, the workspace's titles and texts withheld, no PROV export to download, and the admin's list of audit events
+narrowed by its own filters alone."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 
 from claims import graph as claims_graph
 from tests.conftest import MakeUser
@@ -24,7 +26,8 @@ class StaffAuditIsolationInBrowserTests:
         )[0]
         correct_june_to_july(page, demo_workspace.id, june.id)
         page.context.clear_cookies()
-        log_in(page, live_server, make_user("sam", is_staff=True))
+        sam = make_user("sam", is_staff=True)
+        log_in(page, live_server, sam)
 
         page.goto("/audit/")
         table = page.locator("table.events")
@@ -48,4 +51,15 @@ class StaffAuditIsolationInBrowserTests:
         body = page.locator("main").inner_text()
         assert "“The product launch is in June.” → “The product launch is in July.”" in body
         assert "No picture: it draws the source" in body and "Download" not in body
+        assert "Its evidence, a quote from the source, is withheld" in body
+        assert "Its evidence: the reviewer's correction." in body
         screenshot(page, "audit-correction-staff-outside")
+
+        # The admin's list of audit events: its own filters, and nothing typed in the address besides.
+        sam.user_permissions.add(Permission.objects.get(codename="view_auditevent"))
+        page.goto("/admin/workspaces/auditevent/?verb=correction.applied")
+        assert page.locator("#result_list tbody tr").count() == 1
+        screenshot(page, "admin-audit-events-staff-outside")
+        page.goto("/admin/workspaces/auditevent/?target__icontains=june")
+        page.get_by_text("can be narrowed only by the filters beside the list").wait_for()
+        screenshot(page, "admin-audit-events-filter-refused")

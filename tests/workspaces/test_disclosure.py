@@ -1,16 +1,36 @@
 """The one rule of what an audit event shows to staff who may not read its workspace (workspaces/disclosure.py),
-verb by verb, without stores: every verb is decided, content is withheld in words, ids and figures are kept."""
+verb by verb, without stores: every verb is decided, content is withheld in words, ids and figures are kept (and,
+with PostgreSQL, its query form selects exactly the events the rule shows whole)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
-from workspaces.disclosure import CORRECTION, WITHHELD, WITHHELD_WORDS, event_shown, is_whole
-from workspaces.models import EVENT_WORDS, AuditEvent
+import pytest
+
+from workspaces.disclosure import (
+    ACCESS_NAMESPACES,
+    CORRECTION,
+    WITHHELD,
+    WITHHELD_WORDS,
+    event_shown,
+    impact_columns,
+    is_whole,
+    shown_whole,
+)
+from workspaces.models import EVENT_WORDS, AuditEvent, Workspace
 
 WS = uuid.uuid4()
 ID, OTHER = str(uuid.uuid4()), str(uuid.uuid4())
+# A correction's recorded impact: what it touched, and what it left untouched (whose words are withheld).
+IMPACT = {
+    "decisions_needing_review": [{"id": ID, "title": "Launch in June"}],
+    "decisions_still_supported": [{"id": OTHER, "title": "Secret words", "by": [{"id": ID, "title": "x"}]}],
+    "actions_held": [{"id": OTHER, "title": "Send it"}],
+    "claims_unsupported": [],
+    "restating": [{"id": ID, "title": "Secret words"}],
+}
 
 
 def event(verb: str, target: str = "Secret words", workspace: Any = WS, **payload: Any) -> AuditEvent:
@@ -55,28 +75,57 @@ class DisclosureTests:
         account = event_shown(event("mcp.session_opened", "session 1", workspace=None), reads_workspace=False)
         assert account.target == "session 1"
 
+    def test_every_event_about_who_may_do_what_is_whole_for_the_person_affected_filter_to_read(self) -> None:
+        # The audit's "person affected" filter matches a name in what these events name: they must all be whole.
+        access = [verb for verb in EVENT_WORDS if verb.split(".", 1)[0] in ACCESS_NAMESPACES]
+        given = {"user.deactivated", "user.permission_added", "group.permission_added", "token.issued", "member.added"}
+        assert given <= set(access)
+        assert [verb for verb in access if not is_whole(verb)] == []
+
+    @pytest.mark.django_db
+    def test_its_query_selects_exactly_the_events_it_shows_whole(self) -> None:
+        # What a search may match by its words (shown_whole) and what a row shows whole (is_whole) are one rule.
+        workspace = Workspace.objects.create(name="Launch planning")
+        AuditEvent.objects.bulk_create(
+            AuditEvent(verb=verb, target="Secret words", workspace=workspace, actor_name="rita") for verb in EVENT_WORDS
+        )
+        matched = set(AuditEvent.objects.filter(shown_whole(readable=[])).values_list("verb", flat=True))
+        assert matched == {verb for verb in EVENT_WORDS if is_whole(verb) or verb == CORRECTION}
+        assert set(
+            AuditEvent.objects.filter(shown_whole(readable=[workspace.id])).values_list("verb", flat=True)
+        ) == set(EVENT_WORDS)
+
     def test_a_correction_keeps_from_to_why_and_what_it_changed(self) -> None:
-        impact = {
-            "decisions_needing_review": [{"id": ID, "title": "Launch in June"}],
-            "decisions_still_supported": [{"id": OTHER, "title": "Secret words", "by": [{"id": ID, "title": "x"}]}],
-            "actions_held": [{"id": OTHER, "title": "Send it"}],
-            "claims_unsupported": [],
-            "restating": [{"id": ID, "title": "Secret words"}],
-        }
         evidence = {"source_id": ID, "version_id": OTHER, "version": 1, "quote": "Secret words", "start": 0, "end": 5}
         correction = event(
-            CORRECTION, "In July.", claim_id=ID, statement="In July.", reason="Moved.", impact=impact, evidence=evidence
+            CORRECTION, "In July.", claim_id=ID, statement="In July.", reason="Moved.", impact=IMPACT, evidence=evidence
         )
         shown = event_shown(correction, reads_workspace=False, corrected_from="In June.")
         assert shown.summary == "corrected “In June.” to “In July.” (why: “Moved.”)"
         assert "Secret words" not in str(shown.payload)
-        assert shown.payload["impact"]["decisions_needing_review"] == impact["decisions_needing_review"]
-        assert shown.payload["impact"]["actions_held"] == impact["actions_held"]
+        assert shown.payload["impact"]["decisions_needing_review"] == IMPACT["decisions_needing_review"]
+        assert shown.payload["impact"]["actions_held"] == IMPACT["actions_held"]
         assert shown.payload["impact"]["decisions_still_supported"][0]["by"] == [{"id": ID, "title": WITHHELD}]
         assert shown.payload["evidence"] == {**evidence, "quote": WITHHELD}
         assert (shown.payload["statement"], shown.payload["reason"]) == ("In July.", "Moved.")
         member = event_shown(correction, reads_workspace=True)
         assert member.payload == correction.payload and member.summary == "corrected a claim to “In July.”"
+
+    @pytest.mark.django_db
+    def test_a_correction_impact_is_read_with_the_titles_of_what_it_touched_alone(self) -> None:
+        workspace = Workspace.objects.create(name="Launch planning")
+        evidence = {"quote": "Secret words"}
+        for payload in ({"impact": IMPACT, "evidence": evidence}, {"evidence": evidence}, {"impact": "Secret words"}):
+            AuditEvent.objects.create(verb=CORRECTION, workspace=workspace, actor_name="rita", payload=payload)
+        read = [dict(row) for row in AuditEvent.objects.order_by("id").values(**impact_columns())]
+        assert "Secret words" not in str(read)
+        assert read[0] == {
+            "impact_type": "object",
+            **{key: IMPACT[key] for key in ("decisions_needing_review", "actions_held", "claims_unsupported")},
+            "decisions_still_supported": [OTHER],
+            "restating": [ID],
+        }
+        assert [row["impact_type"] for row in read[1:]] == [None, "string"]
 
     def test_a_reader_of_the_workspace_reads_every_event_whole(self) -> None:
         shown = event_shown(event("claim.added", claim_id=ID), reads_workspace=True)
