@@ -15,7 +15,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
+from django.contrib.admin import SimpleListFilter, helpers
 from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.decorators import login_not_required
@@ -257,16 +257,43 @@ class MembershipAdmin(RefusedInTheForm, RefusesLeavingNoAdmin, CheckedModelAdmin
                 self.delete_model(request, membership)
 
 
-LOOKUP_REFUSED = (
-    "The audit events can be narrowed only by the filters beside the list (verb, workspace, created at) and the search "
-    "box above it. Nothing else in the address is taken."
-)
 # Where Django logs a refused lookup when it answers the refusal itself.
 security_logger = logging.getLogger("django.security.DisallowedModelAdminLookup")
 
 
+class OwnFiltersOnly(CheckedModelAdmin):
+    """A changelist narrowed only by the filters it shows. Django's admin takes any lookup on the model's own fields
+    from the address (`?target__icontains=…`, `?key_hash__startswith=…`), and how many rows match would spell out
+    what the list withholds (titles, quotes, token hashes) letter by letter; any other lookup is refused (400) in
+    words, whatever it matches, so the answer tells nothing of the value asked. A SimpleListFilter's parameter is
+    its own, taken as it is."""
+
+    own_lookups: frozenset[str] = frozenset()
+    narrowed_by = "the filters beside the list"
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        # A SimpleListFilter's parameter is asked for too (Django checks every parameter of the address).
+        simple = {
+            f.parameter_name
+            for f in self.get_list_filter(request)
+            if isinstance(f, type) and issubclass(f, SimpleListFilter)
+        }
+        return lookup in self.own_lookups or lookup in simple
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        try:
+            return super().changelist_view(request, extra_context)
+        except DisallowedModelAdminLookup as refused:
+            security_logger.warning("%s", refused)
+            detail = (
+                f"The {self.model._meta.verbose_name_plural} can be narrowed only by {self.narrowed_by} and the "
+                "search box above it. Nothing else in the address is taken."
+            )
+            return TemplateResponse(request, "400.html", {"detail": detail}, status=400)
+
+
 @admin.register(AuditEvent)
-class AuditEventAdmin(CheckedModelAdmin):
+class AuditEventAdmin(OwnFiltersOnly):
     """Read-only: the audit trail has no add, change or delete path, here or anywhere. What an event names in a
     workspace the reader may not read is withheld, as on the audit pages (workspaces/disclosure.py)."""
 
@@ -276,25 +303,14 @@ class AuditEventAdmin(CheckedModelAdmin):
     date_hierarchy = "created_at"
     readonly_fields = ("created_at", "actor", "actor_name", "workspace", "verb", "shown_target", "shown_payload")
     fields = readonly_fields
-    # The lookups the list's own filters and date drill-down put in the address: the only ones it takes. Django's
-    # admin takes any lookup on the model's own fields (`?target__icontains=…`, `?payload__evidence__quote__…`), and
-    # how many events match would spell out withheld titles and quotes letter by letter. Sorting is safe as it is:
-    # `?o=` picks a column of list_display, and the target's column has no field to sort by.
+    # The lookups the list's own filters and date drill-down put in the address: the only ones it takes (a lookup on
+    # the target or the payload would spell out withheld titles and quotes). Sorting is safe as it is: `?o=` picks a
+    # column of list_display, and the target's column has no field to sort by.
     own_lookups = frozenset({
         "verb", "verb__isnull", "workspace__id__exact", "workspace__isnull",
         "created_at__gte", "created_at__lt", "created_at__year", "created_at__month", "created_at__day",
     })  # fmt: skip
-
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
-        # Any other lookup is refused (400), whatever it matches: the answer tells nothing of the value asked.
-        return lookup in self.own_lookups
-
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        try:
-            return super().changelist_view(request, extra_context)
-        except DisallowedModelAdminLookup as refused:
-            security_logger.warning("%s", refused)
-            return TemplateResponse(request, "400.html", {"detail": LOOKUP_REFUSED}, status=400)
+    narrowed_by = "the filters beside the list (verb, workspace, created at)"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AuditEvent]:
         # Each event knows whether this reader may read its workspace: one admin serves every request's thread.
@@ -403,13 +419,15 @@ class TokenStateFilter(admin.SimpleListFilter):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(CheckedModelAdmin):
+class ApiTokenAdmin(OwnFiltersOnly):
     """Tokens are issued here and revoked, never edited into force again nor deleted: deleting one would lose
     who held it and when it was last used, and a revoked token may have leaked."""
 
     form = ApiTokenAdminForm
     list_display = ["name", "holder", "starts_with", "state", "last_used"]
+    # Its one filter (the state) is a SimpleListFilter: no lookup is taken from the address, a hash's least of all.
     list_filter = [TokenStateFilter]
+    narrowed_by = "their state"
     list_select_related = ["user"]
     search_fields = ["name", "user__username", "hint"]
     autocomplete_fields = ["user"]

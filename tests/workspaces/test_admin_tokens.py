@@ -253,6 +253,15 @@ class AdminTokenListTests:
             shown = {name for name in ("active one", "revoked one", "expired one") if name in page}
             assert shown == {f"{state} one"}, state
 
+    def test_it_takes_no_lookup_from_the_address_so_no_hash_is_spelled_out_by_counts(self, make_user: MakeUser) -> None:
+        client, agent = root_client(make_user), make_user("agent")
+        token, _ = services.token_issue(user=agent, name="hashed")
+        for lookup in (f"key_hash__startswith={token.key_hash[:2]}", "key_hash__startswith=zz", "name__icontains=hash"):
+            response = client.get(f"{TOKENS}?{lookup}")
+            assert response.status_code == 400, lookup
+            assert "can be narrowed only by their state" in response.content.decode()
+            assert "hashed" not in response.content.decode()
+
 
 class AdminWorkspaceListTests:
     def test_it_shows_no_internal_columns_and_still_finds_a_workspace_by_id(
