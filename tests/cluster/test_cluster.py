@@ -100,7 +100,13 @@ class ShardingTests:
         self, on_cluster: LocalCluster, make_user: MakeUser
     ) -> None:
         kept = services.workspace_create(name="Kept", creator=make_user("olivia"))
-        orphans = [_Named(f"ws_{uuid.uuid4().hex}") for _ in range(9)]
+        # Three orphans on each primary: names drawn until every primary holds three (nine random names all
+        # landed on two primaries about one run in thirteen).
+        by_primary: dict[int, list[_Named]] = {}
+        while len(by_primary) < 3 or min(map(len, by_primary.values())) < 3:
+            named = _Named(f"ws_{uuid.uuid4().hex}")
+            by_primary.setdefault(on_cluster.primary_of(named.graph_name), []).append(named)
+        orphans = [orphan for names in by_primary.values() for orphan in names[:3]]
         for orphan in orphans:
             graph.query(orphan, "CREATE (:Workspace {revision: 0})")
         gone = {orphan.graph_name for orphan in orphans}
