@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from afterhack.loadtest import free_port
+from afterhack.management.commands import run as run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -209,3 +211,25 @@ class LauncherTests:
             app.send_signal(signal.SIGINT)
             assert app.wait(timeout=60) == 0
         assert server_pids(data_dir) == []
+
+
+class LauncherStopTests:
+    """A stop asked for while starting up is a stop, whatever the step running at that moment does with errors."""
+
+    def launcher(self) -> run_command.Command:
+        command = run_command.Command()
+        command.stopping, command.supervising = False, False
+        return command
+
+    def test_a_step_that_carries_on_after_any_error_does_not_take_in_the_stop(self) -> None:
+        launcher = self.launcher()
+        # A step's own retry or clean-up, as libraries write them, suppresses any Exception.
+        with pytest.raises(run_command.StopRequested), contextlib.suppress(Exception):
+            launcher._on_signal(signal.SIGTERM, None)
+
+    def test_a_stop_taken_in_anyway_is_honoured_between_steps(self) -> None:
+        launcher = self.launcher()
+        launcher._go_on()  # nothing asked: it goes on
+        launcher.stopping = True
+        with pytest.raises(run_command.StopRequested):
+            launcher._go_on()

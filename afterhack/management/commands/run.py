@@ -56,8 +56,12 @@ STORE_NAMES = {"postgres": "PostgreSQL", "falkordb": "FalkorDB"}
 START_UP_LOCK = int.from_bytes(b"AHSTART", "big")
 
 
-class StopRequested(Exception):
-    """Ctrl-C, SIGTERM or SIGHUP arrived while starting up: stop at once, cleanly."""
+class StopRequested(BaseException):
+    """Ctrl-C, SIGTERM or SIGHUP arrived while starting up: stop at once, cleanly.
+
+    A BaseException, as KeyboardInterrupt is: raised from the signal handler into whatever runs, it must not be
+    taken for that code's own failure by an `except Exception` that retries or carries on (a start-up then went on
+    to the end, "Afterhack is running", before it stopped)."""
 
 
 def die_with_parent() -> None:
@@ -131,6 +135,7 @@ class Command(BaseCommand):
                 owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
                 if owner is not None and demo_load(owner=owner) is not None:
                     self.stdout.write("Loaded the demo workspace.")
+            self._go_on()
             sizing = self._sizing()
             self._collect_static()
             # The launcher's own connections are not needed while it supervises.
@@ -143,11 +148,13 @@ class Command(BaseCommand):
                                        "-s", str(self._logs() / "celerybeat-schedule")],
                             self._child_env(pool=sizing.worker_pool))  # fmt: skip
             port = options["port"]
+            self._go_on()
             self._spawn("web", gunicorn_command(port=port, sizing=sizing), self._child_env(pool=sizing.web_pool))
             self._wait_healthy(port)
+            self._go_on()
             self._announce(port, login, time.monotonic() - started, sizing)
             self._supervise()
-        except Exception as error:
+        except (Exception, StopRequested) as error:
             # Interrupted mid-step (a migration, a query), the step itself may fail on its way
             # out with an error of its own; when a stop was asked for, that is the stop.
             if not isinstance(error, StopRequested) and not self.stopping:
@@ -325,6 +332,11 @@ class Command(BaseCommand):
         self.stopping = True
         # While starting up there is no loop to notice the flag: interrupt whatever runs.
         if not self.supervising:
+            raise StopRequested
+
+    def _go_on(self) -> None:
+        """Between start-up steps: a stop asked for during one that the step's own code took in is honoured now."""
+        if self.stopping:
             raise StopRequested
 
     def _check_children(self) -> None:
