@@ -12,11 +12,11 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from afterhack.loadtest import free_port
-from afterhack.management.commands import run as run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -213,23 +213,31 @@ class LauncherTests:
         assert server_pids(data_dir) == []
 
 
+def launcher_module() -> Any:
+    """`manage.py run`'s module, imported when a test runs: gunicorn loads tests/afterhack/test_slow_clients.py
+    (which imports this module) as a WSGI app before Django is set up, and the launcher's module imports models."""
+    from afterhack.management.commands import run
+
+    return run
+
+
 class LauncherStopTests:
     """A stop asked for while starting up is a stop, whatever the step running at that moment does with errors."""
 
-    def launcher(self) -> run_command.Command:
-        command = run_command.Command()
+    def launcher(self) -> Any:
+        command = launcher_module().Command()
         command.stopping, command.supervising = False, False
         return command
 
     def test_a_step_that_carries_on_after_any_error_does_not_take_in_the_stop(self) -> None:
         launcher = self.launcher()
         # A step's own retry or clean-up, as libraries write them, suppresses any Exception.
-        with pytest.raises(run_command.StopRequested), contextlib.suppress(Exception):
+        with pytest.raises(launcher_module().StopRequested), contextlib.suppress(Exception):
             launcher._on_signal(signal.SIGTERM, None)
 
     def test_a_stop_taken_in_anyway_is_honoured_between_steps(self) -> None:
         launcher = self.launcher()
         launcher._go_on()  # nothing asked: it goes on
         launcher.stopping = True
-        with pytest.raises(run_command.StopRequested):
+        with pytest.raises(launcher_module().StopRequested):
             launcher._go_on()
