@@ -11,12 +11,17 @@ from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
-from agents import graph as agents_graph
 from agents import history as agents_history
-from agents.graph import Action as Action
-from agents.graph import Decision as Decision
-from agents.graph import Run as Run
-from agents.graph import Support as Support
+from agents.graph import actions as actions_graph
+from agents.graph import decisions as decisions_graph
+from agents.graph import lists as lists_graph
+from agents.graph import past as past_graph
+from agents.graph import review as review_graph
+from agents.graph import runs as runs_graph
+from agents.graph.shapes import Action as Action
+from agents.graph.shapes import Decision as Decision
+from agents.graph.shapes import Run as Run
+from agents.graph.shapes import Support as Support
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims.selectors import Claim, Dependent
@@ -28,18 +33,20 @@ from workspaces.models import Workspace
 
 @dataclass(frozen=True)
 class RunOutcome:
-    run: agents_graph.Run
-    decision: agents_graph.Decision | None
-    actions: list[agents_graph.Action]
+    run: Run
+    decision: Decision | None
+    actions: list[Action]
 
 
 def run_outcome(*, workspace: Workspace, run_id: str, steps_before: int | None = None) -> RunOutcome | None:
     """The run with the decision and actions it produced, or None (an MCP session's newest steps, or the newest
     of those before step `steps_before`)."""
-    run = agents_graph.run_get(workspace=workspace, run_id=run_id, steps_before=steps_before)
+    run = runs_graph.run_get(workspace=workspace, run_id=run_id, steps_before=steps_before)
     if run is None:
         return None
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
+    decision = (
+        decisions_graph.decision_get(workspace=workspace, decision_id=run.decision_id) if run.decision_id else None
+    )
     actions = actions_get(workspace=workspace, action_ids=run.action_ids)
     return RunOutcome(run, decision, actions)
 
@@ -59,9 +66,9 @@ UNKNOWN_EVENT_TEMPLATE = "agents/events/unknown.html"
 
 @dataclass(frozen=True)
 class RunView:
-    run: agents_graph.Run
-    decision: agents_graph.Decision | None
-    actions: list[agents_graph.Action]
+    run: Run
+    decision: Decision | None
+    actions: list[Action]
     events: list[dict[str, Any]]
     statements: dict[str, str] = field(default_factory=dict)
 
@@ -107,12 +114,12 @@ def _quote_in_fragment(claim: Claim) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class DecisionView:
-    decision: agents_graph.Decision
-    actions: list[agents_graph.Action]
+    decision: Decision
+    actions: list[Action]
     claims: dict[str, Claim]
     # The decision that replaced this one, and the one this one replaced, if revised.
-    superseded_by: agents_graph.Decision | None = None
-    supersedes: agents_graph.Decision | None = None
+    superseded_by: Decision | None = None
+    supersedes: Decision | None = None
 
 
 def decision_view(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> DecisionView | None:
@@ -141,45 +148,43 @@ def decision_view(*, workspace: Workspace, decision_id: str, as_of: str | None =
     return DecisionView(decision, actions, claims, newer, older)
 
 
-def _revisions(decision: agents_graph.Decision) -> list[str]:
+def _revisions(decision: Decision) -> list[str]:
     return [other for other in (decision.superseded_by, decision.supersedes) if other]
 
 
 # -- pages of the API's lists ------------------------------------------------------------------------
 
 
-def decisions_page(
-    *, workspace: Workspace, status: str, limit: int, cursor: str | None
-) -> Paged[agents_graph.Decision]:
+def decisions_page(*, workspace: Workspace, status: str, limit: int, cursor: str | None) -> Paged[Decision]:
     """A page of the decisions (with this status, or all for ''), newest first."""
     return workspace_page(
         "decisions", workspace=workspace, status=status, cursor=cursor, limit=limit,
-        read=agents_graph.decision_list, count=agents_graph.decision_count,
+        read=decisions_graph.decision_list, count=decisions_graph.decision_count,
     )  # fmt: skip
 
 
-def actions_page(*, workspace: Workspace, status: str, limit: int, cursor: str | None) -> Paged[agents_graph.Action]:
+def actions_page(*, workspace: Workspace, status: str, limit: int, cursor: str | None) -> Paged[Action]:
     """A page of the actions (with this status, or all for ''), newest first."""
     return workspace_page(
         "actions", workspace=workspace, status=status, cursor=cursor, limit=limit,
-        read=agents_graph.action_list, count=agents_graph.action_count,
+        read=actions_graph.action_list, count=actions_graph.action_count,
     )  # fmt: skip
 
 
-def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[agents_graph.Run]:
+def runs_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[Run]:
     """A page of the agent's runs, newest first (without their trajectories)."""
     return workspace_page(
         "runs", workspace=workspace, cursor=cursor, limit=limit,
-        read=agents_graph.run_list, count=agents_graph.run_count,
+        read=runs_graph.run_list, count=runs_graph.run_count,
     )  # fmt: skip
 
 
-def action_get(*, workspace: Workspace, action_id: str, as_of: str | None = None) -> agents_graph.Action | None:
+def action_get(*, workspace: Workspace, action_id: str, as_of: str | None = None) -> Action | None:
     """The action with the decisions it depends on, or None. With `as_of` (a moment as
     afterhack.clock.moment_iso gives it): the action as it was then, or None if it did not exist yet."""
     if as_of is None:
-        return agents_graph.action_get(workspace=workspace, action_id=action_id)
-    then = agents_graph.action_as_of(workspace=workspace, action_id=action_id, as_of=as_of)
+        return actions_graph.action_get(workspace=workspace, action_id=action_id)
+    then = past_graph.action_as_of(workspace=workspace, action_id=action_id, as_of=as_of)
     return agents_history.action_at(then, as_of=as_of) if then else None
 
 
@@ -187,11 +192,11 @@ def action_get(*, workspace: Workspace, action_id: str, as_of: str | None = None
 class ActionView:
     """An action with the decisions it depends on (each with its status and why it needs review)."""
 
-    action: agents_graph.Action
-    decisions: list[agents_graph.Decision]
+    action: Action
+    decisions: list[Decision]
 
     @property
-    def holding_it(self) -> list[agents_graph.Decision]:
+    def holding_it(self) -> list[Decision]:
         """The decisions that hold it back: those that need review."""
         return [d for d in self.decisions if d.status == DecisionStatus.NEEDS_REVIEW]
 
@@ -210,66 +215,66 @@ def action_view(*, workspace: Workspace, action_id: str, as_of: str | None = Non
     if as_of is not None:
         then = [d for i in action.decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))]
         return ActionView(action, then)
-    return ActionView(action, agents_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
+    return ActionView(action, decisions_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
 
 
-def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[agents_graph.Action]:
+def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[Action]:
     """The actions with these ids that exist, in the order given (one query for all of them)."""
-    return agents_graph.actions_get(workspace=workspace, action_ids=action_ids)
+    return actions_graph.actions_get(workspace=workspace, action_ids=action_ids)
 
 
-def decisions_get(*, workspace: Workspace, decision_ids: list[str]) -> list[agents_graph.Decision]:
+def decisions_get(*, workspace: Workspace, decision_ids: list[str]) -> list[Decision]:
     """The decisions with these ids that exist, in the order given (one query for all of them)."""
-    return agents_graph.decisions_get(workspace=workspace, decision_ids=decision_ids)
+    return decisions_graph.decisions_get(workspace=workspace, decision_ids=decision_ids)
 
 
-def newest_runs(*, workspace: Workspace, limit: int = 20) -> list[agents_graph.Run]:
+def newest_runs(*, workspace: Workspace, limit: int = 20) -> list[Run]:
     """The agent's newest runs (without their trajectories)."""
-    return agents_graph.run_list(workspace=workspace, limit=limit)
+    return runs_graph.run_list(workspace=workspace, limit=limit)
 
 
 # -- the pages' lists (afterhack/listing.py) ---------------------------------------------------------------
 
 
-def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str = "") -> list[agents_graph.Action]:
+def newest_actions(*, workspace: Workspace, status: str = "", decision_id: str = "") -> list[Action]:
     """The newest actions (with this status, or all for ''); only those depending on the decision, if one is named
     (none for a decision that does not exist)."""
     if not decision_id:
-        return agents_graph.action_list(workspace=workspace, status=status)
-    decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
-    actions = agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids) if decision else []
+        return actions_graph.action_list(workspace=workspace, status=status)
+    decision = decisions_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    actions = actions_graph.actions_get(workspace=workspace, action_ids=decision.action_ids) if decision else []
     actions.sort(key=lambda action: (action.created_at, action.id), reverse=True)
     return [action for action in actions if not status or action.status == status]
 
 
-def decision_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Decision]:
+def decision_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Decision]:
     """One page of the decisions list, filtered, sorted and paged as the criteria ask."""
-    return agents_graph.decision_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+    return lists_graph.decision_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
 
 
 def decision_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many decisions the decisions list has with these filters."""
-    return agents_graph.decision_rows_count(workspace=workspace, criteria=criteria)
+    return lists_graph.decision_rows_count(workspace=workspace, criteria=criteria)
 
 
-def action_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Action]:
+def action_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Action]:
     """One page of the actions list, filtered, sorted and paged as the criteria ask."""
-    return agents_graph.action_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+    return lists_graph.action_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
 
 
 def action_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many actions the actions list has with these filters."""
-    return agents_graph.action_rows_count(workspace=workspace, criteria=criteria)
+    return lists_graph.action_rows_count(workspace=workspace, criteria=criteria)
 
 
-def run_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[agents_graph.Run]:
+def run_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Run]:
     """One page of the runs list, filtered, sorted and paged as the criteria ask."""
-    return agents_graph.run_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+    return lists_graph.run_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
 
 
 def run_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many runs the runs list has with these filters."""
-    return agents_graph.run_rows_count(workspace=workspace, criteria=criteria)
+    return lists_graph.run_rows_count(workspace=workspace, criteria=criteria)
 
 
 # -- the review queue ---------------------------------------------------------------------------------
@@ -283,30 +288,28 @@ REVIEW_LIMIT = 200
 class Review:
     """Decisions waiting for a reviewer: those that lost their support, and questions the agent could not answer."""
 
-    lost_support: list[agents_graph.Decision]
-    unanswered: list[agents_graph.Decision]
+    lost_support: list[Decision]
+    unanswered: list[Decision]
 
 
 def review(*, workspace: Workspace, limit: int = REVIEW_LIMIT) -> Review:
     """The review queue in its two parts, each at most `limit` long, the most recently flagged first."""
     return Review(
-        lost_support=agents_graph.review_list(workspace=workspace, unanswered=False, limit=limit),
-        unanswered=agents_graph.review_list(workspace=workspace, unanswered=True, limit=limit),
+        lost_support=review_graph.review_list(workspace=workspace, unanswered=False, limit=limit),
+        unanswered=review_graph.review_list(workspace=workspace, unanswered=True, limit=limit),
     )
 
 
-def decision_actions(*, workspace: Workspace, decision: agents_graph.Decision) -> list[agents_graph.Action]:
+def decision_actions(*, workspace: Workspace, decision: Decision) -> list[Action]:
     """The actions that depend on the decision."""
-    return agents_graph.actions_get(workspace=workspace, action_ids=decision.action_ids)
+    return actions_graph.actions_get(workspace=workspace, action_ids=decision.action_ids)
 
 
-def actions_by_decision(
-    *, workspace: Workspace, decisions: list[agents_graph.Decision]
-) -> dict[str, list[agents_graph.Action]]:
+def actions_by_decision(*, workspace: Workspace, decisions: list[Decision]) -> dict[str, list[Action]]:
     """For each decision, the actions that depend on it (read in one query for all of them)."""
     # An action that depends on two of them is read once and listed under each.
     ids = list(dict.fromkeys(a for d in decisions for a in d.action_ids))
-    found = {a.id: a for a in agents_graph.actions_get(workspace=workspace, action_ids=ids)}
+    found = {a.id: a for a in actions_graph.actions_get(workspace=workspace, action_ids=ids)}
     return {d.id: [found[a] for a in d.action_ids if a in found] for d in decisions}
 
 
@@ -317,7 +320,7 @@ MAX_REWOUND_DEPENDENTS = 30
 
 def rests_on_then(
     *, workspace: Workspace, claim_id: str, dependents: list[Dependent], as_of: str
-) -> list[tuple[Dependent, list[agents_graph.Action]]] | None:
+) -> list[tuple[Dependent, list[Action]]] | None:
     """What rested on the claim at `as_of` (`dependents`: what rests on it now; edges are never deleted, so what
     rested on it then is among them): each derived claim that existed then, and each decision whose justifications
     then included it or something resting on it then, with its status then, and the actions under it then.
@@ -339,7 +342,7 @@ def rests_on_then(
     if len(action_ids) > MAX_REWOUND_DEPENDENTS:
         return None
     actions = {i: a for i in action_ids if (a := action_get(workspace=workspace, action_id=i, as_of=as_of))}
-    rows: list[tuple[Dependent, list[agents_graph.Action]]] = []
+    rows: list[tuple[Dependent, list[Action]]] = []
     for dependent in dependents:
         if (claim := claims.get(dependent.id)) is not None:
             rows.append((replace(dependent, status=claim.status), []))
@@ -349,18 +352,18 @@ def rests_on_then(
     return rows
 
 
-def open_actions(actions: list[agents_graph.Action]) -> list[agents_graph.Action]:
+def open_actions(actions: list[Action]) -> list[Action]:
     """The actions still to do (pending or held): those a revision moves or cancels, and a dismissal cancels."""
     return [a for a in actions if a.status in (ActionStatus.PENDING, ActionStatus.HELD)]
 
 
-def decision_get(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> agents_graph.Decision | None:
+def decision_get(*, workspace: Workspace, decision_id: str, as_of: str | None = None) -> Decision | None:
     """The decision, or None. With `as_of` (a moment as afterhack.clock.moment_iso gives it): the decision as
     it was then (status, review state, justifications, supports' statuses, actions), or None if it did not
     exist yet."""
     if as_of is None:
-        return agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
-    then = agents_graph.decision_as_of(workspace=workspace, decision_id=decision_id, as_of=as_of)
+        return decisions_graph.decision_get(workspace=workspace, decision_id=decision_id)
+    then = past_graph.decision_as_of(workspace=workspace, decision_id=decision_id, as_of=as_of)
     return agents_history.decision_at(then, as_of=as_of) if then else None
 
 
@@ -372,7 +375,7 @@ def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard
 # -- the decision picker ---------------------------------------------------------------------------
 
 
-def pick_item(decision: agents_graph.Decision) -> PickItem:
+def pick_item(decision: Decision) -> PickItem:
     """A decision as the pickers show it: where it comes from in words."""
     if decision.kind == DecisionKind.UNANSWERED:
         origin = f"the agent could not answer “{decision.question or 'a question'}”"
@@ -393,7 +396,7 @@ def decision_finds(*, workspace: Workspace, query: str, limit: int = PICK_LIMIT)
     """The decisions whose title or question has the query or its words (the newest for an empty one)."""
     query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
     words = claims_selectors.content_words(query)
-    ids = agents_graph.decision_find(workspace=workspace, phrase=query.lower(), words=words, limit=limit)
+    ids = decisions_graph.decision_find(workspace=workspace, phrase=query.lower(), words=words, limit=limit)
     return decision_items(workspace=workspace, decision_ids=ids)
 
 

@@ -19,8 +19,6 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, NotFound, UserError, found
 from afterhack.holds import status_holds
 from afterhack.text import MAX_QUESTION_CHARS, MAX_RATIONALE_CHARS, MAX_TITLE_CHARS, clean_text
-from agents import graph as agents_graph
-from agents import mcp_graph
 from agents.analyst import Proposal, Toolbox, Trajectory, model_analyst, offline_analyst
 from agents.coordinator import (
     NO_ANSWER_REASON,
@@ -30,6 +28,11 @@ from agents.coordinator import (
     model_coordinator,
     offline_coordinator,
 )
+from agents.graph import actions as actions_graph
+from agents.graph import decisions as decisions_graph
+from agents.graph import mcp as mcp_graph
+from agents.graph import runs as runs_graph
+from agents.graph.shapes import Action, Decision, Run
 from agents.mcp_trajectory import Citations, citations_kept
 from agents.statuses import ActionStatus, DecisionStatus, RunAgent, RunOrigin, TrajectoryEventKind
 from claims.services import InvalidSupport
@@ -69,7 +72,7 @@ def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
     question = clean_question(question)
     run_id = str(uuid.uuid4())
     agent, model = (RunAgent.MODEL, llm.model_name()) if llm.is_configured() else (RunAgent.OFFLINE, "")
-    agents_graph.run_create(
+    runs_graph.run_create(
         workspace=workspace, run_id=run_id, question=question, agent=agent, model=model,
         created_by=actor_name(actor), now=now_iso(),
     )  # fmt: skip
@@ -88,9 +91,9 @@ def ask(*, workspace: Workspace, question: object, actor: Any) -> str:
     return run_id
 
 
-def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None:
+def run_execute(*, workspace: Workspace, run_id: str) -> Run | None:
     """Runs the Analyst and the Coordinator, applies rule 2, and writes the outcome in one query."""
-    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
+    run = runs_graph.run_get(workspace=workspace, run_id=run_id)
     if run is None or not run.busy:
         return run
     last_saved = [0.0]
@@ -99,9 +102,7 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
         # At most a few writes a second: the run page polls, it does not need every event.
         if time.monotonic() - last_saved[0] > 0.3:
             last_saved[0] = time.monotonic()
-            agents_graph.run_progress(
-                workspace=workspace, run_id=run_id, trajectory=trajectory.as_json(), now=now_iso()
-            )
+            runs_graph.run_progress(workspace=workspace, run_id=run_id, trajectory=trajectory.as_json(), now=now_iso())
 
     trajectory = Trajectory(on_change=save_progress)
     tools = Toolbox(workspace, trajectory)
@@ -111,15 +112,15 @@ def run_execute(*, workspace: Workspace, run_id: str) -> agents_graph.Run | None
         proposal, verdict = _think(run, tools)
     except llm.LLMError as error:
         trajectory.add(TrajectoryEventKind.FAILED, error=str(error))
-        agents_graph.run_fail(
+        runs_graph.run_fail(
             workspace=workspace, run_id=run_id, error=str(error), trajectory=trajectory.as_json(), now=now_iso()
         )
-        return agents_graph.run_get(workspace=workspace, run_id=run_id)
+        return runs_graph.run_get(workspace=workspace, run_id=run_id)
     _finish(workspace, run, trajectory, proposal, verdict)
-    return agents_graph.run_get(workspace=workspace, run_id=run_id)
+    return runs_graph.run_get(workspace=workspace, run_id=run_id)
 
 
-def _think(run: agents_graph.Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
+def _think(run: Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
     """The Analyst, the handoff, the Coordinator: model or offline, same tools, same record."""
     trajectory = tools.trajectory
     if run.agent == RunAgent.MODEL:
@@ -144,9 +145,7 @@ def _think(run: agents_graph.Run, tools: Toolbox) -> tuple[Proposal, Verdict]:
     return proposal, verdict
 
 
-def _finish(
-    workspace: Workspace, run: agents_graph.Run, trajectory: Trajectory, proposal: Proposal, verdict: Verdict
-) -> None:
+def _finish(workspace: Workspace, run: Run, trajectory: Trajectory, proposal: Proposal, verdict: Verdict) -> None:
     kept, dropped = allowed_citations(
         verdict.claim_ids, searched=set(trajectory.searched), retrieved=set(trajectory.retrieved)
     )
@@ -163,7 +162,7 @@ def _finish(
     search_step = {
         cid: e["step"] for e in trajectory.events if e["kind"] == TrajectoryEventKind.SEARCH for cid in e["result_ids"]
     }
-    outcome = agents_graph.run_finish(
+    outcome = runs_graph.run_finish(
         workspace=workspace, run_id=run.id, trajectory=trajectory.as_json(),
         searched=[{"claim_id": cid, "query": q, "step": search_step.get(cid, 0)} for cid, q in trajectory.searched.items()],
         retrieved=[{"claim_id": cid, "fragment_id": fid, "step": step_of.get(cid, 0)} for cid, fid in trajectory.retrieved.items()],
@@ -178,7 +177,7 @@ def _finish(
 def run_fail_unexpectedly(*, workspace: Workspace, run_id: str) -> None:
     """Marks a run failed after an unexpected error, so it never stays 'running'."""
     why = "The run stopped on an internal error; it produced nothing. Try again."
-    agents_graph.run_fail(workspace=workspace, run_id=run_id, error=why, trajectory={"events": []}, now=now_iso())
+    runs_graph.run_fail(workspace=workspace, run_id=run_id, error=why, trajectory={"events": []}, now=now_iso())
 
 
 # -- decisions and actions by people ----------------------------------------------------------------
@@ -211,21 +210,21 @@ def clean_rationale(rationale: object) -> str:
 
 def decision_add(
     *, workspace: Workspace, title: object, rationale: object, justifications: object, actor: Any
-) -> agents_graph.Decision:
+) -> Decision:
     """A supported decision; each justification is a set of claims or decisions that together suffice."""
     title = clean_title(title, "A decision")
     rationale_text = clean_rationale(rationale)
     groups = clean_justifications(justifications)
     decision_id = str(uuid.uuid4())
     return _write_audited(
-        write=lambda: agents_graph.decision_create(
+        write=lambda: decisions_graph.decision_create(
             workspace=workspace, decision_id=decision_id, title=title, rationale=rationale_text,
             justifications=groups, created_by=actor_name(actor), now=now_iso(),
         ),
         refused=lambda: InvalidSupport(why_not_supported(workspace, groups)),
         actor=actor, workspace=workspace, verb="decision.created", target=title,
         payload={"decision_id": decision_id, "justifications": groups},
-        read=lambda: agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
+        read=lambda: decisions_graph.decision_get(workspace=workspace, decision_id=decision_id),
     )  # fmt: skip
 
 
@@ -255,7 +254,7 @@ def _write_audited[Node](
 def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
     """Why a decision cannot rest on these justifications (one is missing or does not hold), in words."""
     ids = sorted({i for g in groups for i in g})
-    states = agents_graph.node_states(workspace=workspace, ids=ids)
+    states = decisions_graph.node_states(workspace=workspace, ids=ids)
     missing = [i for i in ids if i not in states]
     if missing:
         return f"These are not claims or decisions of this workspace: {', '.join(i[:60] for i in missing)}."
@@ -272,14 +271,14 @@ def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
 SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
 
 
-def decision_get(*, workspace: Workspace, decision_id: str) -> agents_graph.Decision:
+def decision_get(*, workspace: Workspace, decision_id: str) -> Decision:
     return found(
-        agents_graph.decision_get(workspace=workspace, decision_id=decision_id),
+        decisions_graph.decision_get(workspace=workspace, decision_id=decision_id),
         DecisionNotFound(),
     )
 
 
-def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> agents_graph.Action:
+def action_add(*, workspace: Workspace, title: object, decision_ids: object, actor: Any) -> Action:
     """An action that depends on all the decisions (held at once if one of them needs review)."""
     title = clean_title(title, "An action")
     if (
@@ -291,25 +290,25 @@ def action_add(*, workspace: Workspace, title: object, decision_ids: object, act
     ids = list(dict.fromkeys(decision_ids))[:MAX_SUPPORTS]
     action_id = str(uuid.uuid4())
     return _write_audited(
-        write=lambda: agents_graph.action_create(
+        write=lambda: actions_graph.action_create(
             workspace=workspace, action_id=action_id, title=title, decision_ids=ids,
             created_by=actor_name(actor), now=now_iso(),
         ),
         refused=lambda: _why_no_action(workspace, ids),
         actor=actor, workspace=workspace, verb="action.created", target=title,
         payload={"action_id": action_id, "decision_ids": ids},
-        read=lambda: agents_graph.action_get(workspace=workspace, action_id=action_id),
+        read=lambda: actions_graph.action_get(workspace=workspace, action_id=action_id),
     )  # fmt: skip
 
 
 def _why_no_action(workspace: Workspace, ids: list[str]) -> UserError:
     """Why no action could be made on these decisions: one is missing, superseded or dismissed."""
-    states = agents_graph.node_states(workspace=workspace, ids=ids)
+    states = decisions_graph.node_states(workspace=workspace, ids=ids)
     missing = [i[:60] for i in ids if states.get(i, ("", ""))[0] != "Decision"]
     if missing:
         return InvalidSupport(f"These are not decisions of this workspace: {', '.join(missing)}.")
     for decision_id in ids:
-        decision = agents_graph.decision_get(workspace=workspace, decision_id=decision_id)
+        decision = decisions_graph.decision_get(workspace=workspace, decision_id=decision_id)
         if decision is not None and decision.status == DecisionStatus.SUPERSEDED:
             return Conflict(
                 f"{superseded_words(workspace, decision)} No new action can depend on it: add it to that one."
@@ -331,17 +330,17 @@ ACTION_VERBS = {
 }
 
 
-def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: Any) -> agents_graph.Action:
+def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: Any) -> Action:
     """Marks an action done or cancelled, or reopens a cancelled one (pending again) while its decisions hold."""
     if not isinstance(status, str) or status not in ACTION_MOVES:
         raise UserError("An action can be marked “done” or “cancelled”, or reopened with “pending”.")
     move = ActionStatus(status)
     action = found(
-        agents_graph.action_get(workspace=workspace, action_id=action_id),
+        actions_graph.action_get(workspace=workspace, action_id=action_id),
         ActionNotFound(),
     )
     return _write_audited(
-        write=lambda: agents_graph.action_set_status(
+        write=lambda: actions_graph.action_set_status(
             workspace=workspace, action_id=action_id, status=move.value,
             from_statuses=[s.value for s in ACTION_MOVES[move]], require_holding=move is ActionStatus.PENDING,
             actor=actor_name(actor), now=now_iso(),
@@ -349,18 +348,18 @@ def action_mark(*, workspace: Workspace, action_id: str, status: object, actor: 
         refused=lambda: Conflict(_why_not_moved(workspace, action_id, move)),
         actor=actor, workspace=workspace, verb=ACTION_VERBS[move], target=action.title,
         payload={"action_id": action_id},
-        read=lambda: agents_graph.action_get(workspace=workspace, action_id=action_id),
+        read=lambda: actions_graph.action_get(workspace=workspace, action_id=action_id),
     )  # fmt: skip
 
 
 def _why_not_moved(workspace: Workspace, action_id: str, move: ActionStatus) -> str:
     """Why the action could not be moved, in words, from where it stands now."""
-    current = agents_graph.action_get(workspace=workspace, action_id=action_id)
+    current = actions_graph.action_get(workspace=workspace, action_id=action_id)
     now_status = current.status if current else "gone"
     if move is ActionStatus.PENDING:
         if now_status != ActionStatus.CANCELLED:
             return f"Only a cancelled action can be reopened; this one is {now_status}."
-        unheld = agents_graph.action_unheld_decisions(workspace=workspace, action_id=action_id)
+        unheld = actions_graph.action_unheld_decisions(workspace=workspace, action_id=action_id)
         if not unheld:
             return "A decision it depends on changed in the meantime; try again."
         return (
@@ -373,7 +372,7 @@ def _why_not_moved(workspace: Workspace, action_id: str, move: ActionStatus) -> 
     return f"This action is already {now_status}."
 
 
-def _why_unheld(decision: agents_graph.UnheldDecision) -> str:
+def _why_unheld(decision: actions_graph.UnheldDecision) -> str:
     if decision.dismissed:
         return f"“{decision.title}” was dismissed"
     if decision.status == DecisionStatus.NEEDS_REVIEW:
@@ -381,10 +380,10 @@ def _why_unheld(decision: agents_graph.UnheldDecision) -> str:
     return f"“{decision.title}” is {decision.status.replace('_', ' ')}"
 
 
-def superseded_words(workspace: Workspace, decision: agents_graph.Decision) -> str:
+def superseded_words(workspace: Workspace, decision: Decision) -> str:
     """Who revised a superseded decision, when, and into which decision, in a sentence."""
     new = (
-        agents_graph.decision_get(workspace=workspace, decision_id=decision.superseded_by)
+        decisions_graph.decision_get(workspace=workspace, decision_id=decision.superseded_by)
         if decision.superseded_by
         else None
     )
@@ -451,7 +450,7 @@ def mcp_record(
 
 @dataclass(frozen=True)
 class McpDecision:
-    decision: agents_graph.Decision
+    decision: Decision
     citations: Citations
     run_id: str
 

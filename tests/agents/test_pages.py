@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from agents import graph as agents_graph
 from agents import services
+from agents.graph import actions as actions_graph
+from agents.graph import decisions as decisions_graph
 from tests.agents.conftest import Story
 from tests.conftest import client_for
 
@@ -92,7 +93,7 @@ class DecisionPagesTests:
             {"title": "Launch in June", "justifications": f"{story.june}\n{story.ana}, {story.budget}"},
         )
         assert good.status_code == 302
-        created = agents_graph.decision_list(workspace=story.trio.workspace)[0]
+        created = decisions_graph.decision_list(workspace=story.trio.workspace)[0]
         assert created.justifications == [[story.june], sorted([story.ana, story.budget])]
         bad = client.post(f"/w/{ws}/decisions/new", {"title": "Nope", "justifications": "no-such-id"})
         assert bad.status_code == 422 and "not claims or decisions of this workspace" in bad.content.decode()
@@ -149,7 +150,7 @@ class ActionPagesTests:
             f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "next": back, "confirmed": "yes"}
         )
         assert response.status_code == 302 and response["Location"] == (target or f"/w/{ws.id}/actions/")
-        marked = agents_graph.action_get(workspace=ws, action_id=action.id)
+        marked = actions_graph.action_get(workspace=ws, action_id=action.id)
         assert marked is not None and marked.status == "done"
 
     def test_the_pages_follow_the_access_rules(self, story: Story, make_user: Callable[..., Any]) -> None:
