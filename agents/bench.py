@@ -10,9 +10,9 @@ from django.test import override_settings
 
 from afterhack import graph
 from afterhack.demo import demo_fill
-from agents import services
 from agents.graph import runs as runs_graph
 from agents.graph.shapes import Run
+from agents.services import runs as run_services
 from claims.bench import Figure
 from claims.statuses import JobStatus
 from workspaces import services as workspace_services
@@ -21,9 +21,9 @@ QUESTION = "When is the product launch?"
 
 
 def _one_run(workspace: Any, user: Any) -> tuple[float, int, Run]:
-    run_id = services.ask(workspace=workspace, question=QUESTION, actor=user)
+    run_id = run_services.ask(workspace=workspace, question=QUESTION, actor=user)
     before, started = graph.queries_sent(), time.perf_counter()
-    services.run_execute(workspace=workspace, run_id=run_id)
+    run_services.run_execute(workspace=workspace, run_id=run_id)
     seconds, queries = time.perf_counter() - started, graph.queries_sent() - before
     run = runs_graph.run_get(workspace=workspace, run_id=run_id)
     assert run is not None and run.status == JobStatus.DONE, run

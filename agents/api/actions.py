@@ -12,8 +12,9 @@ from ninja.responses import Status
 from afterhack.errors import found
 from afterhack.pagination import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, errors
-from agents import selectors, services
 from agents.api.decisions import Title
+from agents.selectors import decisions as decision_selectors
+from agents.services import decisions as decision_services
 from agents.statuses import ActionStatus, Origin
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -24,9 +25,10 @@ class ActionIn(Input):
     title: Title
     decision_ids: Annotated[
         list[Id],
-        Field(min_length=1, max_length=services.MAX_SUPPORTS, description="It depends on all of them."),
+        Field(min_length=1, max_length=decision_services.MAX_SUPPORTS, description="It depends on all of them."),
         Refuse(
-            "invalid_support", f"An action needs “decision_ids”: a list of 1 to {services.MAX_SUPPORTS} decision ids."
+            "invalid_support",
+            f"An action needs “decision_ids”: a list of 1 to {decision_services.MAX_SUPPORTS} decision ids.",
         ),
     ]
 
@@ -54,7 +56,7 @@ class ActionOut(Schema):
     origin: Origin | None
 
 
-def action_out(action: selectors.Action) -> dict[str, Any]:
+def action_out(action: decision_selectors.Action) -> dict[str, Any]:
     return {
         "id": action.id,
         "title": action.title,
@@ -76,7 +78,7 @@ def action_create(request: HttpRequest, ws_id: PathId, payload: ActionIn) -> Any
     """An action depending on all the listed decisions (held at once if one of them needs review);
     409 if one of them was dismissed."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    action = services.action_add(
+    action = decision_services.action_add(
         workspace=workspace, title=payload.title, decision_ids=payload.decision_ids, actor=request.user
     )
     return Status(201, action_out(action))
@@ -91,7 +93,7 @@ def action_list(request: HttpRequest, ws_id: PathId, filters: Query[ActionFilter
     """Actions, newest first; ?status=held for those waiting on a review. The present only: `as_of` is 422."""
     workspace = get_workspace_for_user(request.user, ws_id)
     filters.present_only()
-    actions = selectors.actions_page(
+    actions = decision_selectors.actions_page(
         workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
     )
     return actions.answer(action_out)
@@ -108,8 +110,8 @@ def action_detail(request: HttpRequest, ws_id: PathId, action_id: PathId, past: 
     workspace = get_workspace_for_user(request.user, ws_id)
     moment = past.moment()
     action = found(
-        selectors.action_get(workspace=workspace, action_id=action_id, as_of=moment),
-        services.ActionNotFound(as_of=moment),
+        decision_selectors.action_get(workspace=workspace, action_id=action_id, as_of=moment),
+        decision_services.ActionNotFound(as_of=moment),
     )
     return action_out(action)
 
@@ -125,5 +127,7 @@ def action_mark(request: HttpRequest, ws_id: PathId, action_id: PathId, payload:
     action is cancelled and every decision it depends on holds (supported, not dismissed)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return action_out(
-        services.action_mark(workspace=workspace, action_id=action_id, status=payload.status, actor=request.user)
+        decision_services.action_mark(
+            workspace=workspace, action_id=action_id, status=payload.status, actor=request.user
+        )
     )

@@ -12,7 +12,8 @@ from afterhack.errors import found
 from afterhack.pagination import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
-from agents import selectors, services
+from agents.selectors import decisions as decision_selectors
+from agents.services import decisions as decision_services
 from agents.statuses import DecisionKind, DecisionStatus, Origin, RevisedActions
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -27,12 +28,12 @@ Title = Annotated[
 
 
 Justifications = Annotated[
-    list[Annotated[list[Id], Field(min_length=1, max_length=services.MAX_SUPPORTS)]],
+    list[Annotated[list[Id], Field(min_length=1, max_length=decision_services.MAX_SUPPORTS)]],
     Field(
         min_length=1,
-        max_length=services.MAX_SUPPORTS,
+        max_length=decision_services.MAX_SUPPORTS,
         description=f"Each inner list is one justification: the claims or decisions that together suffice "
-        f"(at most {services.MAX_SUPPORTS} ids in all).",
+        f"(at most {decision_services.MAX_SUPPORTS} ids in all).",
     ),
     Refuse(
         "invalid_support",
@@ -97,7 +98,7 @@ class DecisionOut(Schema):
     superseded_by: IdOut | None = Field(description="The decision that revised this one (status superseded).")
 
 
-def decision_out(decision: selectors.Decision) -> dict[str, Any]:
+def decision_out(decision: decision_selectors.Decision) -> dict[str, Any]:
     return {
         "id": decision.id, "title": decision.title, "status": decision.status, "review_reason": decision.review_reason,
         "justifications": decision.justifications, "rationale": decision.rationale or "", "origin": decision.origin,
@@ -119,7 +120,7 @@ def decision_create(request: HttpRequest, ws_id: PathId, payload: DecisionIn) ->
     """A decision; each inner list of `justifications` is a set of claims/decisions that together suffice.
     422 invalid_support if one of them is missing, or is not a current claim or a supported decision."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    decision = services.decision_add(
+    decision = decision_services.decision_add(
         workspace=workspace, title=payload.title, rationale=payload.rationale,
         justifications=payload.justifications, actor=request.user,
     )  # fmt: skip
@@ -135,7 +136,7 @@ def decision_list(request: HttpRequest, ws_id: PathId, filters: Query[DecisionFi
     """Decisions, newest first; ?status=needs_review for the review queue. The present only: `as_of` is 422."""
     workspace = get_workspace_for_user(request.user, ws_id)
     filters.present_only()
-    decisions = selectors.decisions_page(
+    decisions = decision_selectors.decisions_page(
         workspace=workspace, status=filters.status or "", limit=filters.limit, cursor=filters.cursor
     )
     return decisions.answer(decision_out)
@@ -152,7 +153,7 @@ def decision_detail(request: HttpRequest, ws_id: PathId, decision_id: PathId, pa
     workspace = get_workspace_for_user(request.user, ws_id)
     moment = past.moment()
     decision = found(
-        selectors.decision_get(workspace=workspace, decision_id=decision_id, as_of=moment),
-        services.DecisionNotFound(as_of=moment),
+        decision_selectors.decision_get(workspace=workspace, decision_id=decision_id, as_of=moment),
+        decision_services.DecisionNotFound(as_of=moment),
     )
     return decision_out(decision)

@@ -9,8 +9,8 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 
 from afterhack.schemas import PathId, errors
-from agents import selectors
 from agents.api.decisions import DecisionOut, decision_out
+from agents.selectors import decisions as decision_selectors
 from workspaces.access import get_workspace_for_user
 
 router = Router()
@@ -19,11 +19,11 @@ router = Router()
 class ReviewOut(Schema):
     lost_support: list[DecisionOut] = Field(
         description="Decisions that lost their last support, not dismissed; the most recently flagged first, "
-        f"at most {selectors.REVIEW_LIMIT}."
+        f"at most {decision_selectors.REVIEW_LIMIT}."
     )
     unanswered: list[DecisionOut] = Field(
         description="Questions the agent found no source-backed answer to, not dismissed; newest first, "
-        f"at most {selectors.REVIEW_LIMIT}."
+        f"at most {decision_selectors.REVIEW_LIMIT}."
     )
 
 
@@ -36,7 +36,7 @@ def review(request: HttpRequest, ws_id: PathId) -> Any:
     (each list at most 200 long, the most recently flagged first; dismissed ones are left out).
     GET /decisions?status=needs_review pages through all decisions needing review."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    queue = selectors.review(workspace=workspace)
+    queue = decision_selectors.review(workspace=workspace)
     return {
         "lost_support": [decision_out(d) for d in queue.lost_support],
         "unanswered": [decision_out(d) for d in queue.unanswered],

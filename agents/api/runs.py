@@ -15,9 +15,10 @@ from afterhack.errors import found
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import IdOut, Input, PathId, Refuse, Timestamp, Words, errors
 from afterhack.text import MAX_QUESTION_CHARS
-from agents import selectors, services
 from agents.api.actions import ActionOut, action_out
 from agents.api.decisions import DecisionOut, decision_out
+from agents.selectors import runs as run_selectors
+from agents.services import runs as run_services
 from agents.statuses import RunAgent, RunOrigin, TrajectoryEventKind
 from claims.statuses import JobStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
@@ -107,11 +108,11 @@ class RunStartedOut(Schema):
     run_id: IdOut
 
 
-def run_status(run: selectors.Run) -> str:
+def run_status(run: run_selectors.Run) -> str:
     return JobStatus.FAILED if run.stalled else run.status
 
 
-def run_out(outcome: selectors.RunOutcome) -> dict[str, Any]:
+def run_out(outcome: run_selectors.RunOutcome) -> dict[str, Any]:
     run, trajectory = outcome.run, outcome.run.trajectory
     return {
         "id": run.id, "status": run_status(run), "question": run.question,
@@ -140,7 +141,7 @@ def dropped_out(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def run_summary_out(run: selectors.Run) -> dict[str, Any]:
+def run_summary_out(run: run_selectors.Run) -> dict[str, Any]:
     return {
         "id": run.id, "status": run_status(run), "question": run.question, "agent": run.agent,
         "model": run.model or None, "error": STALLED_ERROR if run.stalled else run.error,
@@ -158,7 +159,7 @@ def run_summary_out(run: selectors.Run) -> dict[str, Any]:
 def ask(request: HttpRequest, ws_id: PathId, payload: AskIn) -> Any:
     """Starts a run of the agent on a question; poll GET /runs/{run_id}."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    return Status(202, {"run_id": services.ask(workspace=workspace, question=payload.question, actor=request.user)})
+    return Status(202, {"run_id": run_services.ask(workspace=workspace, question=payload.question, actor=request.user)})
 
 
 @router.get(
@@ -169,7 +170,7 @@ def ask(request: HttpRequest, ws_id: PathId, payload: AskIn) -> Any:
 def run_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """The agent's runs, newest first (GET /runs/{run_id} has a run's whole trajectory)."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return selectors.runs_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(run_summary_out)
+    return run_selectors.runs_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(run_summary_out)
 
 
 @router.get(
@@ -180,7 +181,7 @@ def run_detail(request: HttpRequest, ws_id: PathId, run_id: PathId, steps: Query
     session's trajectory holds its newest 200 steps; `steps_before` answers the ones before."""
     workspace = get_workspace_for_user(request.user, ws_id)
     outcome = found(
-        selectors.run_outcome(workspace=workspace, run_id=run_id, steps_before=steps.steps_before),
-        services.RunNotFound(),
+        run_selectors.run_outcome(workspace=workspace, run_id=run_id, steps_before=steps.steps_before),
+        run_services.RunNotFound(),
     )
     return run_out(outcome)

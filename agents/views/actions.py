@@ -21,7 +21,10 @@ from afterhack.htmx import HtmxRequest
 from afterhack.listing import render_listing
 from afterhack.picker import filter_params, query_in
 from afterhack.text import MAX_TITLE_CHARS
-from agents import selectors, services
+from agents.selectors import decisions as decision_selectors
+from agents.selectors import lists as list_selectors
+from agents.selectors import picker as picker_selectors
+from agents.services import decisions as decision_services
 from agents.statuses import ActionStatus
 from agents.views.lists import ACTION_STATUS_WORDS, ACTIONS
 from workspaces import selectors as workspace_selectors
@@ -39,7 +42,7 @@ def action_create(request: HtmxRequest, ws_id: UUID, decision_id: str) -> HttpRe
     form = ActionForm(request.POST)
     if form.is_valid():
         try:
-            action = services.action_add(
+            action = decision_services.action_add(
                 workspace=workspace, title=form.cleaned_data["title"], decision_ids=[decision_id], actor=request.user
             )
         except UserError as error:
@@ -58,11 +61,11 @@ def action_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     listing = ACTIONS.read_page(
-        filter_params(request.GET, field="decision"), path=request.path, read=selectors.action_rows, count=selectors.action_rows_count,
+        filter_params(request.GET, field="decision"), path=request.path, read=list_selectors.action_rows, count=list_selectors.action_rows_count,
         workspace=workspace,
     )  # fmt: skip
     decision = listing.criteria.get("decision")
-    picker = selectors.decision_picker(
+    picker = picker_selectors.decision_picker(
         workspace=workspace, field="decision", query=query_in(request.GET, "decision"),
         chosen=[decision] if decision else [], single=True, needs_support=False, label="Depends on decision",
         empty_words="Any decision: find one to see only its actions.",
@@ -83,10 +86,10 @@ def action_detail(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResp
     with `?as_of=`, as it was then (read-only)."""
     context = member_page_at(request, ws_id)
     workspace, as_of = context["workspace"], context["as_of"]
-    view = selectors.action_view(workspace=workspace, action_id=action_id, as_of=as_of.at or None)
+    view = decision_selectors.action_view(workspace=workspace, action_id=action_id, as_of=as_of.at or None)
     if view is None:
-        present = as_of.past and selectors.action_get(workspace=workspace, action_id=action_id)
-        return not_yet(request, context, present=present, thing="action", missing=services.ActionNotFound())
+        present = as_of.past and decision_selectors.action_get(workspace=workspace, action_id=action_id)
+        return not_yet(request, context, present=present, thing="action", missing=decision_services.ActionNotFound())
     context["action_view"] = view
     context["history"] = workspace_selectors.action_events(workspace=workspace, action_id=action_id, until=as_of.at)
     context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=action_id)
@@ -118,9 +121,14 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     status = request.POST.get("status", "")
     back = page_to_return_to(request, default=reverse("agents:actions", kwargs={"ws_id": workspace.id}))
-    action = found(selectors.action_get(workspace=workspace, action_id=action_id), services.ActionNotFound())
+    action = found(
+        decision_selectors.action_get(workspace=workspace, action_id=action_id), decision_services.ActionNotFound()
+    )
     # Only a move that can happen is asked about; any other is refused at once, in words.
-    movable = status in services.ACTION_MOVES and action.status in services.ACTION_MOVES[ActionStatus(status)]
+    movable = (
+        status in decision_services.ACTION_MOVES
+        and action.status in decision_services.ACTION_MOVES[ActionStatus(status)]
+    )
     if movable and status in ACTION_QUESTIONS and not confirm.is_confirmed(request):
         question, consequence, yes = ACTION_QUESTIONS[ActionStatus(status)]
         return confirm.ask(
@@ -129,13 +137,15 @@ def action_mark(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpRespon
             target=f"#action-{action.id}", columns=ACTION_ROW_COLUMNS,
         )  # fmt: skip
     try:
-        marked = services.action_mark(workspace=workspace, action_id=action_id, status=status, actor=request.user)
+        marked = decision_services.action_mark(
+            workspace=workspace, action_id=action_id, status=status, actor=request.user
+        )
         messages.success(request, ACTION_MARKED[ActionStatus(marked.status)].format(title=marked.title))
     except UserError as error:
         messages.error(request, str(error))
     if not request.htmx:
         return HttpResponseRedirect(back)
-    action = selectors.action_get(workspace=workspace, action_id=action_id) or action
+    action = decision_selectors.action_get(workspace=workspace, action_id=action_id) or action
     membership = get_membership(request.user, ws_id)
     # What happened is said in this row only (on a full page, the flash messages are the page's, not a row's).
     said = list(messages.get_messages(request))

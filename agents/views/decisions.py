@@ -30,7 +30,10 @@ from afterhack.picker import (
     query_in,
 )
 from afterhack.text import MAX_TITLE_CHARS
-from agents import selectors, services
+from agents.selectors import decisions as decision_selectors
+from agents.selectors import lists as list_selectors
+from agents.selectors import picker as picker_selectors
+from agents.services import decisions as decision_services
 from agents.views.lists import DECISION_KIND_WORDS, DECISION_STATUS_WORDS, DECISIONS
 from claims import selectors as claims_selectors
 from workspaces import selectors as workspace_selectors
@@ -104,7 +107,7 @@ def justification_pickers(workspace: Workspace, data: QueryDict, numbers: range)
                     workspace=workspace, field=claims, query=query_in(data, claims),
                     chosen=chosen_ids(data, field=claims), label="Find claims", empty_words="No claim chosen yet.",
                 ),
-                selectors.decision_picker(
+                picker_selectors.decision_picker(
                     workspace=workspace, field=decisions, query=query_in(data, decisions),
                     chosen=chosen_ids(data, field=decisions), label="Find decisions",
                     empty_words="No decision chosen.",
@@ -145,7 +148,7 @@ def _decision_page(
     # A form sent back with its errors shows the list as it is first seen.
     params = request.GET if request.method == "GET" else {}
     listing = DECISIONS.read_page(
-        params, path=path, read=selectors.decision_rows, count=selectors.decision_rows_count,
+        params, path=path, read=list_selectors.decision_rows, count=list_selectors.decision_rows_count,
         workspace=membership.workspace,
     )  # fmt: skip
     asks_list_only = request.htmx and request.headers.get("HX-Target") == listing.target
@@ -192,13 +195,13 @@ def decision_create(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     return _decision_page(request, membership, form=form, data=data, status=422 if form.errors else 200)
 
 
-def _create(request: HtmxRequest, workspace: Workspace, form: DecisionForm) -> selectors.Decision | None:
+def _create(request: HtmxRequest, workspace: Workspace, form: DecisionForm) -> decision_selectors.Decision | None:
     """The decision the valid form describes, or None with the refusal on the form."""
     groups = picked_justifications(request.POST) + form.cleaned_data["justifications"]
     try:
         if not groups:
             raise UserError(NOTHING_CHOSEN)
-        return services.decision_add(
+        return decision_services.decision_add(
             workspace=workspace, actor=request.user, title=form.cleaned_data["title"],
             rationale=form.cleaned_data["rationale"], justifications=groups,
         )  # fmt: skip
@@ -215,7 +218,7 @@ NOTHING_CHOSEN = "Choose what it rests on: find the claims (or decisions) of at 
 def decision_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The decision picker's results for what was typed (the newest decisions before that): a fragment over HTMX."""
     membership = get_membership(request.user, ws_id)
-    picker = selectors.decision_picker(workspace=membership.workspace, **picker_request(request.GET))
+    picker = picker_selectors.decision_picker(workspace=membership.workspace, **picker_request(request.GET))
     return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="decisions")
 
 
@@ -225,10 +228,12 @@ def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
     """The decision, its justifications and actions; with `?as_of=`, as it was then (read-only)."""
     context = member_page_at(request, ws_id)
     workspace, as_of = context["workspace"], context["as_of"]
-    view = selectors.decision_view(workspace=workspace, decision_id=decision_id, as_of=as_of.at or None)
+    view = decision_selectors.decision_view(workspace=workspace, decision_id=decision_id, as_of=as_of.at or None)
     if view is None:
-        present = as_of.past and selectors.decision_get(workspace=workspace, decision_id=decision_id)
-        return not_yet(request, context, present=present, thing="decision", missing=services.DecisionNotFound())
+        present = as_of.past and decision_selectors.decision_get(workspace=workspace, decision_id=decision_id)
+        return not_yet(
+            request, context, present=present, thing="decision", missing=decision_services.DecisionNotFound()
+        )
     context["decision_view"] = view
     context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=decision_id)
     return render(request, "agents/decision.html", context)

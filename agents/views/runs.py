@@ -15,7 +15,9 @@ from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import render_listing
 from afterhack.text import MAX_QUESTION_CHARS
-from agents import selectors, services
+from agents.selectors import lists as list_selectors
+from agents.selectors import runs as run_selectors
+from agents.services import runs as run_services
 from agents.views.lists import RUN_STATUS_WORDS, RUNS
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
@@ -40,14 +42,16 @@ def ask(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         workspace = get_rw_workspace_for_user(request.user, ws_id)
         if form.is_valid():
             try:
-                run_id = services.ask(workspace=workspace, question=form.cleaned_data["question"], actor=request.user)
+                run_id = run_services.ask(
+                    workspace=workspace, question=form.cleaned_data["question"], actor=request.user
+                )
             except UserError as error:
                 form.add_error("question", str(error))
             else:
                 return redirect("agents:run", ws_id=workspace.id, run_id=run_id)
     context = {
         "workspace": membership.workspace, "membership": membership, "form": form, "agent_label": agent_label(),
-        "runs": selectors.newest_runs(workspace=membership.workspace, limit=20),
+        "runs": run_selectors.newest_runs(workspace=membership.workspace, limit=20),
     }  # fmt: skip
     return render(request, "agents/ask.html", context, status=422 if form.errors else 200)
 
@@ -61,8 +65,8 @@ def run_detail(request: HtmxRequest, ws_id: UUID, run_id: str) -> HttpResponse:
     before = request.GET.get("before", "")
     steps_before = int(before) if before.isdecimal() and 0 < len(before) < 10 else None
     view = found(
-        selectors.run_view(workspace=membership.workspace, run_id=run_id, steps_before=steps_before),
-        services.RunNotFound(),
+        run_selectors.run_view(workspace=membership.workspace, run_id=run_id, steps_before=steps_before),
+        run_services.RunNotFound(),
     )
     context = {"workspace": membership.workspace, "membership": membership, "run_view": view,
                "steps_before": steps_before}  # fmt: skip
@@ -76,7 +80,7 @@ def run_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """Every run of the workspace: the built-in agent's and outside agents' MCP sessions."""
     membership = get_membership(request.user, ws_id)
     listing = RUNS.read_page(
-        request.GET, path=request.path, read=selectors.run_rows, count=selectors.run_rows_count,
+        request.GET, path=request.path, read=list_selectors.run_rows, count=list_selectors.run_rows_count,
         workspace=membership.workspace,
     )  # fmt: skip
     context = {
