@@ -15,7 +15,7 @@ from claims.graph import keyset
 
 # Who made it and when, as every list filters them: $author (lower-cased, partial) and the days [$since, $before).
 def made(node: str) -> str:
-    """The condition on who made `node` (one of this module's variables) and when."""
+    """The condition on who made `node` (a variable of the caller's query) and when."""
     return (
         "AND ($author = '' OR toLower(coalesce(" + node + ".created_by, '')) CONTAINS $author) "
         "AND ($since = '' OR "
@@ -52,6 +52,7 @@ class NodeList:
 
 
 def made_params(criteria: Criteria, person: str = "author") -> dict[str, str]:
+    """The params of `made` from the criteria: who (the `person` filter, lower-cased) and the days."""
     since, before = criteria.day_range()
     return {"author": criteria.get(person).lower(), "since": since, "before": before}
 
