@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from claims import services as claims_services
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services

@@ -10,8 +10,9 @@ from django.test import override_settings
 
 from afterhack import graph
 from afterhack.demo import demo_fill
-from agents import graph as agents_graph
-from agents import services
+from agents.graph import runs as runs_graph
+from agents.graph.shapes import Run
+from agents.services import runs as run_services
 from claims.bench import Figure
 from claims.statuses import JobStatus
 from workspaces import services as workspace_services
@@ -19,12 +20,12 @@ from workspaces import services as workspace_services
 QUESTION = "When is the product launch?"
 
 
-def _one_run(workspace: Any, user: Any) -> tuple[float, int, agents_graph.Run]:
-    run_id = services.ask(workspace=workspace, question=QUESTION, actor=user)
+def _one_run(workspace: Any, user: Any) -> tuple[float, int, Run]:
+    run_id = run_services.ask(workspace=workspace, question=QUESTION, actor=user)
     before, started = graph.queries_sent(), time.perf_counter()
-    services.run_execute(workspace=workspace, run_id=run_id)
+    run_services.run_execute(workspace=workspace, run_id=run_id)
     seconds, queries = time.perf_counter() - started, graph.queries_sent() - before
-    run = agents_graph.run_get(workspace=workspace, run_id=run_id)
+    run = runs_graph.run_get(workspace=workspace, run_id=run_id)
     assert run is not None and run.status == JobStatus.DONE, run
     return seconds, queries, run
 
@@ -49,7 +50,7 @@ def bench_agent_runs(user: Any) -> list[Figure]:
     return figures
 
 
-def _scripted_run(workspace: Any, user: Any) -> tuple[float, int, agents_graph.Run]:
+def _scripted_run(workspace: Any, user: Any) -> tuple[float, int, Run]:
     # The tests' scripted server: a real HTTP round trip through the openai client, no thinking.
     from tests.llm_server import ScriptedLLM, json_reply
 

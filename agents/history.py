@@ -1,5 +1,5 @@
 """A decision or an action as it was at a moment (docs/history.md, "Reading the past"): pure rewinds of what
-agents/graph.py reads now with its Changes after that moment (afterhack/history.py has the rules they share)."""
+agents/graph/past.py reads now with its Changes after that moment (afterhack/history.py has the rules they share)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from afterhack import history
 from afterhack import history_graph as changes_graph
-from agents.graph import Action, ActionThen, Decision, DecisionThen
+from agents.graph.past import ActionThen, DecisionThen
+from agents.graph.shapes import Action, Decision
 
 
 def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:

@@ -1,6 +1,6 @@
 """An MCP session's trajectory as the run page and the API read it, and rule 2's verdict on a decision in words.
 
-The graph keeps each step of an MCP run as a JSON text on a node of its own (agents/mcp_graph.py); this turns a page
+The graph keeps each step of an MCP run as a JSON text on a node of its own (agents/graph/mcp.py); this turns a page
 of them into the same shape a built-in run's trajectory has: numbered events, what was searched and retrieved.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agents.mcp_graph import StepPage
+from agents.graph.mcp import StepPage
 from agents.statuses import TrajectoryEventKind
 
 # Why rule 2 dropped a cited claim, by the code the decision query found for it.

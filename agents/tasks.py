@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from afterhack.jobs import run_job
-from agents import services
+from agents.services import runs as run_services
 from workspaces import selectors as workspace_selectors
 
 
@@ -14,6 +14,6 @@ def execute_run(workspace_id: str, run_id: str) -> str | None:
     """Runs one queued agent run; returns its final status."""
     return run_job(
         workspace_selectors.workspace_get(workspace_id=workspace_id), run_id,
-        work=lambda workspace: services.run_execute(workspace=workspace, run_id=run_id),
-        give_up=lambda workspace: services.run_fail_unexpectedly(workspace=workspace, run_id=run_id),
+        work=lambda workspace: run_services.run_execute(workspace=workspace, run_id=run_id),
+        give_up=lambda workspace: run_services.run_fail_unexpectedly(workspace=workspace, run_id=run_id),
     )  # fmt: skip

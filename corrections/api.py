@@ -29,8 +29,8 @@ from afterhack.schemas import (
     moment_refused,
 )
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
-from agents.api import DecisionOut, RejustifyIn, ReviseIn, decision_out
-from agents.api import router as agents_router
+from agents.api.decisions import DecisionOut, RejustifyIn, ReviseIn, decision_out
+from agents.api.routes import router as agents_router
 from agents.statuses import ActionStatus, DecisionStatus
 from claims.api import EvidenceErrorOut, SourceText
 from claims.statuses import ClaimStatus

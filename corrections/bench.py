@@ -17,7 +17,7 @@ from django.db import connection
 
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
 from corrections import bench_graph, selectors, services

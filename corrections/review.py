@@ -15,8 +15,8 @@ from django.db import transaction
 
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
-from agents import services as agents_services
-from agents.selectors import Decision
+from agents.selectors.decisions import Decision
+from agents.services import decisions as agents_services
 from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
 from corrections import review_graph

@@ -13,7 +13,7 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
-from agents.graph import DECISION_QUESTION, support_params
+from agents.graph.decisions import DECISION_QUESTION, support_params
 from corrections.graph import DECISION_REVIEW_STATE
 
 # The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every

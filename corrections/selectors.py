@@ -17,7 +17,7 @@ from afterhack.history_graph import Change as Change
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, page_of, workspace_page
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from claims.statuses import ClaimStatus

@@ -35,8 +35,8 @@ from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.picker import Picker, chosen_ids, filter_params, ids_in, is_step, query_in
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
-from agents import selectors as agents_selectors
-from agents import services as agents_services
+from agents.selectors import decisions as agents_selectors
+from agents.services import decisions as agents_services
 from agents.statuses import DecisionKind, RevisedActions
 from claims import selectors as claims_selectors
 from claims import services as claims_services

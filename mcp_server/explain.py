@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from corrections import selectors as corrections_selectors
 from workspaces.models import Workspace

@@ -26,8 +26,8 @@ from pydantic import Field, ValidationError
 from afterhack.errors import INTERNAL_ERROR, GraphError, UserError, answered_as
 from afterhack.outages import outage_detail, store_outage
 from afterhack.schemas import Id, Refuse, WholeNumber, refusal_of
-from agents import selectors as agents_selectors
-from agents import services as agents_services
+from agents.selectors import decisions as agents_selectors
+from agents.services import mcp as agents_services
 from agents.statuses import TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims import services as claims_services

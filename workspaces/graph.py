@@ -57,8 +57,8 @@ RETURN {label: label, types: types} AS index
 
 # What needs a person's attention, and how much there is, in one read of the whole graph. Each step counts one
 # label and carries the counts so far; the statuses come in as parameters (the apps' StrEnums). A decision is an
-# unanswered question as agents/graph.py DECISION_KIND says: its `kind`, or, on a graph written before decisions
-# stored one, an agent's decision that nothing supports (only the "no answer" decision is made so).
+# unanswered question as agents/graph/decisions.py DECISION_KIND says: its `kind`, or, on a graph written before
+# decisions stored one, an agent's decision that nothing supports (only the "no answer" decision is made so).
 UNANSWERED = """coalesce(d.kind, CASE WHEN d.origin = 'agent' AND size([(x)-[:SUPPORTS]->(d) | x]) = 0
                            THEN $unanswered ELSE 'answered' END) = $unanswered"""
 ATTENTION = (

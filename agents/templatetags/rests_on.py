@@ -11,7 +11,7 @@ from typing import Any
 from django import template
 
 from afterhack.as_of import Moment
-from agents import selectors
+from agents.selectors import decisions as decision_selectors
 from claims.selectors import Dependent
 
 register = template.Library()
@@ -25,12 +25,14 @@ def what_rests_on(context: template.Context, dependents: list[Dependent], claim_
     workspace = context["workspace"]
     as_of = context.get("as_of")
     if isinstance(as_of, Moment) and as_of.past:
-        then = selectors.rests_on_then(workspace=workspace, claim_id=claim_id, dependents=dependents, as_of=as_of.at)
+        then = decision_selectors.rests_on_then(
+            workspace=workspace, claim_id=claim_id, dependents=dependents, as_of=as_of.at
+        )
         return {"workspace": workspace, "rows": then, "as_of": as_of, "request": context.get("request")}
-    decisions = selectors.decisions_get(
+    decisions = decision_selectors.decisions_get(
         workspace=workspace, decision_ids=[d.id for d in dependents if d.label == "Decision"]
     )
-    actions = selectors.actions_by_decision(workspace=workspace, decisions=decisions)
+    actions = decision_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
     under = {decision.id: actions[decision.id] for decision in decisions}
     rows = [(dependent, under.get(dependent.id, [])) for dependent in dependents]
     return {"workspace": workspace, "rows": rows}

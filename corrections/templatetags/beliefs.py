@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from django import template
 
-from agents.selectors import Decision
+from agents.selectors.decisions import Decision
 from claims.selectors import Claim
 from corrections import selectors
 

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from afterhack import graph
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from agents.statuses import ActionStatus, DecisionStatus
 from claims import services as claims_services
 from claims.statuses import ClaimStatus, JobStatus

@@ -19,13 +19,14 @@ class DemoTests:
         assert workspace is not None and workspace.name == DEMO_NAME
         sources = claims_graph.source_list(workspace=workspace)
         assert sorted(s.claims for s in sources) == [1, 4]
-        from agents import graph as agents_graph
+        from agents.graph import actions as actions_graph
+        from agents.graph import decisions as decisions_graph
 
-        decisions = {d.title: d for d in agents_graph.decision_list(workspace=workspace)}
+        decisions = {d.title: d for d in decisions_graph.decision_list(workspace=workspace)}
         assert (
             len(decisions["Launch in June"].justifications) == 2 and decisions["Launch in June"].status == "supported"
         )
-        pending = {a.title for a in agents_graph.action_list(workspace=workspace, status="pending")}
+        pending = {a.title for a in actions_graph.action_list(workspace=workspace, status="pending")}
         assert pending == {"Pay the ad agency deposit", "Send the launch announcement"}
         assert demo_load(owner=admin) is None
         assert Workspace.objects.filter(name=DEMO_NAME).count() == 1

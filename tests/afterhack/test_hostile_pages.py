@@ -18,7 +18,7 @@ import pytest
 from django.test import Client
 
 from afterhack import graph
-from agents import services as agents_services
+from agents.services import runs as agents_services
 from claims.text import MAX_SOURCE_CHARS
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World

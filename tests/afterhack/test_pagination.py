@@ -9,7 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
-from agents import services as agents_services
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from claims import services as claims_services
 from corrections import services as corrections_services
 from tests.conftest import ApiClient, Trio, api_for
@@ -56,7 +57,7 @@ class Lists:
         ).id  # fmt: skip
 
     def decision(self) -> str:
-        return agents_services.decision_add(
+        return decision_services.decision_add(
             workspace=self.trio.workspace, title=f"Decision {self.made}", rationale=None,
             justifications=[[self.claim()]], actor=self.trio.reviewer,
         ).id  # fmt: skip
@@ -108,7 +109,7 @@ class Lists:
     def actions(self, n: int) -> list[str]:
         decision = self.decision()
         return [
-            agents_services.action_add(
+            decision_services.action_add(
                 workspace=self.trio.workspace, title=f"Action {i}", decision_ids=[decision], actor=self.trio.reviewer
             ).id
             for i in range(n)
@@ -116,7 +117,7 @@ class Lists:
 
     def runs(self, n: int) -> list[str]:
         return [
-            agents_services.ask(workspace=self.trio.workspace, question=f"Question {i}?", actor=self.trio.reviewer)
+            run_services.ask(workspace=self.trio.workspace, question=f"Question {i}?", actor=self.trio.reviewer)
             for i in range(n)
         ]
 
@@ -255,7 +256,7 @@ class PageInputTests:
         lists = Lists(trio, request)
         decision = lists.decision()
         for n in range(2):
-            agents_services.action_add(
+            decision_services.action_add(
                 workspace=trio.workspace, title=f"A{n}", decision_ids=[decision], actor=trio.reviewer
             )
         lists.decisions(2)

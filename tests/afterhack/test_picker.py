@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from agents import graph as agents_graph
+from agents.graph import decisions as decisions_graph
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story
@@ -116,7 +116,7 @@ class NewDecisionTests:
             {"title": "Launch", "groups": "2", "j1_claims": [world.june], "j2_claims": [world.ana, world.board]},
         )
         assert response.status_code == 302
-        created = agents_graph.decision_list(workspace=world.trio.workspace)[0]
+        created = decisions_graph.decision_list(workspace=world.trio.workspace)[0]
         assert created.justifications == [[world.june], sorted([world.ana, world.board])]
 
     def test_a_decision_can_rest_on_a_decision(self, world: World) -> None:
@@ -125,7 +125,7 @@ class NewDecisionTests:
             f"/w/{world.ws}/decisions/new", {"title": "Book the hall", "j1_decisions": first, "j1_claims": world.ana}
         )
         assert response.status_code == 302
-        assert agents_graph.decision_list(workspace=world.trio.workspace)[0].justifications == [
+        assert decisions_graph.decision_list(workspace=world.trio.workspace)[0].justifications == [
             sorted([first, world.ana])
         ]
 

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 
-from agents import services as agents_services
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from claims import services as claims_services
 from corrections import services as corrections_services
 from tests.conftest import Trio
@@ -94,13 +95,13 @@ def seed_workspace(trio: Trio) -> Seeded:
         ).id
         for quote in QUOTES[:2]
     )
-    decision = agents_services.decision_add(
+    decision = decision_services.decision_add(
         workspace=workspace, title="Launch in June", rationale=None, justifications=[[june]], actor=reviewer
     ).id
-    action = agents_services.action_add(
+    action = decision_services.action_add(
         workspace=workspace, title="Announce", decision_ids=[decision], actor=reviewer
     ).id
-    run = agents_services.ask(workspace=workspace, question="When is the launch?", actor=reviewer)
+    run = run_services.ask(workspace=workspace, question="When is the launch?", actor=reviewer)
     preview = corrections_services.preview(workspace=workspace, claim_id=ana, statement="Ana owns the budget.")
     corrections_services.apply(
         workspace=workspace, claim_id=ana, statement="Ana owns the budget.", reason="She does.",

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from afterhack.context_processors import VOCABULARY, vocabulary
 from afterhack.text import LIMITS
-from agents.selectors import EVENT_TEMPLATES
+from agents.selectors.runs import EVENT_TEMPLATES
 from agents.statuses import TrajectoryEventKind
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"

@@ -12,7 +12,7 @@ import pytest
 from afterhack.context_processors import VOCABULARY
 from afterhack.demo import demo_load
 from afterhack.templatetags.afterhack import IN_WORDS, in_words
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from corrections import selectors as corrections_selectors
 from corrections import services as corrections_services

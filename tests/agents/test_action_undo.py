@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from agents import selectors
+from agents.selectors import decisions as selectors
 from tests.conftest import api_for, client_for
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story with its corrections

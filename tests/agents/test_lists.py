@@ -7,7 +7,8 @@ import re
 import pytest
 
 from afterhack import graph
-from agents import services
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from tests.agents.conftest import Story
 from tests.claims.test_lists import backdate, titles
 from tests.conftest import client_for
@@ -27,14 +28,14 @@ def action_titles(html: str) -> list[str]:
 
 
 def decide(story: Story, title: str, claim: str, actor: object = None) -> str:
-    return services.decision_add(
+    return decision_services.decision_add(
         workspace=story.trio.workspace, title=title, rationale="", justifications=[[claim]],
         actor=actor or story.trio.reviewer,
     ).id  # fmt: skip
 
 
 def act(story: Story, title: str, decision: str) -> str:
-    return services.action_add(
+    return decision_services.action_add(
         workspace=story.trio.workspace, title=title, decision_ids=[decision], actor=story.trio.reviewer
     ).id
 
@@ -102,8 +103,8 @@ class ActionListTests:
 class RunListTests:
     def test_it_lists_every_run_with_filters_and_the_ask_page_links_to_it(self, story: Story) -> None:
         workspace = story.trio.workspace
-        services.ask(workspace=workspace, question="When is the launch?", actor=story.trio.reviewer)
-        session = services.ask(workspace=workspace, question="Who owns the budget?", actor=story.trio.owner)
+        run_services.ask(workspace=workspace, question="When is the launch?", actor=story.trio.reviewer)
+        session = run_services.ask(workspace=workspace, question="Who owns the budget?", actor=story.trio.owner)
         # Tests only: an MCP session's run is written by the MCP server; here a run is marked as one.
         graph.query(
             workspace, "MATCH (r:AgentRun {id: $id}) SET r.origin = 'mcp', r.status = 'running'", {"id": session}

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from agents import graph as agents_graph
-from agents import services
+from agents.graph import actions as actions_graph
+from agents.graph import decisions as decisions_graph
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from tests.agents.conftest import Story
 from tests.conftest import client_for
 
@@ -35,7 +37,7 @@ class AskPageTests:
 
     def test_a_running_run_polls_and_an_empty_question_is_explained(self, story: Story, no_llm: None) -> None:
         ws = story.trio.workspace.id
-        run_id = services.ask(workspace=story.trio.workspace, question="launch?", actor=story.trio.reviewer)
+        run_id = run_services.ask(workspace=story.trio.workspace, question="launch?", actor=story.trio.reviewer)
         page = client_for(story.trio.viewer).get(f"/w/{ws}/runs/{run_id}/").content.decode()
         assert 'hx-trigger="every 1s"' in page and "Working" in page
         empty = client_for(story.trio.reviewer).post(f"/w/{ws}/ask/", {"question": "  "})
@@ -51,14 +53,14 @@ class AskPageTests:
 
 class DecisionPagesTests:
     def make(self, story: Story) -> Any:
-        return services.decision_add(
+        return decision_services.decision_add(
             workspace=story.trio.workspace, title="Launch in June", rationale="Plan.",
             justifications=[[story.june], [story.ana, story.budget]], actor=story.trio.reviewer,
         )  # fmt: skip
 
     def test_the_decision_page_shows_each_justification_with_its_quotes_and_actions(self, story: Story) -> None:
         decision = self.make(story)
-        services.action_add(
+        decision_services.action_add(
             workspace=story.trio.workspace,
             title="Send the launch announcement",
             decision_ids=[decision.id],
@@ -92,7 +94,7 @@ class DecisionPagesTests:
             {"title": "Launch in June", "justifications": f"{story.june}\n{story.ana}, {story.budget}"},
         )
         assert good.status_code == 302
-        created = agents_graph.decision_list(workspace=story.trio.workspace)[0]
+        created = decisions_graph.decision_list(workspace=story.trio.workspace)[0]
         assert created.justifications == [[story.june], sorted([story.ana, story.budget])]
         bad = client.post(f"/w/{ws}/decisions/new", {"title": "Nope", "justifications": "no-such-id"})
         assert bad.status_code == 422 and "not claims or decisions of this workspace" in bad.content.decode()
@@ -107,10 +109,10 @@ class DecisionPagesTests:
 class ActionPagesTests:
     def test_marking_done_over_htmx_returns_the_row_and_held_ones_cannot_be_done(self, story: Story) -> None:
         ws = story.trio.workspace
-        decision = services.decision_add(
+        decision = decision_services.decision_add(
             workspace=ws, title="Launch", rationale="", justifications=[[story.june]], actor=story.trio.reviewer
         )
-        action = services.action_add(
+        action = decision_services.action_add(
             workspace=ws, title="Announce", decision_ids=[decision.id], actor=story.trio.reviewer
         )
         client = client_for(story.trio.reviewer)
@@ -121,7 +123,9 @@ class ActionPagesTests:
         from afterhack import graph
 
         graph.query(ws, "MATCH (d:Decision {id: $id}) SET d.status = 'needs_review'", {"id": decision.id})
-        held = services.action_add(workspace=ws, title="Hire", decision_ids=[decision.id], actor=story.trio.reviewer)
+        held = decision_services.action_add(
+            workspace=ws, title="Hire", decision_ids=[decision.id], actor=story.trio.reviewer
+        )
         refused = client.post(f"/w/{ws.id}/actions/{held.id}/status", {"status": "done"}, headers=HTMX).content.decode()
         assert "held" in refused and "Resolve that decision first" in refused
         listing = client_for(story.trio.viewer).get(f"/w/{ws.id}/actions/?status=held").content.decode()
@@ -139,17 +143,17 @@ class ActionPagesTests:
     )
     def test_marking_returns_to_a_page_of_this_site_only(self, story: Story, back: str, target: str | None) -> None:
         ws = story.trio.workspace
-        decision = services.decision_add(
+        decision = decision_services.decision_add(
             workspace=ws, title="Launch", rationale="", justifications=[[story.june]], actor=story.trio.reviewer
         )
-        action = services.action_add(
+        action = decision_services.action_add(
             workspace=ws, title="Announce", decision_ids=[decision.id], actor=story.trio.reviewer
         )
         response = client_for(story.trio.reviewer).post(
             f"/w/{ws.id}/actions/{action.id}/status", {"status": "done", "next": back, "confirmed": "yes"}
         )
         assert response.status_code == 302 and response["Location"] == (target or f"/w/{ws.id}/actions/")
-        marked = agents_graph.action_get(workspace=ws, action_id=action.id)
+        marked = actions_graph.action_get(workspace=ws, action_id=action.id)
         assert marked is not None and marked.status == "done"
 
     def test_the_pages_follow_the_access_rules(self, story: Story, make_user: Callable[..., Any]) -> None:

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from agents import graph as agents_graph
-from agents import services
+from agents.graph import runs as runs_graph
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from tests.agents.conftest import Story
 from tests.conftest import client_for
 
@@ -20,10 +21,10 @@ class RunLinksTests:
     ) -> None:
         ws = story.trio.workspace
         with django_capture_on_commit_callbacks(execute=True):
-            run_id = services.ask(workspace=ws, question="When is the product launch?", actor=story.trio.reviewer)
-        run = agents_graph.run_get(workspace=ws, run_id=run_id)
+            run_id = run_services.ask(workspace=ws, question="When is the product launch?", actor=story.trio.reviewer)
+        run = runs_graph.run_get(workspace=ws, run_id=run_id)
         assert run is not None and run.decision_id
-        action = services.action_add(
+        action = decision_services.action_add(
             workspace=ws, title="Tell the team", decision_ids=[run.decision_id], actor=story.trio.reviewer
         )
         page = client_for(story.trio.viewer).get(f"/w/{ws.id}/runs/{run_id}/").content.decode()

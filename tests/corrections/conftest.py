@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from claims import services as claims_services
 from tests.conftest import Trio, api_for
 

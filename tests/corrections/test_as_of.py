@@ -7,7 +7,7 @@ import pytest
 
 from afterhack import graph
 from afterhack.clock import now_iso
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from corrections import review
 from corrections import services as corrections_services

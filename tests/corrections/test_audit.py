@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from claims import services as claims_services
 from corrections import review
 from corrections import services as corrections_services

@@ -10,8 +10,8 @@ import pytest
 
 from afterhack import graph
 from afterhack.clock import now_iso
-from agents import selectors as agents_selectors
-from agents import services as agents_services
+from agents.selectors import decisions as agents_selectors
+from agents.services import decisions as agents_services
 from claims import selectors as claims_selectors
 from corrections import review
 from tests.corrections.conftest import World, june_to_july

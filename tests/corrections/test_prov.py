@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission
 from prov.model import ProvDocument, ProvRecord
 from rdflib.namespace import PROV as PROV_O
 
-from agents import services as agents_services
+from agents.services import runs as agents_services
 from claims import services as claims_services
 from corrections import prov
 from tests.conftest import api_for, client_for

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from corrections import selectors
 from tests.conftest import client_for
 from tests.corrections.conftest import World

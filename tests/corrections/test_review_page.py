@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from agents import services as agents_services
+from agents.services import runs as agents_services
 from tests.conftest import api_for, client_for
 from tests.corrections.conftest import World
 from workspaces.models import AuditEvent

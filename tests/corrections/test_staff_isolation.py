@@ -21,7 +21,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from afterhack import graph
-from agents import services as agents_services
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from claims import services as claims_services
 from corrections import review
 from corrections import services as corrections_services
@@ -69,19 +70,19 @@ def planted(trio: Trio, no_llm: None) -> Planted:
     ).id
 
     def decide(title: str, *justifications: list[str]) -> str:
-        return agents_services.decision_add(
+        return decision_services.decision_add(
             workspace=ws, title=title, rationale="", justifications=list(justifications), actor=rita
         ).id
 
     def act(title: str, decision_id: str) -> str:
-        return agents_services.action_add(workspace=ws, title=title, decision_ids=[decision_id], actor=rita).id
+        return decision_services.action_add(workspace=ws, title=title, decision_ids=[decision_id], actor=rita).id
 
     launch = decide("Launch in June", [june])
     announce = act("Send the launch announcement", launch)
     # Still supported by the budget after the correction: untouched, so its title stays the workspace's.
     hall = decide(f"Book the {MARKER} hall", [june], [budget])
     deposit = act(f"Pay the {MARKER} deposit", hall)
-    agents_services.ask(workspace=ws, question=f"When is {MARKER} due?", actor=rita)
+    run_services.ask(workspace=ws, question=f"When is {MARKER} due?", actor=rita)
     memo = claims_services.source_add(workspace=ws, title=f"Memo {MARKER}", text=MEMO, actor=rita)
     claims_services.extraction_request(workspace=ws, source_id=memo.id, actor=rita)
     corrections_services.source_new_version(
@@ -96,7 +97,7 @@ def planted(trio: Trio, no_llm: None) -> Planted:
     }  # fmt: skip
     applied = api_for(rita).post(f"/workspaces/{ws.id}/claims/{june}/corrections", body)
     assert applied.status_code == 201, applied.content
-    agents_services.action_mark(workspace=ws, action_id=deposit, status="done", actor=rita)
+    decision_services.action_mark(workspace=ws, action_id=deposit, status="done", actor=rita)
     review.decision_revise(
         workspace=ws, decision_id=launch, title=f"Launch when {MARKER} allows", rationale="",
         justifications=[[venue]], actions="move", actor=rita,

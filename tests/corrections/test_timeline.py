@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 
 from afterhack.clock import now_iso
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from corrections import selectors
 from tests.conftest import client_for
 from tests.corrections.conftest import World

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents import graph as agents_graph
+from agents.graph import actions as actions_graph
 from tests.e2e.conftest import screenshot, settled
 from workspaces.models import AuditEvent, Workspace
 
@@ -16,7 +16,7 @@ ANNOUNCE = "Send the launch announcement"
 
 
 def status_of(workspace: Workspace, title: str) -> str:
-    return next(a.status for a in agents_graph.action_list(workspace=workspace) if a.title == title)
+    return next(a.status for a in actions_graph.action_list(workspace=workspace) if a.title == title)
 
 
 class ActionUndoFlowTests:

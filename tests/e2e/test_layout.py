@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 
 from afterhack.clock import now_iso
-from agents import selectors as agents_selectors
+from agents.selectors import decisions as agents_selectors
 from claims import graph as claims_graph
 from claims import services as claims_services
 from corrections import services as corrections_services

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from agents import services as agents_services
+from agents.services import decisions as decision_services
+from agents.services import runs as run_services
 from claims import services
 from tests.conftest import Trio
 from tests.e2e.conftest import log_in, screenshot, settled
@@ -154,12 +155,12 @@ class FiltersInTheAddressTests:
 
     def test_searching_as_one_types_and_the_other_lists(self, page: Any, live_server: Any, trio: Trio) -> None:
         first, second, _ = add_claims(trio, 3)
-        agents_services.ask(workspace=trio.workspace, question="Which facts hold?", actor=trio.reviewer)
+        run_services.ask(workspace=trio.workspace, question="Which facts hold?", actor=trio.reviewer)
         for title, claim in (("Trust fact one", first), ("Trust fact two", second)):
-            decision = agents_services.decision_add(
+            decision = decision_services.decision_add(
                 workspace=trio.workspace, title=title, rationale="", justifications=[[claim]], actor=trio.reviewer
             )
-            agents_services.action_add(
+            decision_services.action_add(
                 workspace=trio.workspace, title=f"Tell the team: {title.lower()}", decision_ids=[decision.id],
                 actor=trio.reviewer,
             )  # fmt: skip

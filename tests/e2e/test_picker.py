@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents import graph as agents_graph
+from agents.graph import decisions as decisions_graph
 from claims import graph as claims_graph
 from corrections import services as corrections_services
 from tests.e2e.conftest import screenshot, settled
@@ -99,10 +99,10 @@ class PickerTests:
         form.get_by_role("button", name="Create decision").click()
         page.wait_for_url("**/decisions/*/")
         assert page.locator("h1").inner_text() == "Ship the launch kits in June"
-        created = agents_graph.decision_list(workspace=workspace)[0]
+        created = decisions_graph.decision_list(workspace=workspace)[0]
         june = claim_id(workspace, "The product launch is in June.")
         northwind = claim_id(workspace, "Northwind expects the launch in June.")
-        launch = next(d for d in agents_graph.decision_list(workspace=workspace) if d.title == "Launch in June")
+        launch = next(d for d in decisions_graph.decision_list(workspace=workspace) if d.title == "Launch in June")
         assert sorted(created.justifications) == sorted([[june], sorted([northwind, launch.id])])
         screenshot(page, "picker-new-decision-created")
         watch.assert_clean()
@@ -212,7 +212,7 @@ class PickerTests:
 
     def test_actions_filtered_by_a_picked_decision(self, page: Any, watch: Watch, demo_workspace: Workspace) -> None:
         workspace = demo_workspace
-        booking = next(d for d in agents_graph.decision_list(workspace=workspace) if d.title.startswith("Book"))
+        booking = next(d for d in decisions_graph.decision_list(workspace=workspace) if d.title.startswith("Book"))
         watch.visit(f"/w/{workspace.id}/actions/")
         picker = page.locator("#decision-picker")
         search(picker, "campaign")

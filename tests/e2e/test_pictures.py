@@ -169,7 +169,7 @@ class PictureTests:
     def test_a_big_chain_draws_the_first_200_and_says_what_it_left_out(
         self, page: Any, watch: Watch, demo_workspace: Workspace
     ) -> None:
-        from agents import services as agents_services
+        from agents.services import decisions as agents_services
 
         errors = Errors(page)
         workspace = demo_workspace

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from afterhack.demo import demo_load
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from claims import graph as claims_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, preview_correction, screenshot, settled

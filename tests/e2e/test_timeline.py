@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from afterhack.clock import now_iso
-from agents import services as agents_services
+from agents.services import decisions as agents_services
 from claims import graph as claims_graph
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_review import correct_june_to_july

@@ -68,7 +68,7 @@ class McpOutageTests:
             # The graph went away after the write's own query: FalkorDB's client raises this.
             raise redis.exceptions.ConnectionError("Connection closed by server.")
 
-        monkeypatch.setattr("agents.mcp_graph.mcp_step", graph_dropped)
+        monkeypatch.setattr("agents.graph.mcp.mcp_step", graph_dropped)
         added = agent.call("add_source", workspace_id=launch.ws, title="Notes", text="Ana signs off on Friday.")
         proposed = agent.call("propose_claim", workspace_id=launch.ws, source_id=added["source_id"],
                               statement="Ana signs.", evidence_quote="Ana signs off on Friday")  # fmt: skip

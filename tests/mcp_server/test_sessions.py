@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 from mcp.client.client import Client
 
-from agents import services as agents_services
+from agents.services import mcp as agents_services
 from agents.statuses import TrajectoryEventKind
 from mcp_server.models import McpSession
 from mcp_server.tools import INTERNAL_ERROR

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agents import services as agents_services
+from agents.services import runs as agents_services
 from corrections import review
 from tests.conftest import client_for
 from tests.corrections.conftest import World

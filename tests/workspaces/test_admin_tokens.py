@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from tests.conftest import ApiClient, MakeUser, Trio, client_for
 from workspaces import services
-from workspaces.admin import expiry_in_words
+from workspaces.admin.tokens import expiry_in_words
 from workspaces.models import ApiToken, AuditEvent, hash_token
 
 pytestmark = pytest.mark.django_db

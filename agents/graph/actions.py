@@ -1,0 +1,190 @@
+"""Actions in the graph: a person's action created on the decisions it depends on (DEPENDS_ON), a person's own
+marks on it (done, cancelled, reopened), and the reads of actions with their decisions.
+
+An action is created pending, or held when a decision it depends on needs review; holding and releasing it
+because of what happened to a decision is belief maintenance, written by corrections' graph modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from afterhack import graph
+from afterhack import history_graph as history
+from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.history_graph import record_change
+from afterhack.holds import decision_holds
+from afterhack.ids import parse_id
+from agents.graph.node_list import status_page
+from agents.graph.shapes import Action
+from claims.graph import after_params
+
+ACTION_CREATE = (
+    """
+UNWIND $decision_ids AS did
+OPTIONAL MATCH (d:Decision {id: did})
+WITH collect(d) AS decisions
+WITH decisions WHERE size(decisions) = size($decision_ids)
+  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> 'superseded')
+CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
+                  status: CASE WHEN any(d IN decisions WHERE NOT """
+    + decision_holds("d")
+    + """) THEN 'held' ELSE 'pending' END})
+WITH a, decisions
+UNWIND decisions AS d
+CREATE (a)-[:DEPENDS_ON]->(d)
+WITH DISTINCT a
+"""
+    + BUMP_REVISION
+    + """
+RETURN a.id
+"""
+)
+
+
+def action_create(
+    *, workspace: HasGraph, action_id: str, title: str, decision_ids: list[str], created_by: str, now: str
+) -> bool:
+    """Creates an action depending on all the decisions (held if any needs review); False if one is missing,
+    dismissed or superseded."""
+    if any(parse_id(did) is None for did in decision_ids):
+        return False
+    params = {
+        "action_id": action_id,
+        "title": title,
+        "decision_ids": decision_ids,
+        "created_by": created_by,
+        "now": now,
+    }
+    return bool(graph.query(workspace, ACTION_CREATE, params))
+
+
+# A move back to pending (a reopen) also needs every decision the action depends on to hold:
+# supported and not dismissed. Checked and set in the same query, so a correction applied in
+# between cannot reopen an action on a decision that no longer holds.
+ACTION_SET_STATUS = (
+    """
+MATCH (a:Action {id: $action_id})
+WHERE a.status IN $from_statuses
+OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision)
+WITH a, collect(d) AS decisions
+WHERE NOT $require_holding OR all(d IN decisions WHERE """
+    + decision_holds("d")
+    + """ AND d.dismissed_at IS NULL)
+"""
+    + record_change(
+        "a", kind=history.ACTION, to_status="$status", cause=history.PERSON, cause_id="null", actor="$actor"
+    )
+    + """SET a.status = $status, a.updated_at = $now
+WITH a
+"""
+    + BUMP_REVISION
+    + """
+RETURN a.status
+"""
+)
+
+
+def action_set_status(
+    *,
+    workspace: HasGraph,
+    action_id: str,
+    status: str,
+    from_statuses: list[str],
+    actor: str,
+    now: str,
+    require_holding: bool = False,
+) -> bool:
+    """Moves the action to `status` if it is in one of `from_statuses` (and, with `require_holding`,
+    if every decision it depends on holds), checked and set in one query; False if it did not move."""
+    if parse_id(action_id) is None:
+        return False
+    params = {
+        "action_id": action_id,
+        "status": status,
+        "from_statuses": from_statuses,
+        "require_holding": require_holding,
+        "actor": actor,
+        "now": now,
+    }
+    return bool(graph.query(workspace, ACTION_SET_STATUS, params))
+
+
+@dataclass(frozen=True)
+class UnheldDecision:
+    """A decision an action depends on that does not hold: it needs review, was dismissed, or was replaced."""
+
+    id: str
+    title: str
+    status: str
+    dismissed: bool
+
+
+ACTION_UNHELD_DECISIONS = (
+    """
+MATCH (:Action {id: $action_id})-[:DEPENDS_ON]->(d:Decision)
+WHERE NOT """
+    + decision_holds("d")
+    + """ OR d.dismissed_at IS NOT NULL
+RETURN d {.id, .title, .status, dismissed: d.dismissed_at IS NOT NULL} AS decision
+ORDER BY decision.title, decision.id
+"""
+)
+
+
+def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[UnheldDecision]:
+    """The decisions this action depends on that do not hold, by title (empty if all hold)."""
+    return [
+        UnheldDecision(**row) for row in graph.ro_records_of(workspace, ACTION_UNHELD_DECISIONS, action_id=action_id)
+    ]
+
+
+# An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
+ACTION_PROPERTIES = (
+    ".id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles"
+)
+ACTION_FIELDS = "a {" + ACTION_PROPERTIES + "} AS action"
+ACTION_DECISIONS = (
+    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) WITH a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
+)
+
+ACTION_GET = "MATCH (a:Action {id: $action_id}) " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
+
+ACTION_LIST, ACTION_COUNT = status_page("a", "Action", read=ACTION_DECISIONS, fields=ACTION_FIELDS, alias="action")
+
+
+def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:
+    """The action with the decisions it depends on, or None."""
+    if parse_id(action_id) is None:
+        return None
+    rows = graph.ro_records(workspace, ACTION_GET, {"action_id": action_id})
+    return Action.from_row(rows[0]) if rows else None
+
+
+ACTIONS_GET = (
+    "UNWIND range(0, size($action_ids) - 1) AS position MATCH (a:Action {id: $action_ids[position]}) "
+    "OPTIONAL MATCH (a)-[:DEPENDS_ON]->(d:Decision) "
+    "WITH position, a, collect(d.id) AS decision_ids, collect(d.title) AS titles "
+    "RETURN " + ACTION_FIELDS + " ORDER BY position"
+)
+
+
+def actions_get(*, workspace: HasGraph, action_ids: list[str]) -> list[Action]:
+    """The actions with these ids that exist, in the order given, in one query."""
+    ids = [canonical for i in action_ids if (canonical := parse_id(i))]
+    return (
+        [Action.from_row(row) for row in graph.ro_records(workspace, ACTIONS_GET, {"action_ids": ids})] if ids else []
+    )
+
+
+def action_list(
+    *, workspace: HasGraph, status: str = "", offset: int = 0, limit: int = 200, after: tuple[str, str] | None = None
+) -> list[Action]:
+    """Actions, newest first (after the (created_at, id) position `after`), optionally only those with this status."""
+    params = {"status": status, "offset": offset, "limit": limit, **after_params(after)}
+    return [Action.from_row(row) for row in graph.ro_records(workspace, ACTION_LIST, params)]
+
+
+def action_count(*, workspace: HasGraph, status: str = "") -> int:
+    """How many actions there are (with this status)."""
+    return int(graph.ro_query(workspace, ACTION_COUNT, {"status": status})[0][0])
