@@ -27,6 +27,7 @@ from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
 
 
+@require_GET
 @login_required
 def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """What waits for a reviewer, in two parts: questions the agent could not answer, and decisions that lost their support."""
