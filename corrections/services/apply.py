@@ -11,7 +11,7 @@ Apply, step by step (one graph read, one graph write, three PostgreSQL round-tri
 3. one graph query that writes the whole correction, only if the revision is still the one
    the read saw, the claim is still current and a cited passage's version still the current one;
 4. one statement: the intent's outcome and the audit event, in one transaction (its commit does not wait for the
-   WAL's flush: see FINISH); then the lock is freed.
+   WAL's flush: see FINISH in corrections/intents.py); then the lock is freed.
 A crash after 1 leaves a pending intent and no lock: recovery asks the graph whether step 3
 happened and settles the intent either way. Nothing is ever half-applied in the graph.
 """
@@ -32,12 +32,7 @@ from afterhack.ids import is_storable, parse_id, unstorable
 from afterhack.text import MAX_REASON_CHARS
 from claims import selectors as claims_selectors
 from claims.selectors import CitedPassage
-from claims.services import (
-    ClaimNotFound,
-    Passage,
-    clean_statement,
-    passage_find,
-)
+from claims.services import ClaimNotFound, Passage, clean_statement, passage_find
 from claims.statuses import SourceStatus
 from claims.text import normalize
 from corrections import intents

@@ -12,11 +12,7 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
 from claims import selectors as claims_selectors
-from claims.services import (
-    active_version,
-    cut_fragments,
-    fragment_ids,
-)
+from claims.services import active_version, cut_fragments, fragment_ids
 from claims.text import Span, clean_source_text, page_breaks_as_line_breaks
 from corrections.graph import evidence as evidence_graph
 from corrections.graph import subgraph as subgraph_graph

@@ -8,10 +8,7 @@ from typing import Any
 
 from afterhack.errors import Conflict, UserError
 from claims.selectors import Claim, content_words
-from claims.services import (
-    ClaimNotFound,
-    clean_statement,
-)
+from claims.services import ClaimNotFound, clean_statement
 from claims.statuses import ClaimStatus
 from claims.text import same_statement
 from corrections.graph import subgraph as subgraph_graph
