@@ -35,7 +35,13 @@ from agents.statuses import ActionStatus, DecisionStatus
 from claims.api import EvidenceErrorOut, SourceText
 from claims.statuses import ClaimStatus
 from claims.text import MAX_SOURCE_CHARS
-from corrections import review, selectors, services
+from corrections import review
+from corrections.selectors import changes as changes_selectors
+from corrections.selectors import corrections as corrections_selectors
+from corrections.selectors import prov as prov_selectors
+from corrections.services import apply as apply_services
+from corrections.services import evidence as evidence_services
+from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
@@ -60,7 +66,7 @@ class PreviewIn(Input):
 class EvidenceIn(Input):
     """A passage of a source the replacement claim cites beside the correction's own words."""
 
-    not_an_object: ClassVar[str] = services.EVIDENCE_RULE
+    not_an_object: ClassVar[str] = apply_services.EVIDENCE_RULE
     source_id: Annotated[Id, Refuse(words="“evidence.source_id” must be the id of a source of this workspace.")]
     quote: Annotated[
         DocumentText,
@@ -86,14 +92,14 @@ class ApplyIn(Input):
     ]
     revision: Annotated[
         StrictInt,
-        Field(ge=0, le=selectors.MAX_REVISION, description="The `revision` the preview answered."),
+        Field(ge=0, le=corrections_selectors.MAX_REVISION, description="The `revision` the preview answered."),
         Refuse(words="“revision” must be the whole number the preview returned."),
     ]
     idempotency_key: Annotated[
         Words,
-        Field(max_length=services.MAX_KEY_CHARS, description="The same key again answers the first outcome."),
+        Field(max_length=apply_services.MAX_KEY_CHARS, description="The same key again answers the first outcome."),
         Refuse(
-            words=f"“idempotency_key” must be a non-empty string of at most {services.MAX_KEY_CHARS} characters, "
+            words=f"“idempotency_key” must be a non-empty string of at most {apply_services.MAX_KEY_CHARS} characters, "
             "without NUL characters."
         ),
     ]
@@ -103,7 +109,7 @@ class ApplyIn(Input):
             description="A passage of a source that the replacement claim also cites (checked like a claim's quote "
             "against the source's current version when the correction is applied)."
         ),
-        Refuse(words=services.EVIDENCE_RULE),
+        Refuse(words=apply_services.EVIDENCE_RULE),
     ] = None
 
 
@@ -165,7 +171,7 @@ class EvidenceChangeOut(Schema):
     affected: AffectedOut
 
 
-def correction_out(correction: selectors.Correction) -> dict[str, Any]:
+def correction_out(correction: corrections_selectors.Correction) -> dict[str, Any]:
     return {
         "id": correction.id, "claim_id": correction.claim_id, "replacement_claim_id": correction.replacement_claim_id,
         "statement": correction.statement, "reason": correction.reason, "actor": correction.actor,
@@ -173,7 +179,7 @@ def correction_out(correction: selectors.Correction) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def change_out(change: services.EvidenceChange) -> dict[str, Any]:
+def change_out(change: evidence_services.EvidenceChange) -> dict[str, Any]:
     return {
         "version": change.version,
         "moved": change.moved,
@@ -194,7 +200,7 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
     unsupported. 409 claim_not_current if the claim is already superseded or retracted; 422 invalid_input if the
     statement is the claim's own (case, spacing and a final full stop ignored): there is nothing to correct."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    plan = services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
+    plan = preview_services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
     return {
         "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.fingerprint,
         "affected": plan.impact.as_json(), "still_supported_by": plan.impact.still_supported_by,
@@ -223,7 +229,7 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
     if the statement is the claim's own (nothing to correct)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     evidence = payload.evidence.model_dump() if payload.evidence else None
-    outcome = services.apply(
+    outcome = apply_services.apply(
         workspace=workspace, claim_id=claim_id, statement=payload.statement, reason=payload.reason,
         revision=payload.revision, idempotency_key=payload.idempotency_key, actor=request.user, evidence=evidence,
     )  # fmt: skip
@@ -238,7 +244,9 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
 def correction_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """Every correction of the workspace, newest first."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return selectors.corrections_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(correction_out)
+    return corrections_selectors.corrections_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(
+        correction_out
+    )
 
 
 @router.post(
@@ -249,7 +257,7 @@ def source_new_version(request: HttpRequest, ws_id: PathId, source_id: PathId, p
     """A new version of the source: claims whose quote is still there move to it, the others are retracted
     and propagated. 409 if the source was retracted; 422 if the text is unusable or the same as now."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    change = services.source_new_version(
+    change = evidence_services.source_new_version(
         workspace=workspace, source_id=source_id, text=payload.text, actor=request.user
     )
     return Status(201, change_out(change))
@@ -261,7 +269,7 @@ def source_new_version(request: HttpRequest, ws_id: PathId, source_id: PathId, p
 def source_retract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
     """Retracts the source: its claims are retracted and what rested on them propagated. 409 if it already was."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    return change_out(services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))
+    return change_out(evidence_services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))
 
 
 # -- a reviewer's answer to a flagged decision (listed with the decisions, where a client looks for them) --
@@ -343,7 +351,7 @@ STATUSES = tuple(dict.fromkeys(str(status) for status in (*ClaimStatus, *Decisio
 
 
 class ChangeCauseOut(Schema):
-    kind: Literal[selectors.CAUSES] = Field(  # type: ignore[valid-type]
+    kind: Literal[changes_selectors.CAUSES] = Field(  # type: ignore[valid-type]
         description="What caused it: correction (id: the Correction), retraction (the retracted Source), new_version "
         "(the new SourceVersion), rejustification or dismissal (the decision), revision (the new Decision that "
         "supersedes), agent_run (the AgentRun), person (id null: the actor marked it), migration (id null: the "
@@ -354,7 +362,7 @@ class ChangeCauseOut(Schema):
 
 class ChangeOut(Schema):
     at: Timestamp = Field(description="When (one write, one moment for every node it changed).")
-    kind: Literal[selectors.KINDS] = Field(description="What changed: a claim, a decision or an action.")  # type: ignore[valid-type]
+    kind: Literal[changes_selectors.KINDS] = Field(description="What changed: a claim, a decision or an action.")  # type: ignore[valid-type]
     id: IdOut = Field(description="The id of the claim, decision or action.")
     from_status: Literal[STATUSES] | None = Field(  # type: ignore[valid-type]
         description="The status it left (null: unknown, a migration's baseline)."
@@ -372,7 +380,9 @@ def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -
     workspace = get_workspace_for_user(request.user, ws_id)
     start = "" if window.start is None else moment_iso(window.start, name="from", day_starts=True)
     end = "" if window.end is None else moment_iso(window.end, name="to")
-    page = selectors.changes_page(workspace=workspace, start=start, end=end, limit=window.limit, cursor=window.cursor)
+    page = changes_selectors.changes_page(
+        workspace=workspace, start=start, end=end, limit=window.limit, cursor=window.cursor
+    )
     return page.answer(lambda change: change.record())
 
 
@@ -387,10 +397,10 @@ class ProvIn(Input):
         Refuse(words="“root” must be the id of a claim or a decision of this workspace."),
     ] = None  # fmt: skip
     format: Annotated[
-        selectors.ProvFormat,
+        prov_selectors.ProvFormat,
         Field(description="PROV-JSON (json), Turtle (ttl) or PROV-N (provn)."),
         Refuse(words="“format” must be json, ttl or provn."),
-    ] = selectors.ProvFormat.JSON
+    ] = prov_selectors.ProvFormat.JSON
     as_of: Annotated[
         Text | None,
         Field(
@@ -443,5 +453,5 @@ def prov_export(request: HttpRequest, ws_id: PathId, params: Query[ProvIn]) -> A
             "correction with when and by whom) and cannot answer “as_of”: read the past with “as_of” on claims, "
             "decisions and actions, or list what changed with GET …/changes."
         )
-    export = selectors.prov_export(workspace=workspace, root=params.root, form=params.format)
+    export = prov_selectors.prov_export(workspace=workspace, root=params.root, form=params.format)
     return HttpResponse(export.text, content_type=export.content_type)

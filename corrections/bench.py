@@ -20,7 +20,11 @@ from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
-from corrections import bench_graph, selectors, services
+from corrections import bench_graph
+from corrections.selectors import changes as changes_selectors
+from corrections.selectors import timeline as timeline_selectors
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
 
@@ -93,12 +97,12 @@ def in_process(workspace: Any, user: Any, claims: list[str]) -> tuple[list[float
     for claim_id in claims:
         before = graph.queries_sent()
         with Stopwatch() as watch:
-            plan = services.preview(workspace=workspace, claim_id=claim_id, statement="The launch is in July.")
+            plan = preview_services.preview(workspace=workspace, claim_id=claim_id, statement="The launch is in July.")
         previews.append(watch.seconds)
         trips.preview_graph.append(graph.queries_sent() - before)
         before, counter = graph.queries_sent(), StatementCounter()
         with connection.execute_wrapper(counter), Stopwatch() as watch:
-            services.apply(
+            apply_services.apply(
                 workspace=workspace, claim_id=claim_id, statement="The launch is in July.", reason="bench",
                 revision=plan.fingerprint, idempotency_key=str(uuid.uuid4()), actor=user,
             )  # fmt: skip
@@ -298,10 +302,12 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
                 ((end - timedelta(days=7)).isoformat(timespec="microseconds"), end.isoformat(timespec="microseconds"))
             )
         pages = [
-            timed(lambda w=w: selectors.changes_between(workspace=workspace, start=w[0], end=w[1], limit=50))
+            timed(lambda w=w: changes_selectors.changes_between(workspace=workspace, start=w[0], end=w[1], limit=50))
             for w in weeks
         ]
-        diffs = [timed(lambda w=w: selectors.beliefs_diff(workspace=workspace, start=w[0], end=w[1])) for w in weeks]
+        diffs = [
+            timed(lambda w=w: timeline_selectors.beliefs_diff(workspace=workspace, start=w[0], end=w[1])) for w in weeks
+        ]
         dashboards = [
             timed(lambda w=w: workspace_selectors.dashboard_as_of(workspace=workspace, as_of=w[1])) for w in weeks
         ]

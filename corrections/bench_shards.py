@@ -34,7 +34,9 @@ from claims import selectors as claims_selectors
 from claims.bench import Figure
 from claims.statuses import SearchMode
 from corrections import bench as corrections_bench
-from corrections import bench_graph, services
+from corrections import bench_graph
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from workspaces import services as workspace_services
 from workspaces.models import Workspace
 
@@ -199,8 +201,8 @@ def _client_work(
                     exhausted = 1
                     break
                 claim_id = claims.pop()
-                plan = services.preview(workspace=workspace, claim_id=claim_id, statement=STATEMENT)
-                services.apply(
+                plan = preview_services.preview(workspace=workspace, claim_id=claim_id, statement=STATEMENT)
+                apply_services.apply(
                     workspace=workspace, claim_id=claim_id, statement=STATEMENT, reason="bench shards",
                     revision=plan.fingerprint, idempotency_key=f"shards-{os.getpid()}-{done}", actor=actor,
                 )  # fmt: skip

@@ -1,5 +1,5 @@
 """The pictures of a claim's because-chain and of a correction's impact: the nodes and edges that
-afterhack/static/afterhack/graph.js draws, built from what corrections/selectors.py read (no store access here).
+afterhack/static/afterhack/graph.js draws, built from what corrections/selectors/pictures.py read (no store access here).
 
 A node is a source, a claim, a decision, an action or a correction, coloured by its status; an edge
 points from what a thing rests on to what rests on it, so the story reads left to right.

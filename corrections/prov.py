@@ -1,5 +1,5 @@
 """The because-chain as W3C PROV (docs/prov.md): which part of the graph a root's chain is, and the PROV document
-of it, with no store access (the read is corrections/prov_graph.py, through corrections/selectors.py)."""
+of it, with no store access (the read is corrections/graph/prov.py, through corrections/selectors/prov.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ FILE_SUFFIXES = {ProvFormat.JSON: "json", ProvFormat.TURTLE: "ttl", ProvFormat.P
 @dataclass
 class ProvGraph:
     """The nodes (by id: their properties and `label`) and the edges an export is built from
-    (read by corrections/prov_graph.py)."""
+    (read by corrections/graph/prov.py)."""
 
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     edges: list[dict[str, Any]] = field(default_factory=list)

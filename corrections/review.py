@@ -1,7 +1,7 @@
 """A reviewer's answer to a decision that lost its support: re-justify it, revise it, or dismiss it.
 
 Each changes what holds, so each lives here with the rest of belief maintenance, and each is one
-graph query (corrections/review_graph.py) that also moves the decision's actions: re-justify makes held
+graph query (corrections/graph/review.py) that also moves the decision's actions: re-justify makes held
 actions whose decisions all hold pending again, revise moves the open actions to the new decision
 (or cancels them), dismiss cancels them. A refusal says why in words, from the decision as it is now.
 """
@@ -19,7 +19,7 @@ from agents.selectors.decisions import Decision
 from agents.services import decisions as agents_services
 from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
 from claims.services import InvalidSupport
-from corrections import review_graph
+from corrections.graph import review as review_graph
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 

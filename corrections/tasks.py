@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from corrections import services
+from corrections import intents
 
 
 @shared_task
 def recover_corrections() -> dict[str, int]:
     """Settles correction intents left pending by a crashed process."""
-    report = services.recover()
+    report = intents.recover()
     return {"completed": report.completed, "failed": report.failed, "busy": report.busy}

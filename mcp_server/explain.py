@@ -7,7 +7,7 @@ from typing import Any
 
 from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
-from corrections import selectors as corrections_selectors
+from corrections.selectors import corrections as corrections_selectors
 from workspaces.models import Workspace
 
 

@@ -32,7 +32,7 @@ from agents.statuses import TrajectoryEventKind
 from claims import selectors as claims_selectors
 from claims import services as claims_services
 from claims.services import EvidenceNotFound
-from corrections import services as corrections_services
+from corrections.services import preview as preview_services
 from mcp_server import services
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
@@ -371,7 +371,7 @@ def preview_correction(
 
     def work(caller: Caller) -> dict[str, Any]:
         workspace = get_rw_workspace_for_user(caller.user, workspace_id)
-        plan = corrections_services.preview(workspace=workspace, claim_id=claim_id, statement=statement)
+        plan = preview_services.preview(workspace=workspace, claim_id=claim_id, statement=statement)
         return {
             "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.fingerprint,
             "affected": plan.impact.as_json(), "still_supported_by": plan.impact.still_supported_by,

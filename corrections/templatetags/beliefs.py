@@ -13,7 +13,7 @@ from django import template
 
 from agents.selectors.decisions import Decision
 from claims.selectors import Claim
-from corrections import selectors
+from corrections.selectors import corrections as corrections_selectors
 
 register = template.Library()
 
@@ -21,7 +21,7 @@ register = template.Library()
 @register.inclusion_tag("corrections/partials/claim_fate.html", takes_context=True)
 def claim_fate(context: template.Context, claim: Claim, offer_correct: bool = False) -> dict[str, Any]:
     """Why `claim` no longer holds (corrected or retracted, by whom, when, for what); nothing for a claim that holds."""
-    fate = selectors.claim_fate(workspace=context["workspace"], claim=claim)
+    fate = corrections_selectors.claim_fate(workspace=context["workspace"], claim=claim)
     # The whole page context (the workspace, the member's rights, the named statuses) plus the section's own.
     page = cast(dict[str, Any], context.flatten())
     return {**page, "fate": fate, "offer_correct": offer_correct}
@@ -30,7 +30,9 @@ def claim_fate(context: template.Context, claim: Claim, offer_correct: bool = Fa
 @register.inclusion_tag("corrections/partials/decision_flag.html", takes_context=True)
 def decision_flag(context: template.Context, decision: Decision) -> dict[str, Any]:
     """Which correction flagged `decision` (a link, who, when, what it changed), or its review reason in words."""
-    found = selectors.corrections_get(workspace=context["workspace"], correction_ids=[decision.flagged_by or ""])
+    found = corrections_selectors.corrections_get(
+        workspace=context["workspace"], correction_ids=[decision.flagged_by or ""]
+    )
     return {"workspace": context["workspace"], "decision": decision, "correction": found[0] if found else None}
 
 
@@ -40,7 +42,7 @@ def replaces(context: template.Context, claim: Claim) -> dict[str, Any]:
     workspace = context["workspace"]
     made_by = [
         correction
-        for correction in selectors.corrections_of_claim(workspace=workspace, claim_id=claim.id)
+        for correction in corrections_selectors.corrections_of_claim(workspace=workspace, claim_id=claim.id)
         if correction.replacement_claim_id == claim.id
     ]
     # The page's moment (afterhack/as_of.py): a page in the past links back in the past.

@@ -279,8 +279,8 @@ def test_only_corrections_changes_a_claim_or_a_decision_status_after_creation() 
     assert len(outside) > 20
     assert {name: found for name, cypher in outside.items() if (found := status_writes(cypher))} == {}
     inside = graph_queries("corrections")
-    assert status_writes(inside["corrections/review_graph.py:DECISION_REVISE"])
-    assert status_writes(inside["corrections/graph.py:PROPAGATE"])
+    assert status_writes(inside["corrections/graph/review.py:DECISION_REVISE"])
+    assert status_writes(inside["corrections/graph/apply.py:PROPAGATE"])
 
 
 def test_the_status_checker_tells_a_change_from_a_creation_and_a_comparison() -> None:

@@ -12,7 +12,8 @@ import pytest
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
 from claims import services as claims_services
-from corrections import services as corrections_services
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from tests.conftest import ApiClient, Trio, api_for
 from tests.llm_server import json_reply
 from workspaces import services as workspace_services
@@ -126,11 +127,9 @@ class Lists:
         for _ in range(n):
             claim_id = self.claim()
             statement = f"Item {self.made} ships in July."
-            preview = corrections_services.preview(
-                workspace=self.trio.workspace, claim_id=claim_id, statement=statement
-            )
+            preview = preview_services.preview(workspace=self.trio.workspace, claim_id=claim_id, statement=statement)
             made.append(
-                corrections_services.apply(
+                apply_services.apply(
                     workspace=self.trio.workspace, claim_id=claim_id, statement=statement, reason="Moved.",
                     revision=preview.fingerprint, idempotency_key=f"key-{claim_id}", actor=self.trio.reviewer,
                 ).correction_id

@@ -26,7 +26,8 @@ from django.contrib.auth.models import Permission
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
 from claims import services as claims_services
-from corrections import services as corrections_services
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from tests.conftest import Trio
 from workspaces import services as workspace_services
 
@@ -102,8 +103,8 @@ def seed_workspace(trio: Trio) -> Seeded:
         workspace=workspace, title="Announce", decision_ids=[decision], actor=reviewer
     ).id
     run = run_services.ask(workspace=workspace, question="When is the launch?", actor=reviewer)
-    preview = corrections_services.preview(workspace=workspace, claim_id=ana, statement="Ana owns the budget.")
-    corrections_services.apply(
+    preview = preview_services.preview(workspace=workspace, claim_id=ana, statement="Ana owns the budget.")
+    apply_services.apply(
         workspace=workspace, claim_id=ana, statement="Ana owns the budget.", reason="She does.",
         revision=preview.fingerprint, idempotency_key="seed", actor=reviewer,
     )  # fmt: skip

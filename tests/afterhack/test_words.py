@@ -14,8 +14,9 @@ from afterhack.demo import demo_load
 from afterhack.templatetags.afterhack import IN_WORDS, in_words
 from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
-from corrections import selectors as corrections_selectors
-from corrections import services as corrections_services
+from corrections.selectors import corrections as corrections_selectors
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from tests.conftest import MakeUser, client_for
 from workspaces.models import Workspace
 
@@ -60,8 +61,8 @@ def visible(page: str) -> str:
 
 def correct_june(workspace: Workspace, owner: Any) -> None:
     june = next(c for c in claims_selectors.newest_claims(workspace=workspace) if "launch is in June" in c.statement)
-    preview = corrections_services.preview(workspace=workspace, claim_id=june.id, statement="The launch is in July.")
-    corrections_services.apply(
+    preview = preview_services.preview(workspace=workspace, claim_id=june.id, statement="The launch is in July.")
+    apply_services.apply(
         workspace=workspace, claim_id=june.id, statement="The launch is in July.", reason="The board moved it.",
         revision=preview.fingerprint, idempotency_key="demo-words", actor=owner,
     )  # fmt: skip

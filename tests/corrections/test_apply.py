@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack import graph
-from corrections.graph import MAX_REVISION
+from corrections.graph.subgraph import MAX_REVISION
 from corrections.models import CorrectionIntent
 from tests.conftest import MakeUser, api_for, client_for
 from tests.corrections.conftest import World

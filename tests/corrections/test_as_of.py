@@ -10,8 +10,8 @@ from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
 from claims import selectors as claims_selectors
 from corrections import review
-from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
+from corrections.services import evidence as evidence_services
 from tests.corrections.conftest import PLAN, World, june_to_july
 from workspaces import services as workspace_services
 
@@ -67,7 +67,7 @@ class EvidenceAsOfTests:
         before = now_iso()
         june = claims_selectors.claim_get(workspace=workspace, claim_id=world.june)
         assert june is not None and june.source_id
-        corrections_services.source_retract(workspace=workspace, source_id=june.source_id, actor=world.trio.reviewer)
+        evidence_services.source_retract(workspace=workspace, source_id=june.source_id, actor=world.trio.reviewer)
         then = claims_selectors.claim_get(workspace=workspace, claim_id=world.june, as_of=before)
         assert then is not None and (then.status, then.retraction) == ("current", None)
         now = claims_selectors.claim_get(workspace=workspace, claim_id=world.june, as_of=now_iso())
@@ -81,7 +81,7 @@ class EvidenceAsOfTests:
         assert old is not None and old.source_id
         before = now_iso()
         text = "Preface added.\n\n" + PLAN.replace("Marketing starts in May.", "Marketing starts later.")
-        corrections_services.source_new_version(
+        evidence_services.source_new_version(
             workspace=workspace, source_id=old.source_id, text=text, actor=world.trio.reviewer
         )
         moved = claims_selectors.claim_get(workspace=workspace, claim_id=world.june)

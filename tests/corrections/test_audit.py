@@ -17,7 +17,7 @@ from django.contrib.auth.models import Permission
 from agents.services import decisions as agents_services
 from claims import services as claims_services
 from corrections import review
-from corrections import services as corrections_services
+from corrections.services import preview as preview_services
 from tests.conftest import MakeUser, client_for
 from tests.corrections.conftest import World
 from workspaces import services as workspace_services
@@ -239,7 +239,7 @@ class ImpactAsItWasTests:
         self, world: World, auditor: Any, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         # What apply wrote before it kept the impact: the audit event without it.
-        monkeypatch.setattr(corrections_services.Preview, "snapshot", lambda self: None)
+        monkeypatch.setattr(preview_services.Preview, "snapshot", lambda self: None)
         _, _, applied = flag_launch(world)
         assert "impact" not in AuditEvent.objects.get(verb="correction.applied").payload
         page = text(client_for(auditor).get(f"/audit/corrections/{world.ws}/{applied['correction_id']}/"))

@@ -9,9 +9,10 @@ import pytest
 from afterhack import graph
 from claims import graph as claims_graph
 from claims import services as claims_services
-from corrections import graph as corrections_graph
-from corrections import services
+from corrections.graph import apply as apply_graph
+from corrections.graph import subgraph as subgraph_graph
 from corrections.models import CorrectionIntent
+from corrections.services import evidence as evidence_services
 from tests.conftest import api_for
 from tests.corrections.conftest import PLAN, World
 from workspaces import services as workspace_services
@@ -144,7 +145,7 @@ class CitedEvidenceTests:
 
     def test_a_retracted_source_cannot_be_cited(self, world: World) -> None:
         risks = add_risks(world)
-        services.source_retract(workspace=world.trio.workspace, source_id=risks, actor=world.trio.reviewer)
+        evidence_services.source_retract(workspace=world.trio.workspace, source_id=risks, actor=world.trio.reviewer)
         revision = world.preview(world.june).json()["revision"]
         result = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
         assert result.status_code == 409 and "retracted" in result.json()["detail"]
@@ -192,7 +193,7 @@ class CitedEvidenceTests:
         risks = add_risks(world)
         revision = world.preview(world.june).json()["revision"]
         first = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
-        services.source_retract(workspace=world.trio.workspace, source_id=risks, actor=world.trio.reviewer)
+        evidence_services.source_retract(workspace=world.trio.workspace, source_id=risks, actor=world.trio.reviewer)
         again = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
         assert again.status_code == 200 and again.json()["status"] == "already_applied"
         assert again.json()["replacement_claim_id"] == first.json()["replacement_claim_id"]
@@ -206,7 +207,7 @@ class CitedSourceVersionTests:
         risks = add_risks(world)
         revision = world.preview(world.june).json()["revision"]
         moved = "Update: nothing is certain.\n" + RISKS
-        services.source_new_version(
+        evidence_services.source_new_version(
             workspace=world.trio.workspace, source_id=risks, text=moved, actor=world.trio.reviewer
         )
         result = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
@@ -217,7 +218,7 @@ class CitedSourceVersionTests:
     def test_a_quote_gone_from_the_new_version_is_refused(self, world: World) -> None:
         risks = add_risks(world)
         revision = world.preview(world.june).json()["revision"]
-        services.source_new_version(
+        evidence_services.source_new_version(
             workspace=world.trio.workspace, source_id=risks, text="Risks\n\nNone.\n", actor=world.trio.reviewer
         )
         result = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
@@ -229,17 +230,17 @@ class CitedSourceVersionTests:
     ) -> None:
         risks = add_risks(world)
         revision = world.preview(world.june).json()["revision"]
-        write = corrections_graph.correction_apply
+        write = apply_graph.correction_apply
 
         def another_reviewer_first(**kwargs: Any) -> bool:
             # Another reviewer's new version lands after the passage was checked, before the graph write.
-            services.source_new_version(
+            evidence_services.source_new_version(
                 workspace=world.trio.workspace, source_id=risks, text=RISKS + "More.\n", actor=world.trio.owner
             )
-            monkeypatch.setattr(corrections_graph, "correction_apply", write)
+            monkeypatch.setattr(apply_graph, "correction_apply", write)
             return write(**kwargs)
 
-        monkeypatch.setattr(corrections_graph, "correction_apply", another_reviewer_first)
+        monkeypatch.setattr(apply_graph, "correction_apply", another_reviewer_first)
         result = apply(world, revision, {"source_id": risks, "quote": PASSAGE})
         assert result.status_code == 409 and result.json()["error"] == "conflict"
         assert "“Risks” changed" in result.json()["detail"] and "nothing was written" in result.json()["detail"]
@@ -255,7 +256,7 @@ class CitedSourceVersionTests:
         risks = add_risks(world)
         old = claims_graph.source_get(workspace=world.trio.workspace, source_id=risks)
         assert old is not None
-        services.source_new_version(
+        evidence_services.source_new_version(
             workspace=world.trio.workspace, source_id=risks, text=RISKS + "More.\n", actor=world.trio.owner
         )
         fragments = claims_graph.version_fragments(workspace=world.trio.workspace, version_id=old.id)
@@ -265,8 +266,8 @@ class CitedSourceVersionTests:
             k: []
             for k in ("decisions_needing_review", "decisions_still_supported", "actions_held", "claims_unsupported")
         }
-        written = corrections_graph.correction_apply(
-            workspace=world.trio.workspace, revision=corrections_graph.workspace_revision(workspace=world.trio.workspace),
+        written = apply_graph.correction_apply(
+            workspace=world.trio.workspace, revision=subgraph_graph.workspace_revision(workspace=world.trio.workspace),
             claim_id=world.june, correction_id="5f1d0c9a-0b8e-4a44-9a36-2b1c3d4e5f60",
             fragment_id="5f1d0c9a-0b8e-4a44-9a36-2b1c3d4e5f61", replacement_id="5f1d0c9a-0b8e-4a44-9a36-2b1c3d4e5f62",
             statement="The launch is in July.", reason="r", actor="rita", idempotency_key="k", affected=affected,

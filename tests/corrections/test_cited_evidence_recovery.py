@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from afterhack import graph
-from corrections import services
+from corrections import intents
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World
 from tests.corrections.test_cited_evidence import PASSAGE, add_risks, apply, claim
@@ -22,16 +22,16 @@ import sys
 import django
 django.setup()
 from django.contrib.auth import get_user_model
-from corrections import services
+from corrections.services import apply as apply_services
 from workspaces.models import Workspace
 workspace_id, username, claim_id, revision, key, source_id, quote = sys.argv[1:8]
 workspace = Workspace.objects.get(id=workspace_id)
 actor = get_user_model().objects.get(username=username)
 print("ready", flush=True)
 sys.stdin.readline()
-services.apply(workspace=workspace, claim_id=claim_id, statement="The launch is in July.",
-               reason="The certification slipped.", revision=int(revision), idempotency_key=key, actor=actor,
-               evidence={"source_id": source_id, "quote": quote})
+apply_services.apply(workspace=workspace, claim_id=claim_id, statement="The launch is in July.",
+                     reason="The certification slipped.", revision=int(revision), idempotency_key=key, actor=actor,
+                     evidence={"source_id": source_id, "quote": quote})
 """
 
 
@@ -63,7 +63,7 @@ class CitedEvidenceRecoveryTests:
         assert intent.state == "pending" and intent.evidence_quote == PASSAGE
         wait_until_key_is_free(world, "crash")
 
-        report = services.recover()
+        report = intents.recover()
         assert (report.completed, report.failed) == ((1, 0) if applied else (0, 1))
         events = [e.payload for e in AuditEvent.objects.filter(verb="correction.applied")]
         if applied:

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from corrections import graph as corrections_graph
-from corrections import services
+from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
+from corrections.services import retry
 from corrections.statuses import ApplyStatus
 from tests.corrections.conftest import World
 
@@ -22,7 +24,7 @@ STATEMENT = "The launch is in July."
 def losing(world: World, monkeypatch: pytest.MonkeyPatch, losses: int) -> tuple[list[int], list[float]]:
     """Makes the first `losses` graph writes of an apply lose the race: an unrelated write moves the workspace's
     counter just before each (as another reviewer's would). Returns the writes tried and the pauses slept."""
-    write = corrections_graph.correction_apply
+    write = apply_graph.correction_apply
     tried: list[int] = []
     paused: list[float] = []
 
@@ -32,14 +34,14 @@ def losing(world: World, monkeypatch: pytest.MonkeyPatch, losses: int) -> tuple[
             graph.query(world.trio.workspace, "MATCH (w:Workspace) SET w.revision = w.revision + 1")
         return write(**kwargs)
 
-    monkeypatch.setattr(corrections_graph, "correction_apply", racing)
-    monkeypatch.setattr(services, "_sleep", paused.append)
+    monkeypatch.setattr(apply_graph, "correction_apply", racing)
+    monkeypatch.setattr(retry, "_sleep", paused.append)
     return tried, paused
 
 
-def apply(world: World, key: str) -> services.Outcome:
-    plan = services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
-    return services.apply(
+def apply(world: World, key: str) -> apply_services.Outcome:
+    plan = preview_services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
+    return apply_services.apply(
         workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT, reason="The board moved it.",
         revision=plan.fingerprint, idempotency_key=key, actor=world.trio.reviewer,
     )  # fmt: skip
@@ -57,7 +59,7 @@ def test_an_apply_that_loses_the_race_three_times_is_written_at_the_fourth(
     # A pause before each attempt but the first, drawn below a bound that doubles.
     assert len(paused) == 3
     for attempt, pause in enumerate(paused, start=1):
-        assert 0 <= pause <= min(services.RETRY_PAUSE_CAP_S, services.RETRY_PAUSE_S * 2**attempt)
+        assert 0 <= pause <= min(retry.RETRY_PAUSE_CAP_S, retry.RETRY_PAUSE_S * 2**attempt)
     assert CorrectionIntent.objects.get(idempotency_key="race").state == "applied"
     assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[1]]
 
@@ -66,10 +68,10 @@ def test_an_apply_that_loses_every_attempt_is_refused_and_writes_nothing(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world.decision("Launch in June", [world.june])
-    tried, paused = losing(world, monkeypatch, services.WRITE_ATTEMPTS)
-    with pytest.raises(services.StalePreview):
+    tried, paused = losing(world, monkeypatch, retry.WRITE_ATTEMPTS)
+    with pytest.raises(preview_services.StalePreview):
         apply(world, "lost")
-    assert len(tried) == services.WRITE_ATTEMPTS and len(paused) == services.WRITE_ATTEMPTS - 1
+    assert len(tried) == retry.WRITE_ATTEMPTS and len(paused) == retry.WRITE_ATTEMPTS - 1
     intent = CorrectionIntent.objects.get(idempotency_key="lost")
     assert intent.state == "refused" and intent.error == "the workspace kept changing"
     assert graph.ro_query(world.trio.workspace, "MATCH (x:Correction) RETURN count(x)") == [[0]]
@@ -79,9 +81,9 @@ def test_an_apply_that_loses_every_attempt_is_refused_and_writes_nothing(
 
 def test_no_pause_before_the_first_attempt_and_none_past_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     slept: list[float] = []
-    monkeypatch.setattr(services, "_sleep", slept.append)
-    services._pause(0)
-    services._pause(1)
-    services._pause(30)
-    assert len(slept) == 2 and 0 <= slept[0] <= 2 * services.RETRY_PAUSE_S
-    assert 0 <= slept[1] <= services.RETRY_PAUSE_CAP_S
+    monkeypatch.setattr(retry, "_sleep", slept.append)
+    retry.pause(0)
+    retry.pause(1)
+    retry.pause(30)
+    assert len(slept) == 2 and 0 <= slept[0] <= 2 * retry.RETRY_PAUSE_S
+    assert 0 <= slept[1] <= retry.RETRY_PAUSE_CAP_S

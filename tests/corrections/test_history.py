@@ -10,9 +10,10 @@ from afterhack.clock import now_iso
 from afterhack.history_graph import Change
 from agents.services import decisions as agents_services
 from claims import selectors as claims_selectors
-from corrections import review, selectors
-from corrections import services as corrections_services
+from corrections import review
 from corrections.models import CorrectionIntent
+from corrections.selectors import changes as changes_selectors
+from corrections.services import evidence as evidence_services
 from tests.conftest import api_for
 from tests.corrections.conftest import PLAN, World
 from workspaces import services as workspace_services
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.django_db
 def recorded(world: World, start: str = "", end: str = "") -> list[tuple[str, str, str | None, str]]:
     return [
         (c.kind, c.id, c.from_status, c.to_status)
-        for c in selectors.changes_between(workspace=world.trio.workspace, start=start, end=end)
+        for c in changes_selectors.changes_between(workspace=world.trio.workspace, start=start, end=end)
     ]
 
 
@@ -46,7 +47,7 @@ class JuneToJulyHistoryTests:
         july_time = now_iso()
         correction_id = CorrectionIntent.objects.get().correction_id
 
-        changes = selectors.changes_between(workspace=world.trio.workspace, start=june_time, end=july_time)
+        changes = changes_selectors.changes_between(workspace=world.trio.workspace, start=june_time, end=july_time)
         assert sorted((c.kind, c.id, c.from_status, c.to_status) for c in changes) == [
             ("action", announce, "pending", "held"),
             ("claim", world.june, "current", "superseded"),
@@ -74,10 +75,8 @@ class EvidenceGoneHistoryTests:
         launch = world.decision("Launch in June", [world.june])
         announce = world.action("Send the launch announcement", launch)
         plan_id = source_of(world, world.june)
-        corrections_services.source_retract(
-            workspace=world.trio.workspace, source_id=plan_id, actor=world.trio.reviewer
-        )
-        changes = selectors.changes_between(workspace=world.trio.workspace)
+        evidence_services.source_retract(workspace=world.trio.workspace, source_id=plan_id, actor=world.trio.reviewer)
+        changes = changes_selectors.changes_between(workspace=world.trio.workspace)
         assert sorted((c.kind, c.id, c.from_status, c.to_status) for c in changes) == sorted(
             [
                 ("claim", world.june, "current", "retracted"),
@@ -92,10 +91,10 @@ class EvidenceGoneHistoryTests:
     def test_a_new_version_records_the_claims_whose_quote_vanished(self, world: World) -> None:
         plan_id = source_of(world, world.june)
         text = PLAN.replace("Marketing starts in May.", "Marketing starts later.")
-        corrections_services.source_new_version(
+        evidence_services.source_new_version(
             workspace=world.trio.workspace, source_id=plan_id, text=text, actor=world.trio.reviewer
         )
-        changes = selectors.changes_between(workspace=world.trio.workspace)
+        changes = changes_selectors.changes_between(workspace=world.trio.workspace)
         assert sorted((c.kind, c.id, c.from_status, c.to_status, c.cause["kind"]) for c in changes) == sorted(
             [
                 ("claim", world.may, "current", "retracted", "new_version"),
@@ -124,7 +123,7 @@ def flagged(world: World) -> tuple[str, str]:
 
 
 def since(world: World, start: str) -> list[Change]:
-    return selectors.changes_between(workspace=world.trio.workspace, start=start)
+    return changes_selectors.changes_between(workspace=world.trio.workspace, start=start)
 
 
 class ReviewHistoryTests:

@@ -268,9 +268,9 @@ class HistoryFilterTests:
     def test_it_pages_sorts_and_counts(self, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
         from dataclasses import replace
 
-        from corrections import views
+        from corrections.views import history as history_views
 
-        monkeypatch.setattr(views, "HISTORY", replace(views.HISTORY, per_page=2))
+        monkeypatch.setattr(history_views, "HISTORY", replace(history_views.HISTORY, per_page=2))
         for claim, statement in ((world.june, "The launch is in July."), (world.ana, "Ben owns the checklist."),
                                  (world.may, "Marketing starts in June.")):  # fmt: skip
             revision = world.preview(claim, statement).json()["revision"]

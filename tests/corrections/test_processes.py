@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from afterhack import graph
-from corrections import services
+from corrections import intents
 from corrections.models import CorrectionIntent
 from tests.conftest import api_for
 from tests.corrections.conftest import World
@@ -29,7 +29,7 @@ import json, sys
 import django
 django.setup()
 from django.contrib.auth import get_user_model
-from corrections import services
+from corrections.services import apply as apply_services
 from workspaces.models import Workspace
 workspace_id, username, claim_id, revision, key = sys.argv[1:6]
 workspace = Workspace.objects.get(id=workspace_id)
@@ -40,8 +40,8 @@ graph.ping()
 print("ready", flush=True)
 sys.stdin.readline()
 try:
-    outcome = services.apply(workspace=workspace, claim_id=claim_id, statement="The launch is in July.",
-                             reason="The board moved it.", revision=int(revision), idempotency_key=key, actor=actor)
+    outcome = apply_services.apply(workspace=workspace, claim_id=claim_id, statement="The launch is in July.",
+                                   reason="The board moved it.", revision=int(revision), idempotency_key=key, actor=actor)
     print(json.dumps({"status": outcome.status, "replacement": outcome.replacement_claim_id}))
 except Exception as error:
     print(json.dumps({"error": getattr(error, "code", type(error).__name__)}))
@@ -106,7 +106,7 @@ def wait_until_key_is_free(world: World, key: str) -> None:
     connection is gone, a moment after the process died (longer on a loaded machine); until
     then recovery rightly counts its intent as busy.
     """
-    number = services._lock_number(world.trio.workspace.id, key)
+    number = intents._lock_number(world.trio.workspace.id, key)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT set_config('lock_timeout', %s, true)", [f"{LOCK_WAIT_SECONDS}s"])
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [number])
@@ -183,7 +183,7 @@ class CrashRecoveryTests:
         assert intent.state == "pending"
         wait_until_key_is_free(world, "crash-key")
 
-        report = services.recover()
+        report = intents.recover()
         intent.refresh_from_db()
         assert (report.completed, report.failed) == ((1, 0) if applied else (0, 1))
         assert intent.state == ("applied" if applied else "failed")
@@ -202,7 +202,7 @@ class CrashRecoveryTests:
             workspace=world.trio.workspace, idempotency_key="in-flight", claim_id=world.june, statement="x", reason="r",
             revision=revision, actor=world.trio.reviewer, actor_name="rita",
         )  # fmt: skip
-        number = services._lock_number(world.trio.workspace.id, "in-flight")
+        number = intents._lock_number(world.trio.workspace.id, "in-flight")
         # An applier holding the key's lock until it is killed (it waits on its input, never on a clock).
         holder = subprocess.Popen(
             [sys.executable, "-c", f"import psycopg, sys; c = psycopg.connect(sys.argv[1], autocommit=True); c.execute('SELECT pg_advisory_lock({number})'); print('locked', flush=True); sys.stdin.read()", env()["DATABASE_URL"]],
@@ -210,29 +210,30 @@ class CrashRecoveryTests:
         )  # fmt: skip
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-            assert services.recover().busy == 1
+            assert intents.recover().busy == 1
             assert CorrectionIntent.objects.get(idempotency_key="in-flight").state == "pending"
         finally:
             holder.kill()
             holder.communicate()
         wait_until_key_is_free(world, "in-flight")
-        assert services.recover().failed == 1
+        assert intents.recover().failed == 1
 
 
 class FenceTests:
     def test_a_write_still_on_its_way_after_recovery_gave_up_writes_nothing(self, world: World) -> None:
         from afterhack.clock import now_iso
-        from corrections import graph as corrections_graph
+        from corrections.graph import apply as apply_graph
+        from corrections.graph import subgraph as subgraph_graph
 
         revision = world.preview(world.june).json()["revision"]
         process = run(world, revision, "slow-key", AFTERHACK_FAULT_INJECTION="after_intent")
         process.communicate(timeout=120)
         intent = CorrectionIntent.objects.get(idempotency_key="slow-key")
         wait_until_key_is_free(world, "slow-key")
-        assert services.recover().failed == 1
+        assert intents.recover().failed == 1
         # The original write arrives late: the fence stops it.
-        late = corrections_graph.correction_apply(
-            workspace=world.trio.workspace, revision=corrections_graph.workspace_revision(workspace=world.trio.workspace), claim_id=world.june, correction_id=str(intent.correction_id),
+        late = apply_graph.correction_apply(
+            workspace=world.trio.workspace, revision=subgraph_graph.workspace_revision(workspace=world.trio.workspace), claim_id=world.june, correction_id=str(intent.correction_id),
             fragment_id=str(intent.fragment_id), replacement_id=str(intent.replacement_claim_id), statement="July.",
             reason="late", actor="rita", idempotency_key="slow-key", affected={"claims_unsupported": [], "decisions_needing_review": [],
             "actions_held": [], "decisions_still_supported": []}, review_reason="", now=now_iso(),

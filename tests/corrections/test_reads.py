@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from afterhack import graph
 from agents.selectors import decisions as agents_selectors
-from corrections import selectors
+from corrections.graph import subgraph as subgraph_graph
+from corrections.selectors import corrections as corrections_selectors
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 
@@ -74,9 +76,11 @@ class BatchReadTests:
 
     def test_corrections_come_back_in_the_order_asked_each_once_unknown_ids_left_out(self, world: World) -> None:
         june, ana = corrected(world, world.june), corrected(world, world.ana)
-        found = selectors.corrections_get(workspace=world.trio.workspace, correction_ids=[ana, NOWHERE, june, ana])
+        found = corrections_selectors.corrections_get(
+            workspace=world.trio.workspace, correction_ids=[ana, NOWHERE, june, ana]
+        )
         assert [(c.id, c.claim_id) for c in found] == [(ana, world.ana), (june, world.june)]
-        assert found[1] == selectors.correction_get(workspace=world.trio.workspace, correction_id=june)
+        assert found[1] == corrections_selectors.correction_get(workspace=world.trio.workspace, correction_id=june)
 
 
 class QueryCountTests:
@@ -122,3 +126,15 @@ class QueryCountTests:
             counts[claim_id] = len(reads)
         assert "Ana runs step 4" in page and "Checklist step 4" in page
         assert counts[world.ana] == counts[world.june]
+
+    def test_a_preview_page_reads_what_rests_on_the_claim_once(self, world: World) -> None:
+        one_and_many(world, 1)
+        client = client_for(world.trio.reviewer)
+        # The real store answers every read; the spy only counts the reads of the subgraph (its PICTURE query).
+        with mock.patch.object(graph, "ro_records", wraps=graph.ro_records) as reads:
+            page = client.post(
+                f"/w/{world.ws}/claims/{world.june}/correct", {"statement": "It moved.", "reason": "Board."}
+            ).content.decode()
+        subgraphs = [call for call in reads.call_args_list if subgraph_graph.PICTURE in call.args[1]]
+        assert "Launch in June" in page and "Announce June" in page
+        assert len(subgraphs) == 1

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from corrections import services
+from corrections import intents
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World
 from tests.corrections.test_processes import APPLY, ROOT, env, invariants, release, wait_until_key_is_free
@@ -21,14 +21,14 @@ RECOVER = """
 import json, sys
 import django
 django.setup()
-from corrections import services
+from corrections import intents
 from afterhack import graph
 from django.db import connection
 graph.ping()
 connection.ensure_connection()
 print("ready", flush=True)
 sys.stdin.readline()
-report = services.recover()
+report = intents.recover()
 print(json.dumps({"completed": report.completed, "failed": report.failed, "busy": report.busy}))
 """
 
@@ -79,4 +79,4 @@ def test_several_workers_recovering_at_once_settle_each_intent_once(world: World
     assert AuditEvent.objects.filter(verb="correction.applied").count() == 2
     invariants(world)
     # Nothing is left for a later run.
-    assert services.recover() == services.RecoveryReport(0, 0, 0)
+    assert intents.recover() == intents.RecoveryReport(0, 0, 0)

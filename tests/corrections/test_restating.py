@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corrections.services import removed_words
+from corrections.services.preview import removed_words
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 

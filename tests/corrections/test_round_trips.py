@@ -12,8 +12,10 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from afterhack import graph
-from corrections import services
+from corrections import intents
 from corrections.models import CorrectionIntent
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
 from tests.corrections.conftest import World
 from workspaces.models import AuditEvent
@@ -31,8 +33,8 @@ def story(world: World) -> tuple[str, str, str]:
     return launch, derived, world.action("Send the brief", brief)
 
 
-def apply(world: World, revision: int, key: str) -> services.Outcome:
-    return services.apply(
+def apply(world: World, revision: int, key: str) -> apply_services.Outcome:
+    return apply_services.apply(
         workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT, reason="The board moved it.",
         revision=revision, idempotency_key=key, actor=world.trio.reviewer,
     )  # fmt: skip
@@ -43,14 +45,14 @@ class RoundTripTests:
         story(world)
         before = graph.queries_sent()
         with CaptureQueriesContext(connection) as sql:
-            plan = services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
+            plan = preview_services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
         assert graph.queries_sent() - before == 1
         assert len(sql.captured_queries) == 0
         assert len(plan.impact.decisions_needing_review) == 2 and len(plan.impact.actions_held) == 1
 
     def test_an_apply_is_one_graph_read_one_graph_write_and_three_postgres_statements(self, world: World) -> None:
         launch, derived, _ = story(world)
-        plan = services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
+        plan = preview_services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
         before = graph.queries_sent()
         with CaptureQueriesContext(connection) as sql:
             outcome = apply(world, plan.fingerprint, "trips")
@@ -84,7 +86,7 @@ def waiting_for_advisory_lock() -> bool:
 class SameKeyTests:
     def test_a_second_applier_of_the_key_waits_for_the_lock_then_answers_already_applied(self, world: World) -> None:
         story(world)
-        revision = services.preview(
+        revision = preview_services.preview(
             workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT
         ).fingerprint
         first = apply(world, revision, "same")
@@ -98,7 +100,7 @@ class SameKeyTests:
             finally:
                 connections.close_all()
 
-        number = services._lock_number(world.trio.workspace.id, "same")
+        number = intents._lock_number(world.trio.workspace.id, "same")
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_lock(%s)", [number])
         waiter = threading.Thread(target=second)
@@ -114,7 +116,7 @@ class SameKeyTests:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [number])
         waiter.join(timeout=60)
-        assert len(answers) == 1 and isinstance(answers[0], services.Outcome), answers
+        assert len(answers) == 1 and isinstance(answers[0], apply_services.Outcome), answers
         assert answers[0].status == ApplyStatus.ALREADY_APPLIED
         assert answers[0].replacement_claim_id == first.replacement_claim_id
         assert CorrectionIntent.objects.filter(idempotency_key="same").count() == 1
@@ -127,11 +129,11 @@ def test_a_forked_child_reads_with_threads_of_its_own() -> None:
     so its apply's read runs (a child that waited on the inherited pool would hold the key's lock for ever)."""
     import os
 
-    assert services._READER.submit(lambda: "parent").result(timeout=5) == "parent"
-    inherited = services._READER
+    assert intents._READER.submit(lambda: "parent").result(timeout=5) == "parent"
+    inherited = intents._READER
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child
-        ok = services._READER is not inherited and services._READER.submit(lambda: 1).result(timeout=5) == 1
+        ok = intents._READER is not inherited and intents._READER.submit(lambda: 1).result(timeout=5) == 1
         os._exit(0 if ok else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0

@@ -25,7 +25,7 @@ from agents.services import decisions as decision_services
 from agents.services import runs as run_services
 from claims import services as claims_services
 from corrections import review
-from corrections import services as corrections_services
+from corrections.services import evidence as evidence_services
 from tests.conftest import MakeUser, Trio, api_for, client_for
 from tests.corrections.conftest import _claim
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, AuditEvent, Workspace
@@ -85,10 +85,10 @@ def planted(trio: Trio, no_llm: None) -> Planted:
     run_services.ask(workspace=ws, question=f"When is {MARKER} due?", actor=rita)
     memo = claims_services.source_add(workspace=ws, title=f"Memo {MARKER}", text=MEMO, actor=rita)
     claims_services.extraction_request(workspace=ws, source_id=memo.id, actor=rita)
-    corrections_services.source_new_version(
+    evidence_services.source_new_version(
         workspace=ws, source_id=memo.id, text=MEMO + f"And {MARKER} again.\n", actor=rita
     )
-    corrections_services.source_retract(workspace=ws, source_id=memo.id, actor=rita)
+    evidence_services.source_retract(workspace=ws, source_id=memo.id, actor=rita)
     # The correction cites a passage of the plan that holds the marker: the quote is the source's, not the change's.
     preview = api_for(rita).post(f"/workspaces/{ws.id}/claims/{june}/correction-preview", {"statement": TO})
     body = {

@@ -12,7 +12,7 @@ import pytest
 
 from afterhack.clock import now_iso
 from agents.services import decisions as agents_services
-from corrections import selectors
+from corrections.selectors import timeline as timeline_selectors
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 
@@ -128,7 +128,7 @@ class TimelineTests:
 class DiffTests:
     def test_over_the_correction_it_names_what_changed_and_what_is_new(self, story: Story) -> None:
         world = story.world
-        result = selectors.beliefs_diff(workspace=world.trio.workspace, start=story.before, end=story.after)
+        result = timeline_selectors.beliefs_diff(workspace=world.trio.workspace, start=story.before, end=story.after)
         by_kind = {k.kind: k for k in result.kinds}
         assert [(i.id, i.before, i.after) for i in by_kind["claim"].changed] == [(world.june, "current", "superseded")]
         assert [(i.id, i.before, i.after) for i in by_kind["decision"].changed] == [
@@ -155,7 +155,7 @@ class DiffTests:
 
     def test_before_the_correction_nothing_changed(self, story: Story) -> None:
         start = "2000-01-01T00:00:00Z"
-        result = selectors.beliefs_diff(
+        result = timeline_selectors.beliefs_diff(
             workspace=story.world.trio.workspace, start="2000-01-01T00:00:00.000000+00:00", end=story.before
         )
         assert all(not k.changed and not k.came_back for k in result.kinds)
@@ -188,7 +188,7 @@ class DiffTests:
             agents_services.action_mark(
                 workspace=world.trio.workspace, action_id=chairs, status=status, actor=world.trio.reviewer
             )
-        result = selectors.beliefs_diff(workspace=world.trio.workspace, start=start, end=now_iso())
+        result = timeline_selectors.beliefs_diff(workspace=world.trio.workspace, start=start, end=now_iso())
         action = next(k for k in result.kinds if k.kind == "action")
         assert action.changed == [] and action.moved == [] and action.back == 1
         assert [(i.id, i.before, i.after) for i in action.came_back] == [(chairs, "pending", "pending")]

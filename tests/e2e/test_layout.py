@@ -13,7 +13,8 @@ from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
 from claims import graph as claims_graph
 from claims import services as claims_services
-from corrections import services as corrections_services
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from tests.e2e.conftest import screenshot, settled
 from workspaces.models import Workspace
 
@@ -37,10 +38,8 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
     admin = workspace.memberships.get().user
     june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
     before = "?" + urlencode({"as_of": now_iso()})  # the pages as they were before the correction
-    plan = corrections_services.preview(
-        workspace=workspace, claim_id=june.id, statement="The product launch is in July."
-    )
-    outcome = corrections_services.apply(
+    plan = preview_services.preview(workspace=workspace, claim_id=june.id, statement="The product launch is in July.")
+    outcome = apply_services.apply(
         workspace=workspace, claim_id=june.id, statement="The product launch is in July.",
         reason="The board moved the launch on 2 April.", revision=plan.fingerprint, idempotency_key="layout-1",
         actor=admin,

@@ -11,7 +11,8 @@ import pytest
 
 from agents.graph import decisions as decisions_graph
 from claims import graph as claims_graph
-from corrections import services as corrections_services
+from corrections.services import apply as apply_services
+from corrections.services import preview as preview_services
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
 from workspaces.models import Workspace
@@ -34,8 +35,8 @@ def claim_id(workspace: Workspace, statement: str) -> str:
 def correct(workspace: Workspace, statement: str, replacement: str, actor: Any) -> None:
     """A correction applied as the page applies it: preview, then apply what was previewed."""
     old = claim_id(workspace, statement)
-    preview = corrections_services.preview(workspace=workspace, claim_id=old, statement=replacement)
-    corrections_services.apply(
+    preview = preview_services.preview(workspace=workspace, claim_id=old, statement=replacement)
+    apply_services.apply(
         workspace=workspace, claim_id=old, statement=replacement, reason="The board moved it.",
         revision=preview.fingerprint, idempotency_key=f"e2e-{old}", actor=actor,
     )  # fmt: skip

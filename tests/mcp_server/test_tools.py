@@ -185,15 +185,16 @@ class RuleTwoTests:
         assert kept["kept"] == [[launch.budget]]
 
     def test_a_superseded_claim_is_dropped_with_its_justification(self, launch: Launch, mcp_url: str) -> None:
-        from corrections import services as corrections_services
+        from corrections.services import apply as apply_services
+        from corrections.services import preview as preview_services
 
         agent = http_agent(mcp_url, launch.tokens["reviewer"])
         agent.call("search_claims", workspace_id=launch.ws, query="launch")
         for claim_id in (launch.june, launch.ana):
             agent.call("get_fragment", workspace_id=launch.ws, claim_id=claim_id)
         workspace, reviewer = launch.trio.workspace, launch.trio.reviewer
-        plan = corrections_services.preview(workspace=workspace, claim_id=launch.june, statement="July.")
-        corrections_services.apply(
+        plan = preview_services.preview(workspace=workspace, claim_id=launch.june, statement="July.")
+        apply_services.apply(
             workspace=workspace, claim_id=launch.june, statement="July.", reason="Moved.", revision=plan.fingerprint,
             idempotency_key="mcp-superseded", actor=reviewer,
         )  # fmt: skip

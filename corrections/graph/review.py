@@ -1,7 +1,7 @@
 """Belief maintenance in the graph, a reviewer's part: re-justify, revise or dismiss a flagged decision.
 
 Each is one query that changes what holds and moves the decision's actions with it (see
-corrections/graph.py for the rest of belief maintenance). A support must hold (afterhack.holds)
+corrections/graph/apply.py and evidence.py for the rest of belief maintenance). A support must hold (afterhack.holds)
 and must not rest on the decision it would hold up.
 """
 
@@ -14,7 +14,7 @@ from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
 from agents.graph.decisions import DECISION_QUESTION, support_params
-from corrections.graph import DECISION_REVIEW_STATE
+from corrections.graph.apply import DECISION_REVIEW_STATE
 
 # The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
 # one exists, holds, and is neither `d` nor a decision resting on it (that would be a cycle holding

@@ -1,0 +1,79 @@
+"""The workspace's corrections (paged, sorted, filtered) and a correction's page."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from afterhack.htmx import HtmxRequest
+from afterhack.listing import Filter, ListSpec
+from afterhack.picker import filter_params, query_in
+from claims import selectors as claims_selectors
+from corrections.selectors import corrections as corrections_selectors
+from corrections.selectors import detail as detail_selectors
+from corrections.statuses import CorrectionImpact
+from workspaces.access import get_membership
+
+HISTORY = ListSpec(
+    name="corrections",
+    noun=("correction", "corrections"),
+    sorts={"applied": "When", "actor": "Who"},
+    default_sort="-applied",
+    filters={
+        "actor": Filter("Person"),
+        "claim": Filter("Claim", "id"),
+        "kind": Filter("Kind", "choice", (
+            (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
+            (CorrectionImpact.UNSUPPORTED, "Left derived claims unsupported"),
+            (CorrectionImpact.NONE, "Left everything standing"),
+        )),
+        "since": Filter("From", "day"),
+        "until": Filter("To", "day"),
+    },
+)  # fmt: skip
+
+
+@require_GET
+@login_required
+def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The workspace's corrections: paged, sorted, filtered by person, claim, impact and day."""
+    membership = get_membership(request.user, ws_id)
+    workspace = membership.workspace
+    listing = HISTORY.listing(
+        filter_params(request.GET, field="claim"),
+        read=lambda criteria, offset, limit: corrections_selectors.history_page(
+            workspace=workspace, criteria=criteria, offset=offset, limit=limit
+        ),
+        count=lambda criteria: corrections_selectors.history_count(workspace=workspace, criteria=criteria),
+        path=request.path,
+    )
+    claim = listing.criteria.get("claim")
+    picker = claims_selectors.claim_picker(
+        workspace=workspace, field="claim", query=query_in(request.GET, "claim"),
+        chosen=[claim] if claim else [], single=True, needs_support=False, label="Claim",
+        empty_words="Any claim: find one to see its corrections.",
+    )  # fmt: skip
+    # The filter sentence names the claim by its statement, not its id.
+    listing = listing.with_shown(claim=f"“{picker.chosen[0].text}”") if picker.chosen else listing
+    context = {"workspace": workspace, "membership": membership, "listing": listing, "claim_picker": picker}
+    response = render(
+        request, "corrections/history.html#corrections" if request.htmx else "corrections/history.html", context
+    )
+    if request.htmx:
+        # The address kept in the history is the list's own, shortest one (a picked claim is its id there).
+        response["HX-Push-Url"] = listing.address
+    return response
+
+
+@require_GET
+@login_required
+def detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpResponse:
+    membership = get_membership(request.user, ws_id)
+    context = detail_selectors.correction_detail(workspace=membership.workspace, correction_id=correction_id) | {
+        "membership": membership
+    }
+    return render(request, "corrections/detail.html", context)
