@@ -25,11 +25,12 @@ from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds, decision_holds, holds
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
+from afterhack.listing_graph import after_params, keyset
 from agents import mcp_graph
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.mcp_trajectory import mcp_trajectory
 from agents.statuses import DecisionKind, DecisionStatus, RunOrigin
-from claims.graph import BackgroundJob, after_params, keyset
+from claims.graph.shapes import BackgroundJob
 
 # -- shapes ---------------------------------------------------------------------------------
 

@@ -17,8 +17,10 @@ from django.test import Client, override_settings
 from afterhack import graph, llm
 from afterhack.clock import now_iso
 from claims import bench_graph, selectors, services
-from claims import graph as claims_graph
 from claims.evidence import validate_quote
+from claims.graph import claims as claims_graph
+from claims.graph import embeddings as embeddings_graph
+from claims.graph import sources as sources_graph
 from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
@@ -154,7 +156,7 @@ def bench_ingest(rng: random.Random, workspace: Workspace, actor: Any, count: in
 def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, client: Client) -> list[Figure]:
     text = document(rng, 1_000_000)
     source = services.source_add(workspace=workspace, title="One megabyte", text=text, actor=actor)
-    version = claims_graph.source_get(workspace=workspace, source_id=source.id)
+    version = sources_graph.source_get(workspace=workspace, source_id=source.id)
     assert version is not None
     rows = []
     for _ in range(5_000):
@@ -228,7 +230,7 @@ def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: 
     """Adds `size` claims (5 % superseded) with random vectors under the vector index (none when `dimension` is
     0); returns some statements (to search for) and the seconds it took, index upkeep included."""
     if dimension:
-        claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
+        embeddings_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
     samples: list[str] = []
     started = time.perf_counter()
     for first in range(0, size, SEARCH_BATCH):

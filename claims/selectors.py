@@ -20,20 +20,27 @@ from afterhack.pagination import Paged, paged, position_after, workspace_page
 from afterhack.picker import PICK_LIMIT, Picker, PickItem, picker_of
 from afterhack.text import MAX_SEARCH_CHARS
 from claims import fulltext
-from claims import graph as claims_graph
 from claims import history as claims_history
 from claims.evidence import REASON_LABELS, Reason
-from claims.graph import CitedPassage as CitedPassage
-from claims.graph import Claim as Claim
-from claims.graph import ClaimCard as ClaimCard
-from claims.graph import ClaimRow as ClaimRow
-from claims.graph import ClaimSpan, SearchHit
-from claims.graph import Dependent as Dependent
-from claims.graph import Extraction as Extraction
-from claims.graph import RejectedClaim as RejectedClaim
-from claims.graph import SourceRow as SourceRow
-from claims.graph import SourceSummary as SourceSummary
-from claims.graph import SourceVersion as SourceVersion
+from claims.graph import claims as claims_graph
+from claims.graph import embeddings as embeddings_graph
+from claims.graph import extraction as extraction_graph
+from claims.graph import lists as lists_graph
+from claims.graph import past as past_graph
+from claims.graph import pickers as pickers_graph
+from claims.graph import search as search_graph
+from claims.graph import sources as sources_graph
+from claims.graph.extraction import Extraction as Extraction
+from claims.graph.extraction import RejectedClaim as RejectedClaim
+from claims.graph.lists import ClaimRow as ClaimRow
+from claims.graph.lists import SourceRow as SourceRow
+from claims.graph.pickers import ClaimCard as ClaimCard
+from claims.graph.pickers import Dependent as Dependent
+from claims.graph.search import SearchHit
+from claims.graph.shapes import CitedPassage, Claim
+from claims.graph.sources import ClaimSpan
+from claims.graph.sources import SourceSummary as SourceSummary
+from claims.graph.sources import SourceVersion as SourceVersion
 from claims.statuses import ClaimStatus, ConfidenceKind, Match, SearchMode
 from claims.text import Span, same_statement
 from workspaces.models import Workspace
@@ -98,27 +105,27 @@ def claim_rows(
 ) -> list[ClaimRow]:
     """One page of the claims list: of every claim, or of a search's `ranked` ids (best first), filtered,
     sorted and paged as the criteria ask."""
-    return claims_graph.claim_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit, ids=ranked)
+    return lists_graph.claim_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit, ids=ranked)
 
 
 def claim_rows_count(*, workspace: Workspace, criteria: Criteria, ranked: list[str] | None = None) -> int:
     """How many claims the claims list has with these filters (of every claim, or of the `ranked` ids)."""
-    return claims_graph.claim_rows_count(workspace=workspace, criteria=criteria, ids=ranked)
+    return lists_graph.claim_rows_count(workspace=workspace, criteria=criteria, ids=ranked)
 
 
 def source_rows(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[SourceRow]:
     """One page of the sources list, filtered, sorted and paged as the criteria ask."""
-    return claims_graph.source_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
+    return lists_graph.source_rows(workspace=workspace, criteria=criteria, offset=offset, limit=limit)
 
 
 def source_rows_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many sources the sources list has with these filters."""
-    return claims_graph.source_rows_count(workspace=workspace, criteria=criteria)
+    return lists_graph.source_rows_count(workspace=workspace, criteria=criteria)
 
 
 def newest_claims(*, workspace: Workspace, limit: int = 20) -> list[SearchHit]:
     """The most recently added claims, for a picker before anything is typed."""
-    return claims_graph.claim_newest(workspace=workspace, limit=limit)
+    return search_graph.claim_newest(workspace=workspace, limit=limit)
 
 
 def claim_search(
@@ -206,14 +213,14 @@ def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str, 
     claims' vectors cannot answer it (none yet, or another model's dimension)."""
     [vector] = llm.embed([query])
     model = llm.embedding_model()
-    dimension = claims_graph.embedding_index_dimension(workspace=workspace)
+    dimension = embeddings_graph.embedding_index_dimension(workspace=workspace)
     if dimension is None:
         raise llm.EmbeddingError("No claim of this workspace has a vector yet (run manage.py embed_claims).")
     if dimension != len(vector):
         raise llm.EmbeddingError(
             f"The claims' vectors have {dimension} dimensions, the model's {len(vector)}: run manage.py embed_claims."
         )
-    near = claims_graph.claim_nearest(
+    near = embeddings_graph.claim_nearest(
         workspace=workspace, model=model, vector=vector, k=candidates, before=before,
         max_distance=1.0 - float(settings.AFTERHACK_SEMANTIC_MIN_SIMILARITY),
     )  # fmt: skip
@@ -257,13 +264,13 @@ def lexical_claims(
     words = content_words(query)
     # With `as_of` the whole ranking is read: the statuses then rank it here.
     start, size = (0, None) if as_of else (offset, limit)
-    ranked = claims_graph.claim_search_fulltext(
+    ranked = search_graph.claim_search_fulltext(
         workspace=workspace, query=fulltext.phrase_query(query), candidates=candidates, before=before,
         offset=start, limit=size,
     )  # fmt: skip
     fell_back = ranked.total == 0 and bool(words)
     if fell_back:
-        ranked = claims_graph.claim_search_terms(
+        ranked = search_graph.claim_search_terms(
             workspace=workspace, terms=fulltext.word_terms(words), candidates=candidates, before=before,
             offset=start, limit=size,
         )  # fmt: skip
@@ -277,7 +284,7 @@ def lexical_claims(
 
 @dataclass(frozen=True)
 class SearchPage:
-    claims: Paged[claims_graph.Claim]
+    claims: Paged[Claim]
     fell_back: bool
     matches: dict[str, Match]
     mode: SearchMode
@@ -418,12 +425,12 @@ class SourceClaim:
 
 @dataclass(frozen=True)
 class SourcePage:
-    version: claims_graph.SourceVersion
+    version: sources_graph.SourceVersion
     spans: list[ClaimSpan]
     highlighted: SafeString
-    extraction: claims_graph.Extraction | None
+    extraction: extraction_graph.Extraction | None
     rejected: list[RejectedRow]
-    retracted: list[claims_graph.Retracted]
+    retracted: list[extraction_graph.Retracted]
     claims: list[SourceClaim] = field(default_factory=list)
 
     @property
@@ -441,20 +448,20 @@ class SourcePage:
 
 def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
     """Everything the source page shows, or None when there is no such source."""
-    version = claims_graph.source_get(workspace=workspace, source_id=source_id)
+    version = sources_graph.source_get(workspace=workspace, source_id=source_id)
     if version is None:
         return None
-    spans = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+    spans = sources_graph.version_claim_spans(workspace=workspace, version_id=version.id)
     return SourcePage(
         version=version,
         spans=spans,
         highlighted=highlight(version.text, spans),
-        extraction=claims_graph.extraction_latest(workspace=workspace, source_id=source_id),
+        extraction=extraction_graph.extraction_latest(workspace=workspace, source_id=source_id),
         rejected=[
             RejectedRow(r.statement, r.evidence_quote, r.reason, r.detail, _hint_text(version.text, r), _hint_span(r))
-            for r in claims_graph.rejected_list(workspace=workspace, source_id=source_id)
+            for r in extraction_graph.rejected_list(workspace=workspace, source_id=source_id)
         ],
-        retracted=claims_graph.retracted_claims(workspace=workspace, source_id=source_id),
+        retracted=extraction_graph.retracted_claims(workspace=workspace, source_id=source_id),
         claims=[
             SourceClaim(s.id, s.statement, s.status, version.text[s.start : s.end], s.extractor, s.created_in)
             for s in spans
@@ -462,13 +469,13 @@ def source_page(*, workspace: Workspace, source_id: str) -> SourcePage | None:
     )
 
 
-def _hint_span(rejected: claims_graph.RejectedClaim) -> Span | None:
+def _hint_span(rejected: extraction_graph.RejectedClaim) -> Span | None:
     if rejected.hint_start is None or rejected.hint_end is None:
         return None
     return Span(rejected.hint_start, rejected.hint_end)
 
 
-def _hint_text(text: str, rejected: claims_graph.RejectedClaim) -> str | None:
+def _hint_text(text: str, rejected: extraction_graph.RejectedClaim) -> str | None:
     if rejected.hint_start is None or rejected.hint_end is None:
         return None
     return text[rejected.hint_start : rejected.hint_end]
@@ -481,7 +488,7 @@ def _hint_text(text: str, rejected: claims_graph.RejectedClaim) -> str | None:
 class CitedView:
     """The passage a correction cited, with its source's title and the text around it, for the pages."""
 
-    passage: claims_graph.CitedPassage
+    passage: CitedPassage
     title: str
     context_before: str
     context_after: str
@@ -489,24 +496,24 @@ class CitedView:
 
 @dataclass(frozen=True)
 class Provenance:
-    claim: claims_graph.Claim
-    version: claims_graph.SourceVersion | None
+    claim: Claim
+    version: sources_graph.SourceVersion | None
     context_before: str
     context_after: str
-    premises: list[claims_graph.Claim]
-    dependents: list[claims_graph.Dependent]
+    premises: list[Claim]
+    dependents: list[pickers_graph.Dependent]
     cited: CitedView | None = None
 
 
 CONTEXT_CHARS = 240
 
 
-def cited_view(*, workspace: Workspace, claim: claims_graph.Claim | None) -> CitedView | None:
+def cited_view(*, workspace: Workspace, claim: Claim | None) -> CitedView | None:
     """The passage a correction's replacement cites beside the correction, in the version it was cited in, or None."""
     passage = claim.cited_passage if claim else None
     if passage is None:
         return None
-    version = claims_graph.version_get(workspace=workspace, version_id=passage.version_id)
+    version = sources_graph.version_get(workspace=workspace, version_id=passage.version_id)
     if version is None:
         return CitedView(passage, "its source", "", "")
     before = version.text[max(0, passage.start - CONTEXT_CHARS) : passage.start]
@@ -521,7 +528,7 @@ def claim_provenance(*, workspace: Workspace, claim_id: str, as_of: str | None =
     claim = claim_get(workspace=workspace, claim_id=claim_id, as_of=as_of)
     if claim is None:
         return None
-    version = claims_graph.version_get(workspace=workspace, version_id=claim.version_id) if claim.version_id else None
+    version = sources_graph.version_get(workspace=workspace, version_id=claim.version_id) if claim.version_id else None
     before = after = ""
     if version is not None and claim.start is not None and claim.end is not None:
         before = version.text[max(0, claim.start - CONTEXT_CHARS) : claim.start]
@@ -531,7 +538,7 @@ def claim_provenance(*, workspace: Workspace, claim_id: str, as_of: str | None =
         premises = claims_as_of(workspace=workspace, claim_ids=premise_ids, as_of=as_of) if premise_ids else []
     else:
         premises = claims_graph.claims_get(workspace=workspace, claim_ids=premise_ids)
-    dependents = claims_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
+    dependents = pickers_graph.claim_dependents(workspace=workspace, claim_id=claim_id)
     cited = cited_view(workspace=workspace, claim=claim)
     return Provenance(claim, version, before, after, premises, dependents, cited)
 
@@ -546,46 +553,46 @@ def marked(text: str, span: Span | None) -> SafeString:
     return mark_safe(f'{before}<mark class="own-quote">{quote}</mark>{after}')  # noqa: S308 - every part is escaped
 
 
-def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[claims_graph.Claim]:
+def claims_by_ids(*, workspace: Workspace, claim_ids: list[str]) -> list[Claim]:
     """The claims with these ids that exist, in the order given."""
     return claims_graph.claims_get(workspace=workspace, claim_ids=claim_ids)
 
 
-def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[claims_graph.SourceSummary]:
+def sources(*, workspace: Workspace, offset: int = 0, limit: int = 100) -> list[sources_graph.SourceSummary]:
     """Sources of the workspace, newest first."""
-    return claims_graph.source_list(workspace=workspace, offset=offset, limit=limit)
+    return sources_graph.source_list(workspace=workspace, offset=offset, limit=limit)
 
 
-def sources_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[claims_graph.SourceSummary]:
+def sources_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[sources_graph.SourceSummary]:
     """A page of the workspace's sources, newest first."""
     return workspace_page(
         "sources", workspace=workspace, cursor=cursor, limit=limit,
-        read=claims_graph.source_list, count=claims_graph.source_count,
+        read=sources_graph.source_list, count=sources_graph.source_count,
     )  # fmt: skip
 
 
 def rejected_page(
     *, workspace: Workspace, source_id: str, limit: int, cursor: str | None
-) -> Paged[claims_graph.RejectedClaim]:
+) -> Paged[extraction_graph.RejectedClaim]:
     """A page of the claims refused for the source's current version, oldest first."""
     return workspace_page(
         "rejected", workspace=workspace, source_id=source_id, cursor=cursor, limit=limit,
-        read=claims_graph.rejected_list, count=claims_graph.rejected_count,
+        read=extraction_graph.rejected_list, count=extraction_graph.rejected_count,
         position=lambda rejected: [rejected.created_at, rejected.key],
     )  # fmt: skip
 
 
-def source_get(*, workspace: Workspace, source_id: str) -> claims_graph.SourceVersion | None:
+def source_get(*, workspace: Workspace, source_id: str) -> sources_graph.SourceVersion | None:
     """The source with its current version, or None."""
-    return claims_graph.source_get(workspace=workspace, source_id=source_id)
+    return sources_graph.source_get(workspace=workspace, source_id=source_id)
 
 
 def version_claim_spans(*, workspace: Workspace, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version (any status), by position."""
-    return claims_graph.version_claim_spans(workspace=workspace, version_id=version_id)
+    return sources_graph.version_claim_spans(workspace=workspace, version_id=version_id)
 
 
-def claim_get(*, workspace: Workspace, claim_id: str, as_of: str | None = None) -> claims_graph.Claim | None:
+def claim_get(*, workspace: Workspace, claim_id: str, as_of: str | None = None) -> Claim | None:
     """One claim with its fragments and justifications, or None. With `as_of` (a moment as
     afterhack.clock.moment_iso gives it): the claim as it was then, or None if it did not exist yet."""
     if as_of is None:
@@ -594,12 +601,12 @@ def claim_get(*, workspace: Workspace, claim_id: str, as_of: str | None = None) 
     return then[0] if then else None
 
 
-def claims_as_of(*, workspace: Workspace, claim_ids: list[str], as_of: str) -> list[claims_graph.Claim]:
+def claims_as_of(*, workspace: Workspace, claim_ids: list[str], as_of: str) -> list[Claim]:
     """The claims with these ids as they were at `as_of` (those that existed then, in the order given): one query
     for the claims and their changes since, and one more only for the old fragments of claims moved since."""
-    read = claims_graph.claims_as_of(workspace=workspace, claim_ids=claim_ids, as_of=as_of)
+    read = past_graph.claims_as_of(workspace=workspace, claim_ids=claim_ids, as_of=as_of)
     old_ids = [fid for then in read for fid in claims_history.old_fragment_ids(history.after(then.changes, as_of))]
-    fragments = claims_graph.fragments_get(workspace=workspace, fragment_ids=old_ids) if old_ids else {}
+    fragments = past_graph.fragments_get(workspace=workspace, fragment_ids=old_ids) if old_ids else {}
     claims = (
         claims_history.claim_at(
             then.claim, as_of=as_of, changes=then.changes, replaced_at=then.replaced_at, fragments=fragments
@@ -611,7 +618,7 @@ def claims_as_of(*, workspace: Workspace, claim_ids: list[str], as_of: str) -> l
 
 def unembedded_count(*, workspace: Workspace, model: str) -> int:
     """How many of the workspace's claims have no vector of the embeddings model `model`."""
-    return claims_graph.claims_unembedded_count(workspace=workspace, model=model)
+    return embeddings_graph.claims_unembedded_count(workspace=workspace, model=model)
 
 
 # -- the claim picker ------------------------------------------------------------------------------
@@ -619,7 +626,7 @@ def unembedded_count(*, workspace: Workspace, model: str) -> int:
 
 def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard]:
     """These claims (those that exist, in order), each with its status, source and date."""
-    return claims_graph.claim_cards(workspace=workspace, claim_ids=claim_ids)
+    return pickers_graph.claim_cards(workspace=workspace, claim_ids=claim_ids)
 
 
 def pick_item(card: ClaimCard) -> PickItem:

@@ -17,7 +17,6 @@ from afterhack.clock import now_iso, stale_before
 from afterhack.errors import Conflict, NotFound, UserError, found
 from afterhack.ids import parse_id, storable
 from afterhack.text import MAX_STATEMENT_CHARS, clean_text
-from claims import graph as claims_graph
 from claims.evidence import Rejection, validate_quote
 from claims.extraction import (
     RULE_EXTRACTOR,
@@ -27,6 +26,11 @@ from claims.extraction import (
     model_proposals,
     rule_proposals,
 )
+from claims.graph import claims as claims_graph
+from claims.graph import embeddings as embeddings_graph
+from claims.graph import extraction as extraction_graph
+from claims.graph import sources as sources_graph
+from claims.graph.shapes import Claim, Fragment
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 from claims.text import (
     InvalidSource,
@@ -75,20 +79,20 @@ def clean_statement(statement: object) -> str:
     )  # fmt: skip
 
 
-def fragments_of(fragments: list[claims_graph.Fragment], span: Span) -> list[claims_graph.Fragment]:
+def fragments_of(fragments: list[Fragment], span: Span) -> list[Fragment]:
     """The fragments a span overlaps (a quote across a fragment boundary has two)."""
     return [f for f in fragments if f.start < span.end and span.start < f.end]
 
 
-def cut_fragments(text: str) -> list[claims_graph.Fragment]:
+def cut_fragments(text: str) -> list[Fragment]:
     """The text cut into its fragments (paragraphs), each with a fresh id: the units a quote is found in."""
     return [
-        claims_graph.Fragment(str(uuid.uuid4()), span.start, span.end, text[span.start : span.end], "document")
+        Fragment(str(uuid.uuid4()), span.start, span.end, text[span.start : span.end], "document")
         for span in fragment_spans(text)
     ]
 
 
-def fragment_ids(fragments: list[claims_graph.Fragment], span: Span) -> list[str]:
+def fragment_ids(fragments: list[Fragment], span: Span) -> list[str]:
     """The ids of the fragments a span overlaps."""
     return [f.id for f in fragments_of(fragments, span)]
 
@@ -141,7 +145,7 @@ class NewSource:
     fragments: list[dict[str, Any]]
 
     def row(self) -> dict[str, Any]:
-        """The source as one row of claims_graph.sources_create."""
+        """The source as one row of sources_graph.sources_create."""
         return {
             "source_id": self.id, "version_id": self.version_id, "title": self.title, "text": self.text,
             "sha256": self.sha256, "length": len(self.text),
@@ -227,7 +231,7 @@ def sources_write(
     write). Written after, the events need no transaction held open across the graph write: one
     event is one INSERT committed on its own, one round-trip to PostgreSQL."""
     name = actor_name(actor)
-    claims_graph.sources_create(
+    sources_graph.sources_create(
         workspace=workspace, sources=[s.row() for s in sources], origin_type="document",
         origin_name=origin_name or name, created_by=name, now=now_iso(),
     )  # fmt: skip
@@ -235,9 +239,9 @@ def sources_write(
     return [s.added() for s in sources]
 
 
-def active_version(workspace: Workspace, source_id: object) -> claims_graph.SourceVersion:
+def active_version(workspace: Workspace, source_id: object) -> sources_graph.SourceVersion:
     """The current version of an active source; 404 if there is none, 409 if it was retracted."""
-    read = claims_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
+    read = sources_graph.source_get(workspace=workspace, source_id=str(source_id)) if source_id else None
     version = found(read, SourceNotFound())
     if version.status != SourceStatus.ACTIVE:
         raise Conflict("This source has been retracted: it can no longer be cited, extracted from or revised.")
@@ -251,10 +255,10 @@ def active_version(workspace: Workspace, source_id: object) -> claims_graph.Sour
 class Passage:
     """An exact quote found in a source's current version, with the fragments it lies in."""
 
-    version: claims_graph.SourceVersion
+    version: sources_graph.SourceVersion
     quote: str
     span: Span
-    fragments: list[claims_graph.Fragment]
+    fragments: list[Fragment]
 
 
 def passage_find(*, workspace: Workspace, source_id: object, quote: object, start: object = None) -> Passage:
@@ -268,7 +272,7 @@ def passage_find(*, workspace: Workspace, source_id: object, quote: object, star
     result = validate_quote(page_breaks_as_line_breaks(version.text), text, start)
     if isinstance(result, Rejection):
         raise EvidenceNotFound(result)
-    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    fragments = sources_graph.version_fragments(workspace=workspace, version_id=version.id)
     # The stored text's own characters (the quote itself, unless the text has page breaks there).
     return Passage(version, version.text[result.start : result.end], result, fragments_of(fragments, result))
 
@@ -281,7 +285,7 @@ def claim_add(
     evidence_quote: object,
     start: object = None,
     actor: Any,
-) -> claims_graph.Claim:
+) -> Claim:
     """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
     statement = clean_statement(statement)
     passage = passage_find(workspace=workspace, source_id=source_id, quote=evidence_quote, start=start)
@@ -316,9 +320,7 @@ def claim_add(
     return claim_required(workspace, claim_id)
 
 
-def derived_claim_add(
-    *, workspace: Workspace, statement: object, derived_from: object, actor: Any
-) -> claims_graph.Claim:
+def derived_claim_add(*, workspace: Workspace, statement: object, derived_from: object, actor: Any) -> Claim:
     """A claim inferred from others: the listed claims together are its one justification."""
     statement = clean_statement(statement)
     premise_ids = _clean_premises(derived_from)
@@ -360,7 +362,7 @@ def _why_unsupported(workspace: Workspace, premise_ids: list[str]) -> str:
     return f"A derived claim can only rest on current claims; these are not: {', '.join(stale)}."
 
 
-def claim_required(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
+def claim_required(workspace: Workspace, claim_id: str) -> Claim:
     """The claim, or ClaimNotFound (404) when there is no such claim in the workspace."""
     return found(claims_graph.claim_get(workspace=workspace, claim_id=claim_id), ClaimNotFound())
 
@@ -368,18 +370,18 @@ def claim_required(workspace: Workspace, claim_id: str) -> claims_graph.Claim:
 # -- extraction -----------------------------------------------------------------------------
 
 
-def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> claims_graph.Extraction:
+def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> extraction_graph.Extraction:
     """Queues extraction of the source's current version (or returns the run already going)."""
     version = active_version(workspace, source_id)
-    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    fragments = sources_graph.version_fragments(workspace=workspace, version_id=version.id)
     extractor = f"model:{llm.model_name()}" if llm.is_configured() else RULE_EXTRACTOR
     extraction_id = str(uuid.uuid4())
-    started = claims_graph.extraction_start(
+    started = extraction_graph.extraction_start(
         workspace=workspace, extraction_id=extraction_id, version_id=version.id, total=len(fragments),
         extractor=extractor, now=now_iso(), stale_before=stale_before(),
     )  # fmt: skip
     if not started:
-        running = claims_graph.extraction_latest(workspace=workspace, source_id=version.source_id)
+        running = extraction_graph.extraction_latest(workspace=workspace, source_id=version.source_id)
         assert running is not None
         return running
     with transaction.atomic():
@@ -391,20 +393,20 @@ def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -
         from claims.tasks import run_extraction
 
         transaction.on_commit(lambda: run_extraction.delay(str(workspace.id), extraction_id))
-    extraction = claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    extraction = extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
     assert extraction is not None
     return extraction
 
 
-def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.Extraction | None:
+def extraction_run(*, workspace: Workspace, extraction_id: str) -> extraction_graph.Extraction | None:
     """Runs a queued extraction: proposals per fragment, validated, then stored in one atomic write."""
-    extraction = claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    extraction = extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
     if extraction is None or extraction.status not in (JobStatus.QUEUED, JobStatus.RUNNING):
         return extraction
-    version = claims_graph.version_get(workspace=workspace, version_id=extraction.version_id)
+    version = sources_graph.version_get(workspace=workspace, version_id=extraction.version_id)
     if version is None:
         return _fail(workspace, extraction_id, "The source version to extract from no longer exists.")
-    fragments = claims_graph.version_fragments(workspace=workspace, version_id=version.id)
+    fragments = sources_graph.version_fragments(workspace=workspace, version_id=version.id)
     if extraction.extractor.startswith("model:") and not llm.is_configured():
         return _fail(
             workspace, extraction_id, "This extraction was queued for a model, but no model is configured now."
@@ -425,10 +427,12 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
         for done, outcomes in enumerate(results, start=1):
             accepted += [o for o in outcomes if isinstance(o, Accepted)]
             refused += [o for o in outcomes if isinstance(o, Refused)]
-            claims_graph.extraction_progress(workspace=workspace, extraction_id=extraction_id, done=done, now=now_iso())
+            extraction_graph.extraction_progress(
+                workspace=workspace, extraction_id=extraction_id, done=done, now=now_iso()
+            )
     except llm.LLMError as error:
         return _fail(workspace, extraction_id, str(error))
-    existing = claims_graph.version_claim_spans(workspace=workspace, version_id=version.id)
+    existing = sources_graph.version_claim_spans(workspace=workspace, version_id=version.id)
     family = extraction.extractor.split(":")[0]
     # Skipped: spans an earlier run of this kind took, statements already made, and anything
     # overlapping a claim a reviewer corrected or that was retracted (it must not come back).
@@ -455,13 +459,13 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> claims_graph.
         )
     # Already in the worker: the new claims are embedded here, in batches.
     claims_embed_new(workspace=workspace, claim_ids=[claim_id for claim_id, created in stored if created])
-    return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    return extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 
-def _fail(workspace: Workspace, extraction_id: str, why: str) -> claims_graph.Extraction | None:
+def _fail(workspace: Workspace, extraction_id: str, why: str) -> extraction_graph.Extraction | None:
     logger.warning("extraction %s failed: %s", extraction_id, why)
-    claims_graph.extraction_fail(workspace=workspace, extraction_id=extraction_id, error=why, now=now_iso())
-    return claims_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
+    extraction_graph.extraction_fail(workspace=workspace, extraction_id=extraction_id, error=why, now=now_iso())
+    return extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 
 def extraction_fail_unexpectedly(*, workspace: Workspace, extraction_id: str) -> None:
@@ -470,11 +474,11 @@ def extraction_fail_unexpectedly(*, workspace: Workspace, extraction_id: str) ->
 
 
 def _claim_rows(
-    version: claims_graph.SourceVersion,
+    version: sources_graph.SourceVersion,
     accepted: list[Accepted],
     extractor: str,
     use_model: bool,
-    fragments: list[claims_graph.Fragment],
+    fragments: list[Fragment],
     known_spans: set[tuple[int, int]],
 ) -> list[dict[str, Any]]:
     """One row per new claim, quoting the version's own text at its span (the proposal's quote, but where a text
@@ -533,14 +537,14 @@ def claims_embed(
     The vector index takes its dimension from the model's vectors; a model of another dimension gets a new index.
     """
     model, done, batch = llm.embedding_model(), 0, max(1, settings.AFTERHACK_EMBEDDING_BATCH)
-    ids = claims_graph.claims_unembedded(workspace=workspace, model=model) if claim_ids is None else claim_ids
+    ids = embeddings_graph.claims_unembedded(workspace=workspace, model=model) if claim_ids is None else claim_ids
     for first in range(0, len(ids), batch):
-        todo = claims_graph.claims_to_embed(workspace=workspace, model=model, claim_ids=ids[first : first + batch])
+        todo = embeddings_graph.claims_to_embed(workspace=workspace, model=model, claim_ids=ids[first : first + batch])
         if todo:
             vectors = llm.embed([claim.statement for claim in todo])
-            claims_graph.embedding_index_ensure(workspace=workspace, dimension=len(vectors[0]))
+            embeddings_graph.embedding_index_ensure(workspace=workspace, dimension=len(vectors[0]))
             rows = [{"id": c.id, "statement": c.statement, "vector": v} for c, v in zip(todo, vectors, strict=True)]
-            done += claims_graph.claim_embeddings_set(workspace=workspace, model=model, rows=rows)
+            done += embeddings_graph.claim_embeddings_set(workspace=workspace, model=model, rows=rows)
         if progress is not None:
             progress(len(ids[first : first + batch]))
     return done

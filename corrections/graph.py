@@ -27,7 +27,9 @@ from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
-from claims.graph import CITED_PASSAGE_ROLE, CLAIM_PROPERTIES, CitedPassage, Claim, after_params, keyset
+from afterhack.listing_graph import after_params, keyset
+from claims.graph.claims import CLAIM_PROPERTIES
+from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage, Claim
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
 # What rests on the roots, in ONE read (a single query is atomic: the picture can never be mixed): the workspace's

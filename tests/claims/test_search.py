@@ -242,7 +242,7 @@ class FallbackRankingTests:
         from itertools import combinations
 
         from claims import fulltext
-        from claims import graph as claims_graph
+        from claims.graph import search as search_graph
 
         words = ["alpha", "beta", "gamma", "delta"]
         statements = [
@@ -261,7 +261,7 @@ class FallbackRankingTests:
         def ranking(
             terms: list[str], candidates: int, offset: int, limit: int | None
         ) -> tuple[int, list[tuple[str, int]]]:
-            ranked = claims_graph.claim_search_terms(
+            ranked = search_graph.claim_search_terms(
                 workspace=ws, terms=terms, candidates=candidates, offset=offset, limit=limit
             )
             return ranked.total, [(hit.statement, hit.hits) for hit in ranked.hits]

@@ -93,9 +93,9 @@ def world(trio: Trio) -> World:
     plan = claims_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
     email = claims_services.source_add(workspace=trio.workspace, title="Email", text=EMAIL, actor=trio.reviewer)
     board = claims_services.source_add(workspace=trio.workspace, title="Board", text=BOARD, actor=trio.reviewer)
-    from claims import graph as claims_graph
+    from claims.graph import sources as sources_graph
 
-    version = claims_graph.source_get(workspace=trio.workspace, source_id=plan.id)
+    version = sources_graph.source_get(workspace=trio.workspace, source_id=plan.id)
     assert version is not None
     return World(
         trio,

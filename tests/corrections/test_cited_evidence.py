@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from claims import graph as claims_graph
 from claims import services as claims_services
+from claims.graph import sources as sources_graph
+from claims.graph.shapes import CitedPassage
 from corrections import graph as corrections_graph
 from corrections import services
 from corrections.models import CorrectionIntent
@@ -85,9 +86,9 @@ class CitedEvidenceTests:
         cited = new["cited_passage"]
         assert cited["source_id"] == risks and cited["version"] == 1 and cited["quote"] == PASSAGE
         assert (cited["start"], cited["end"]) == (start, start + len(PASSAGE))
-        fragments = claims_graph.version_fragments(
+        fragments = sources_graph.version_fragments(
             workspace=world.trio.workspace,
-            version_id=claims_graph.source_get(workspace=world.trio.workspace, source_id=risks).id,  # type: ignore[union-attr]
+            version_id=sources_graph.source_get(workspace=world.trio.workspace, source_id=risks).id,  # type: ignore[union-attr]
         )
         assert [f["id"] for f in cited["fragments"]] == [f.id for f in fragments]
         assert {f["id"] for f in new["fragments"]}.isdisjoint(f["id"] for f in cited["fragments"])
@@ -253,14 +254,14 @@ class CitedSourceVersionTests:
 
     def test_the_write_itself_refuses_a_version_that_is_no_longer_current(self, world: World) -> None:
         risks = add_risks(world)
-        old = claims_graph.source_get(workspace=world.trio.workspace, source_id=risks)
+        old = sources_graph.source_get(workspace=world.trio.workspace, source_id=risks)
         assert old is not None
         services.source_new_version(
             workspace=world.trio.workspace, source_id=risks, text=RISKS + "More.\n", actor=world.trio.owner
         )
-        fragments = claims_graph.version_fragments(workspace=world.trio.workspace, version_id=old.id)
+        fragments = sources_graph.version_fragments(workspace=world.trio.workspace, version_id=old.id)
         start = RISKS.index(PASSAGE)
-        cited = claims_graph.CitedPassage(risks, old.id, 1, PASSAGE, start, start + len(PASSAGE), fragments[:1])
+        cited = CitedPassage(risks, old.id, 1, PASSAGE, start, start + len(PASSAGE), fragments[:1])
         affected: dict[str, list[str]] = {
             k: []
             for k in ("decisions_needing_review", "decisions_still_supported", "actions_held", "claims_unsupported")

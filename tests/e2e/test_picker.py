@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agents import graph as agents_graph
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from corrections import services as corrections_services
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
@@ -28,7 +28,7 @@ def watch(page: Any, live_server: Any) -> Iterator[Watch]:
 
 
 def claim_id(workspace: Workspace, statement: str) -> str:
-    return claims_graph.claim_search_phrase(workspace=workspace, phrase=statement.lower(), limit=1)[0].id
+    return search_graph.claim_search_phrase(workspace=workspace, phrase=statement.lower(), limit=1)[0].id
 
 
 def correct(workspace: Workspace, statement: str, replacement: str, actor: Any) -> None:

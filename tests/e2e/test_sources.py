@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import sources as sources_graph
 from tests.conftest import Trio
 from tests.e2e.conftest import ARTIFACTS, log_in, screenshot, settled
 
@@ -100,9 +100,9 @@ class SourceFlowTests:
         page.get_by_role("button", name="Add claim").click()
         page.get_by_text("Claim added").wait_for()
         settled(page)
-        version = claims_graph.source_get(workspace=trio.workspace, source_id=source.id)
+        version = sources_graph.source_get(workspace=trio.workspace, source_id=source.id)
         assert version is not None
-        spans = claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
+        spans = sources_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
         assert [(s.start, s.end) for s in spans] == [(TEXT.index(quote), TEXT.index(quote) + len(quote))]
 
 
