@@ -18,9 +18,12 @@ from agents.graph import Decision as Decision
 from agents.graph import Run as Run
 from agents.graph import Support as Support
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, TrajectoryEventKind
-from claims import selectors as claims_selectors
-from claims.selectors import Claim, Dependent
-from claims.selectors import ClaimCard as ClaimCard
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors import search as search_selectors
+from claims.selectors.claims import Claim
+from claims.selectors.picker import ClaimCard as ClaimCard
+from claims.selectors.provenance import Dependent
 from workspaces.models import Workspace
 
 # The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a graph.py.
@@ -366,7 +369,7 @@ def decision_get(*, workspace: Workspace, decision_id: str, as_of: str | None = 
 
 def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard]:
     """These claims (those that exist, in order), each with its status and source."""
-    return claims_selectors.claim_cards(workspace=workspace, claim_ids=claim_ids)
+    return picker_selectors.claim_cards(workspace=workspace, claim_ids=claim_ids)
 
 
 # -- the decision picker ---------------------------------------------------------------------------
@@ -392,7 +395,7 @@ def decision_items(*, workspace: Workspace, decision_ids: list[str]) -> list[Pic
 def decision_finds(*, workspace: Workspace, query: str, limit: int = PICK_LIMIT) -> list[PickItem]:
     """The decisions whose title or question has the query or its words (the newest for an empty one)."""
     query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
-    words = claims_selectors.content_words(query)
+    words = search_selectors.content_words(query)
     ids = agents_graph.decision_find(workspace=workspace, phrase=query.lower(), words=words, limit=limit)
     return decision_items(workspace=workspace, decision_ids=ids)
 

@@ -34,7 +34,7 @@ from afterhack.picker import (
 from afterhack.text import MAX_QUESTION_CHARS, MAX_TITLE_CHARS
 from agents import selectors, services
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
-from claims import selectors as claims_selectors
+from claims.selectors import picker as picker_selectors
 from claims.statuses import JobStatus
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
@@ -173,7 +173,7 @@ def justification_pickers(workspace: Workspace, data: QueryDict, numbers: range)
         pickers.append(
             JustificationPickers(
                 number,
-                claims_selectors.claim_picker(
+                picker_selectors.claim_picker(
                     workspace=workspace, field=claims, query=query_in(data, claims),
                     chosen=chosen_ids(data, field=claims), label="Find claims", empty_words="No claim chosen yet.",
                 ),

@@ -29,8 +29,11 @@ from afterhack.schemas import (
     errors,
 )
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims import selectors, services
+from claims import services
 from claims.evidence import Reason
+from claims.selectors import claims as claims_selectors
+from claims.selectors import search as search_selectors
+from claims.selectors import sources as sources_selectors
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, Match, SearchMode
 from claims.text import MAX_SOURCE_CHARS, InvalidSource
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
@@ -308,7 +311,7 @@ class SearchPageOut(Page[SearchHitOut]):
     )
 
 
-def claim_out(claim: selectors.Claim) -> dict[str, Any]:
+def claim_out(claim: claims_selectors.Claim) -> dict[str, Any]:
     """A claim in the API's shape."""
     fragment = claim.fragments[0] if claim.fragments else None
     return {
@@ -334,7 +337,7 @@ def claim_out(claim: selectors.Claim) -> dict[str, Any]:
     }
 
 
-def cited_passage_out(cited: selectors.CitedPassage | None) -> dict[str, Any] | None:
+def cited_passage_out(cited: claims_selectors.CitedPassage | None) -> dict[str, Any] | None:
     if cited is None:
         return None
     return {
@@ -343,7 +346,7 @@ def cited_passage_out(cited: selectors.CitedPassage | None) -> dict[str, Any] | 
     }  # fmt: skip
 
 
-def extraction_out(extraction: selectors.Extraction | None) -> dict[str, Any] | None:
+def extraction_out(extraction: sources_selectors.Extraction | None) -> dict[str, Any] | None:
     if extraction is None:
         return None
     return {
@@ -408,7 +411,7 @@ def source_create_batch(request: HttpRequest, ws_id: PathId, payload: SourceBatc
 def source_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """The workspace's sources, newest first."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    sources = selectors.sources_page(workspace=workspace, limit=page.limit, cursor=page.cursor)
+    sources = sources_selectors.sources_page(workspace=workspace, limit=page.limit, cursor=page.cursor)
     return sources.answer(
         lambda s: {"id": s.id, "title": s.title, "version": s.version, "length": s.length, "claims": s.claims,
                    "created_at": s.created_at}
@@ -420,7 +423,7 @@ def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any
     """The source's current version with its claims' spans and the latest extraction's progress."""
     workspace = get_workspace_for_user(request.user, ws_id)
     page = found(
-        selectors.source_page(workspace=workspace, source_id=source_id),
+        sources_selectors.source_page(workspace=workspace, source_id=source_id),
         services.SourceNotFound(),
     )
     version = page.version
@@ -452,11 +455,13 @@ def source_rejected(request: HttpRequest, ws_id: PathId, source_id: PathId, page
     """Claims refused because their quote did not validate, oldest first; reviewers also get the near-miss hint."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
-    if selectors.source_get(workspace=workspace, source_id=source_id) is None:
+    if sources_selectors.source_get(workspace=workspace, source_id=source_id) is None:
         raise services.SourceNotFound()
-    rejected = selectors.rejected_page(workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor)
+    rejected = sources_selectors.rejected_page(
+        workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor
+    )
 
-    def rejected_out(item: selectors.RejectedClaim) -> dict[str, Any]:
+    def rejected_out(item: sources_selectors.RejectedClaim) -> dict[str, Any]:
         row: dict[str, Any] = {
             "statement": item.statement, "evidence_quote": item.evidence_quote, "reason": item.reason,
             "detail": item.detail,
@@ -500,7 +505,7 @@ def claim_search(request: HttpRequest, ws_id: PathId, search: Query[SearchIn]) -
     search as it would have answered then (the claims that existed then, each as it was; `count` is of those;
     a cursor works only with the same `as_of`)."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    found = selectors.claim_search_page(
+    found = search_selectors.claim_search_page(
         workspace=workspace, query=search.q, limit=search.limit, cursor=search.cursor, mode=search.mode,
         as_of=search.moment(),
     )  # fmt: skip
@@ -517,7 +522,7 @@ def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId, past: Qu
     workspace = get_workspace_for_user(request.user, ws_id)
     moment = past.moment()
     claim = found(
-        selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=moment),
+        claims_selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=moment),
         services.ClaimNotFound(as_of=moment),
     )
     return claim_out(claim)

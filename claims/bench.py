@@ -16,11 +16,12 @@ from django.test import Client, override_settings
 
 from afterhack import graph, llm
 from afterhack.clock import now_iso
-from claims import bench_graph, selectors, services
+from claims import bench_graph, services
 from claims.evidence import validate_quote
 from claims.graph import claims as claims_graph
 from claims.graph import embeddings as embeddings_graph
 from claims.graph import sources as sources_graph
+from claims.selectors import search as search_selectors
 from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
@@ -263,7 +264,9 @@ def timed_searches(
     for query in queries:
         started = time.perf_counter()
         with synthetic_embeddings(vectors):
-            page = selectors.claim_search_page(workspace=workspace, query=query, limit=50, cursor=None, mode=mode)
+            page = search_selectors.claim_search_page(
+                workspace=workspace, query=query, limit=50, cursor=None, mode=mode
+            )
         times.append(time.perf_counter() - started)
         if page.degraded or page.mode != mode:
             raise RuntimeError(f"The {mode} search answered {page.mode} (degraded): the figures would be wrong.")

@@ -26,7 +26,12 @@ from afterhack.listing import Filter, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims import selectors, services
+from claims import services
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors import provenance as provenance_selectors
+from claims.selectors import search as search_selectors
+from claims.selectors import sources as sources_selectors
 from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
@@ -112,7 +117,7 @@ def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     listing = SOURCES.read_page(
-        request.GET, path=request.path, read=selectors.source_rows, count=selectors.source_rows_count,
+        request.GET, path=request.path, read=sources_selectors.source_rows, count=sources_selectors.source_rows_count,
         workspace=workspace,
     )  # fmt: skip
     context = {
@@ -157,7 +162,7 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: Any) -> dict[str, Any]:
     membership = get_membership(request.user, ws_id)
     page = found(
-        selectors.source_page(workspace=membership.workspace, source_id=source_id),
+        sources_selectors.source_page(workspace=membership.workspace, source_id=source_id),
         services.SourceNotFound(),
     )
     return {
@@ -176,7 +181,7 @@ class SourceClaimItems:
     """
 
     ws_id: UUID
-    claims: list[selectors.SourceClaim]
+    claims: list[sources_selectors.SourceClaim]
 
     def __str__(self) -> SafeString:
         # The template turns what it prints into a string first: this one says it is already HTML.
@@ -211,7 +216,7 @@ def _found_by(extractor: str) -> str:
     return f' <span class="muted small">{escape(words)}</span>' if words else ""
 
 
-def _claim_item(claim: selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
+def _claim_item(claim: sources_selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
     """One claim of the source's list: its statement linked to its page, its status in words (`badge`), who
     found it, and its quote when that says more than the statement."""
     claim_id = escape(claim.id)
@@ -355,16 +360,16 @@ def _claims_page(
     spec = claims_spec(searching=bool(tidy(params.get("q", ""))))
     criteria, _ = spec.criteria(params)
     mode = SearchMode(criteria.get("mode")) if criteria.get("mode") else None
-    result = selectors.claim_search(
-        workspace=workspace, query=criteria.q, mode=mode, limit=selectors.MAX_SEARCH_RESULTS
+    result = search_selectors.claim_search(
+        workspace=workspace, query=criteria.q, mode=mode, limit=search_selectors.MAX_SEARCH_RESULTS
     )
     ranked = [hit.id for hit in result.hits] if criteria.q else None
     listing = spec.read_page(
-        params, path=request.path, read=selectors.claim_rows, count=selectors.claim_rows_count,
+        params, path=request.path, read=claims_selectors.claim_rows, count=claims_selectors.claim_rows_count,
         workspace=workspace, ranked=ranked,
     )  # fmt: skip
     source = listing.criteria.get("source")
-    if source and (named := selectors.source_get(workspace=workspace, source_id=source)) is not None:
+    if source and (named := sources_selectors.source_get(workspace=workspace, source_id=source)) is not None:
         listing = listing.with_shown(source=f"“{named.title}”")
     context = {
         "workspace": workspace, "membership": membership, "listing": listing, "result": result,
@@ -379,7 +384,7 @@ def _claims_page(
 def _derive_context(membership: Membership, derived: dict[str, Any] | None) -> dict[str, Any]:
     """The derive form: the statement, the claim picker, and the refusal, as the form sent them back."""
     derived = derived or {}
-    picker = selectors.claim_picker(
+    picker = picker_selectors.claim_picker(
         workspace=membership.workspace, field="derived_from", query=derived.get("query", ""),
         chosen=derived.get("chosen", []), label="Find the claims it follows from",
         empty_words="No claim chosen yet: find the claims it follows from and add them.",
@@ -397,7 +402,7 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The claims behind a clicked highlight (several where spans overlap)."""
     membership = get_membership(request.user, ws_id)
     ids = [value for value in request.GET.get("ids", "").split() if value][:20]
-    claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
+    claims = claims_selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
     return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
 
 
@@ -406,7 +411,7 @@ def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def claim_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The claim picker's results for what was typed (the newest claims before that): a fragment over HTMX."""
     membership = get_membership(request.user, ws_id)
-    picker = selectors.claim_picker(workspace=membership.workspace, **picker_request(request.GET))
+    picker = picker_selectors.claim_picker(workspace=membership.workspace, **picker_request(request.GET))
     return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="claims")
 
 
@@ -416,9 +421,9 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     """The claim's because-chain and history; with `?as_of=`, as it was then (read-only: no form that writes)."""
     context = member_page_at(request, ws_id)
     workspace, as_of = context["workspace"], context["as_of"]
-    provenance = selectors.claim_provenance(workspace=workspace, claim_id=claim_id, as_of=as_of.at or None)
+    provenance = provenance_selectors.claim_provenance(workspace=workspace, claim_id=claim_id, as_of=as_of.at or None)
     if provenance is None:
-        present = as_of.past and selectors.claim_get(workspace=workspace, claim_id=claim_id)
+        present = as_of.past and claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
         return not_yet(request, context, present=present, thing="claim", missing=services.ClaimNotFound())
     context["provenance"] = provenance
     context["history"] = workspace_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)

@@ -18,8 +18,10 @@ from django.db import connection
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
 from agents import selectors as agents_selectors
-from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors import provenance as provenance_selectors
 from corrections import bench_graph, selectors, services
 from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
@@ -46,8 +48,8 @@ def grow(workspace: Any, nodes: int, rng: random.Random, keep: int = SAMPLES * 5
 def warm(workspace: Any, claim_id: str) -> None:
     """What a workspace in use has had: a reader opened a claim's page, and saw it in a list of search results
     (the card names its source: claim, fragment, version)."""
-    claims_selectors.claim_provenance(workspace=workspace, claim_id=claim_id)
-    claims_selectors.claim_cards(workspace=workspace, claim_ids=[claim_id])
+    provenance_selectors.claim_provenance(workspace=workspace, claim_id=claim_id)
+    picker_selectors.claim_cards(workspace=workspace, claim_ids=[claim_id])
 
 
 def timed(work: Any) -> float:

@@ -18,8 +18,10 @@ from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, page_of, workspace_page
 from agents import selectors as agents_selectors
-from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import claims as claims_selectors
+from claims.selectors import provenance as provenance_selectors
+from claims.selectors import sources as sources_selectors
+from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus
 from corrections import graph as corrections_graph
 from corrections import prov, prov_graph, timeline_graph
@@ -236,7 +238,7 @@ def _correction_nodes(
 
 
 def _cited_source(workspace: Workspace, picture: Picture, replacement: Claim) -> None:
-    cited = claims_selectors.cited_view(workspace=workspace, claim=replacement)
+    cited = provenance_selectors.cited_view(workspace=workspace, claim=replacement)
     if cited is not None:
         source_id = cited.passage.source_id
         picture.node(node_id=source_id, kind=NodeKind.SOURCE, text=cited.title, status="cited")
@@ -309,7 +311,7 @@ def impact_picture(
     decisions = reviewed | set(affected.get("decisions_still_supported", []))
     held = set(affected.get("actions_held", []))
     sub = corrections_graph.subgraph(workspace=workspace, roots=[claim.id])
-    if claim.source_id and (version := claims_selectors.source_get(workspace=workspace, source_id=claim.source_id)):
+    if claim.source_id and (version := sources_selectors.source_get(workspace=workspace, source_id=claim.source_id)):
         picture.node(node_id=claim.source_id, kind=NodeKind.SOURCE, text=version.title, status=version.status)
         picture.edge(source=claim.source_id, target=claim.id, kind=EdgeKind.CITES)
     _claim_node(picture, claim, ClaimStatus.SUPERSEDED)

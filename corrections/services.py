@@ -40,8 +40,10 @@ from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
 from afterhack.ids import is_storable, parse_id, unstorable
 from afterhack.text import MAX_REASON_CHARS
-from claims import selectors as claims_selectors
-from claims.selectors import CitedPassage, Claim, content_words
+from claims.selectors import claims as claims_selectors
+from claims.selectors import sources as sources_selectors
+from claims.selectors.claims import CitedPassage, Claim
+from claims.selectors.search import content_words
 from claims.services import (
     ClaimNotFound,
     Passage,
@@ -464,7 +466,7 @@ def _cited(passage: Passage | None) -> CitedPassage | None:
 
 def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     """Whether the passage's version is still the current version of an active source."""
-    now = claims_selectors.source_get(workspace=workspace, source_id=passage.version.source_id)
+    now = sources_selectors.source_get(workspace=workspace, source_id=passage.version.source_id)
     return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 
@@ -683,7 +685,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
         version = active_version(workspace, source_id)
         roots = [
             s.id
-            for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=version.id)
+            for s in sources_selectors.version_claim_spans(workspace=workspace, version_id=version.id)
             if status_holds(decision=False, status=s.status)
         ]
         revision, affected = _impact_of(workspace, roots, revision)
@@ -725,7 +727,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
             workspace=workspace,
             claim_ids=[
                 s.id
-                for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=old.id)
+                for s in sources_selectors.version_claim_spans(workspace=workspace, version_id=old.id)
                 if status_holds(decision=False, status=s.status)
             ],
         )

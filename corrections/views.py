@@ -38,8 +38,12 @@ from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
-from claims import selectors as claims_selectors
 from claims import services as claims_services
+from claims.highlight import marked
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors import provenance as provenance_selectors
+from claims.selectors import sources as sources_selectors
 from claims.services import EvidenceNotFound
 from claims.statuses import SourceStatus
 from claims.text import MAX_SOURCE_CHARS, Span
@@ -194,8 +198,8 @@ class PassagePicker:
     """Where the reviewer picks the passage a correction also cites: the sources to cite from, and the chosen
     one's text (the claim's own quote marked when it is the claim's source), with the passage picked so far."""
 
-    sources: list[claims_selectors.SourceSummary]
-    version: claims_selectors.SourceVersion | None
+    sources: list[sources_selectors.SourceSummary]
+    version: sources_selectors.SourceVersion | None
     text: SafeString
     quote: str
     start: object
@@ -203,18 +207,14 @@ class PassagePicker:
 
 def passage_picker(workspace: Workspace, claim: claims_selectors.Claim, form: forms.Form) -> PassagePicker:
     # The claim's own source first, then the others, newest first.
-    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == SourceStatus.ACTIVE]
+    active = [s for s in sources_selectors.sources(workspace=workspace) if s.status == SourceStatus.ACTIVE]
     sources = sorted(active, key=lambda s: s.id != claim.source_id)
     source_id = str(form["evidence_source_id"].value() or "")
-    version = claims_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
+    version = sources_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
     if version is not None and version.status != SourceStatus.ACTIVE:
         version = None
     own = version is not None and claim.version_id == version.id and claim.start is not None and claim.end is not None
-    text = (
-        claims_selectors.marked(version.text, Span(claim.start or 0, claim.end or 0) if own else None)
-        if version
-        else SafeString("")
-    )
+    text = marked(version.text, Span(claim.start or 0, claim.end or 0) if own else None) if version else SafeString("")
     return PassagePicker(
         sources, version, text, str(form["evidence_quote"].value() or ""), form["evidence_start"].value()
     )
@@ -467,17 +467,17 @@ def review_items(
     flagged_by = [d.flagged_by for d in decisions if d.flagged_by]
     corrections = {c.id: c for c in selectors.corrections_get(workspace=workspace, correction_ids=flagged_by)}
     replacements = [c.replacement_claim_id for c in corrections.values()]
-    suggestions = {i.id: i for i in claims_selectors.claim_items(workspace=workspace, claim_ids=replacements)}
+    suggestions = {i.id: i for i in picker_selectors.claim_items(workspace=workspace, claim_ids=replacements)}
     actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
     # The newest claims, offered before anything is typed, are read once for every picker on the page.
-    newest = claims_selectors.claim_finds(workspace=workspace, query="") if decisions else []
+    newest = picker_selectors.claim_finds(workspace=workspace, query="") if decisions else []
     items = []
     for decision in decisions:
         mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
         correction = corrections.get(decision.flagged_by or "")
         suggestion = suggestions.get(correction.replacement_claim_id) if correction else None
         offered = suggestion if suggestion and suggestion.usable and suggestion.id not in mine.chosen_ids else None
-        picker = claims_selectors.claim_picker(
+        picker = picker_selectors.claim_picker(
             workspace=workspace, field=SUPPORTS_FIELD, key=picker_key(decision.id), query=mine.query,
             chosen=mine.chosen_ids, newest=newest, suggestion=offered,
             suggestion_words="Suggested: the corrected statement",
@@ -669,7 +669,7 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         path=request.path,
     )
     claim = listing.criteria.get("claim")
-    picker = claims_selectors.claim_picker(
+    picker = picker_selectors.claim_picker(
         workspace=workspace, field="claim", query=query_in(request.GET, "claim"),
         chosen=[claim] if claim else [], single=True, needs_support=False, label="Claim",
         empty_words="Any claim: find one to see its corrections.",
@@ -718,7 +718,7 @@ def _detail(workspace: Workspace, correction_id: str) -> dict[str, Any]:
         "correction": correction,
         "old": old,
         "new": new,
-        "cited": claims_selectors.cited_view(workspace=workspace, claim=new),
+        "cited": provenance_selectors.cited_view(workspace=workspace, claim=new),
         "decisions": {key: [by_id[i] for i in ids if i in by_id] for key, ids in affected.items()},
         "actions": actions,
         "unsupported": claims_selectors.claims_by_ids(
@@ -971,7 +971,7 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
         "membership": membership,
         "claim": claim,
         "source": chain.source,
-        "cited": claims_selectors.cited_view(workspace=membership.workspace, claim=claim),
+        "cited": provenance_selectors.cited_view(workspace=membership.workspace, claim=claim),
         "decisions": chain.decisions,
         "derived": chain.derived,
         "premises": claims_selectors.claims_by_ids(
@@ -995,7 +995,7 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
     """Add a new version of a source (its claims re-validated) or retract it (its claims retracted)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     version = found(
-        claims_selectors.source_get(workspace=workspace, source_id=source_id),
+        sources_selectors.source_get(workspace=workspace, source_id=source_id),
         claims_services.SourceNotFound(),
     )
     form = VersionForm(request.POST or None, initial={"text": version.text})

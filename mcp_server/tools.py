@@ -29,8 +29,8 @@ from afterhack.schemas import Id, Refuse, WholeNumber, refusal_of
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import TrajectoryEventKind
-from claims import selectors as claims_selectors
 from claims import services as claims_services
+from claims.selectors import search as search_selectors
 from claims.services import EvidenceNotFound
 from corrections import services as corrections_services
 from mcp_server import services
@@ -219,7 +219,7 @@ def search_claims(
     def work(caller: Caller) -> dict[str, Any]:
         membership = get_membership(caller.user, workspace_id)
         workspace = membership.workspace
-        found = claims_selectors.claim_search(workspace=workspace, query=query, limit=limit)
+        found = search_selectors.claim_search(workspace=workspace, query=query, limit=limit)
         ids = [hit.id for hit in found.hits]
         titles = {
             card.id: card.source_title for card in agents_selectors.claim_cards(workspace=workspace, claim_ids=ids)

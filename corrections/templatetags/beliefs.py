@@ -12,7 +12,7 @@ from typing import Any, cast
 from django import template
 
 from agents.selectors import Decision
-from claims.selectors import Claim
+from claims.selectors.claims import Claim
 from corrections import selectors
 
 register = template.Library()

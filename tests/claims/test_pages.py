@@ -14,7 +14,8 @@ from claims import services
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim
 from claims.graph.sources import ClaimSpan
-from claims.selectors import SourceClaim, highlight
+from claims.highlight import highlight
+from claims.selectors.sources import SourceClaim
 from claims.views import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for

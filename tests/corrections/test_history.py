@@ -9,7 +9,7 @@ from afterhack import graph, history_graph
 from afterhack.clock import now_iso
 from afterhack.history_graph import Change
 from agents import services as agents_services
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from corrections import review, selectors
 from corrections import services as corrections_services
 from corrections.models import CorrectionIntent
