@@ -32,7 +32,7 @@ from agents.coordinator import (
 )
 from agents.mcp_trajectory import Citations, citations_kept
 from agents.statuses import ActionStatus, DecisionStatus, RunAgent, RunOrigin, TrajectoryEventKind
-from claims.services import InvalidSupport
+from claims.services.claims import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 

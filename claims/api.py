@@ -29,11 +29,13 @@ from afterhack.schemas import (
     errors,
 )
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims import services
 from claims.evidence import Reason
 from claims.selectors import claims as claims_selectors
 from claims.selectors import search as search_selectors
 from claims.selectors import sources as sources_selectors
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, Match, SearchMode
 from claims.text import MAX_SOURCE_CHARS, InvalidSource
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
@@ -77,17 +79,17 @@ class SourceBatchIn(Input):
     # OpenAPI document states the items' rules, the single endpoint's, from SourceIn itself.
     sources: Annotated[
         list[Any],
-        Field(min_length=1, max_length=services.MAX_BATCH_SOURCES),
+        Field(min_length=1, max_length=sources_services.MAX_BATCH_SOURCES),
         WithJsonSchema(
             {
                 "type": "array",
                 "items": SourceIn.model_json_schema(),
                 "minItems": 1,
-                "maxItems": services.MAX_BATCH_SOURCES,
-                "description": f"1 to {services.MAX_BATCH_SOURCES} sources, each as the body of POST …/sources.",
+                "maxItems": sources_services.MAX_BATCH_SOURCES,
+                "description": f"1 to {sources_services.MAX_BATCH_SOURCES} sources, each as the body of POST …/sources.",
             }
         ),
-        Refuse("invalid_source", words=services.BATCH_SIZE_WORDS, missing=services.BATCH_SIZE_WORDS),
+        Refuse("invalid_source", words=sources_services.BATCH_SIZE_WORDS, missing=sources_services.BATCH_SIZE_WORDS),
     ]
 
 
@@ -135,10 +137,12 @@ class ClaimIn(Input):
     ] = None
     derived_from: Annotated[
         list[Id] | None,
-        Field(min_length=1, max_length=services.MAX_PREMISES, description="Claims that together justify this one."),
+        Field(
+            min_length=1, max_length=claims_services.MAX_PREMISES, description="Claims that together justify this one."
+        ),
         Refuse(
             "invalid_support",
-            f"“derived_from” must be a list of 1 to {services.MAX_PREMISES} claim ids of this workspace.",
+            f"“derived_from” must be a list of 1 to {claims_services.MAX_PREMISES} claim ids of this workspace.",
         ),
     ] = None
 
@@ -367,7 +371,7 @@ def extraction_out(extraction: sources_selectors.Extraction | None) -> dict[str,
 def source_create(request: HttpRequest, ws_id: PathId, payload: SourceIn) -> Any:
     """Adds a source from its title and text (line endings normalised); 422 invalid_source when unusable."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    added = services.source_add(workspace=workspace, title=payload.title, text=payload.text, actor=request.user)
+    added = sources_services.source_add(workspace=workspace, title=payload.title, text=payload.text, actor=request.user)
     return Status(201, {
         "id": added.id, "title": added.title, "version": added.version, "sha256": added.sha256,
         "length": added.length, "fragments": added.fragments,
@@ -397,7 +401,7 @@ def source_create_batch(request: HttpRequest, ws_id: PathId, payload: SourceBatc
     two sources, and a batch sent again is stored again (as with POST …/sources). The body is bounded like
     any request body (10 MB): a bigger one is refused 422 before it is read."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    added = services.sources_add(
+    added = sources_services.sources_add(
         workspace=workspace, sources=payload.sources, actor=request.user, check=_as_source_body
     )
     return Status(201, {"sources": [
@@ -424,7 +428,7 @@ def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any
     workspace = get_workspace_for_user(request.user, ws_id)
     page = found(
         sources_selectors.source_page(workspace=workspace, source_id=source_id),
-        services.SourceNotFound(),
+        sources_services.SourceNotFound(),
     )
     version = page.version
     return {
@@ -441,7 +445,7 @@ def source_detail(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any
 def source_extract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
     """Queues extraction of the current version (the model, or the offline extractor without one)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    extraction = services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+    extraction = extraction_services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
     # "queued": the request is accepted; the run itself (new, or the one already going) is in "extraction".
     return Status(202, {"status": JobStatus.QUEUED, "extraction": extraction_out(extraction)})
 
@@ -456,7 +460,7 @@ def source_rejected(request: HttpRequest, ws_id: PathId, source_id: PathId, page
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     if sources_selectors.source_get(workspace=workspace, source_id=source_id) is None:
-        raise services.SourceNotFound()
+        raise sources_services.SourceNotFound()
     rejected = sources_selectors.rejected_page(
         workspace=workspace, source_id=source_id, limit=page.limit, cursor=page.cursor
     )
@@ -484,11 +488,11 @@ def claim_create(request: HttpRequest, ws_id: PathId, payload: ClaimIn) -> Any:
     invalid_support if a premise is missing, not current or in another workspace."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     if payload.derived_from is not None:
-        claim = services.derived_claim_add(
+        claim = claims_services.derived_claim_add(
             workspace=workspace, statement=payload.statement, derived_from=payload.derived_from, actor=request.user
         )
     else:
-        claim = services.claim_add(
+        claim = claims_services.claim_add(
             workspace=workspace, source_id=payload.source_id, statement=payload.statement,
             evidence_quote=payload.evidence_quote, start=payload.start, actor=request.user,
         )  # fmt: skip
@@ -523,6 +527,6 @@ def claim_detail(request: HttpRequest, ws_id: PathId, claim_id: PathId, past: Qu
     moment = past.moment()
     claim = found(
         claims_selectors.claim_get(workspace=workspace, claim_id=claim_id, as_of=moment),
-        services.ClaimNotFound(as_of=moment),
+        claims_services.ClaimNotFound(as_of=moment),
     )
     return claim_out(claim)

@@ -26,12 +26,14 @@ from afterhack.listing import Filter, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims import services
 from claims.selectors import claims as claims_selectors
 from claims.selectors import picker as picker_selectors
 from claims.selectors import provenance as provenance_selectors
 from claims.selectors import search as search_selectors
 from claims.selectors import sources as sources_selectors
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces import selectors as workspace_selectors
@@ -136,7 +138,7 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             try:
-                added = services.source_add(
+                added = sources_services.source_add(
                     workspace=workspace,
                     title=form.cleaned_data["title"],
                     text=form.cleaned_data["text"],
@@ -163,7 +165,7 @@ def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: 
     membership = get_membership(request.user, ws_id)
     page = found(
         sources_selectors.source_page(workspace=membership.workspace, source_id=source_id),
-        services.SourceNotFound(),
+        sources_services.SourceNotFound(),
     )
     return {
         "workspace": membership.workspace, "membership": membership, "page": page,
@@ -261,7 +263,7 @@ def _extraction_box(request: HtmxRequest, context: dict[str, Any], *, reload: bo
 def source_extract(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     try:
-        services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+        extraction_services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
     except UserError as error:
         messages.error(request, str(error))
         return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
@@ -278,10 +280,10 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
     form = ClaimForm(request.POST)
     if form.is_valid():
         try:
-            claim = services.claim_add(
+            claim = claims_services.claim_add(
                 workspace=workspace, source_id=source_id, actor=request.user, **form.cleaned_data
             )
-        except services.EvidenceNotFound as error:
+        except claims_services.EvidenceNotFound as error:
             form.add_error("evidence_quote", str(error))
         except UserError as error:
             form.add_error(None, str(error))
@@ -424,7 +426,7 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
     provenance = provenance_selectors.claim_provenance(workspace=workspace, claim_id=claim_id, as_of=as_of.at or None)
     if provenance is None:
         present = as_of.past and claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
-        return not_yet(request, context, present=present, thing="claim", missing=services.ClaimNotFound())
+        return not_yet(request, context, present=present, thing="claim", missing=claims_services.ClaimNotFound())
     context["provenance"] = provenance
     context["history"] = workspace_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)
     context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=claim_id)
@@ -450,7 +452,7 @@ def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
                 raise UserError("Write the statement of the derived claim.")
             if not derived["chosen"]:
                 raise UserError("Choose the claims the new one follows from: find them, then add them.")
-            claim = services.derived_claim_add(
+            claim = claims_services.derived_claim_add(
                 workspace=workspace, statement=form.cleaned_data["statement"], derived_from=derived["chosen"],
                 actor=request.user,
             )  # fmt: skip

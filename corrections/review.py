@@ -18,7 +18,7 @@ from afterhack.errors import Conflict, UserError
 from agents import services as agents_services
 from agents.selectors import Decision
 from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
-from claims.services import InvalidSupport
+from claims.services.claims import InvalidSupport
 from corrections import review_graph
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event

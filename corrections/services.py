@@ -44,16 +44,9 @@ from claims.selectors import claims as claims_selectors
 from claims.selectors import sources as sources_selectors
 from claims.selectors.claims import CitedPassage, Claim
 from claims.selectors.search import content_words
-from claims.services import (
-    ClaimNotFound,
-    Passage,
-    active_version,
-    clean_statement,
-    cut_fragments,
-    embed_soon,
-    fragment_ids,
-    passage_find,
-)
+from claims.services.claims import ClaimNotFound, Passage, clean_statement, passage_find
+from claims.services.embeddings import embed_soon
+from claims.services.sources import active_version, cut_fragments, fragment_ids
 from claims.statuses import ClaimStatus, SourceStatus
 from claims.text import Span, clean_source_text, normalize, page_breaks_as_line_breaks, same_statement
 from corrections import graph as corrections_graph

@@ -38,13 +38,14 @@ from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents import selectors as agents_selectors
 from agents import services as agents_services
 from agents.statuses import DecisionKind, RevisedActions
-from claims import services as claims_services
 from claims.highlight import marked
 from claims.selectors import claims as claims_selectors
 from claims.selectors import picker as picker_selectors
 from claims.selectors import provenance as provenance_selectors
 from claims.selectors import sources as sources_selectors
-from claims.services import EvidenceNotFound
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
+from claims.services.claims import EvidenceNotFound
 from claims.statuses import SourceStatus
 from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import review, selectors, services
@@ -254,7 +255,7 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
         return _render_form(request, workspace, claim, form, status=422)
     try:
         services.cited_passage(workspace=workspace, evidence=services.clean_evidence(form.evidence()))
-    except (UserError, claims_services.SourceNotFound) as error:
+    except (UserError, sources_services.SourceNotFound) as error:
         return _render_form(request, workspace, claim, form, status=422, error=_cited_passage_refused(error))
     return _render_preview(request, workspace, claim, form.cleaned_data)
 
@@ -347,7 +348,7 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     except services.ClaimNotCurrent as error:
         claim = _reread(workspace, claim)
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
-    except (EvidenceNotFound, claims_services.SourceNotFound, services.CitedSourceChanged) as error:
+    except (EvidenceNotFound, sources_services.SourceNotFound, services.CitedSourceChanged) as error:
         status = 409 if isinstance(error, Conflict) else 422
         refused = _cited_passage_refused(error)
         return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=status, error=refused)
@@ -996,7 +997,7 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     version = found(
         sources_selectors.source_get(workspace=workspace, source_id=source_id),
-        claims_services.SourceNotFound(),
+        sources_services.SourceNotFound(),
     )
     form = VersionForm(request.POST or None, initial={"text": version.text})
     if request.method == "POST":

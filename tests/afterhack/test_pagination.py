@@ -10,7 +10,9 @@ from urllib.parse import quote
 import pytest
 
 from agents import services as agents_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from corrections import services as corrections_services
 from tests.conftest import ApiClient, Trio, api_for
 from tests.llm_server import json_reply
@@ -39,7 +41,7 @@ class Lists:
 
     def __init__(self, trio: Trio, request: pytest.FixtureRequest) -> None:
         self.trio, self.request, self.made = trio, request, 0
-        self.source = claims_services.source_add(
+        self.source = sources_services.source_add(
             workspace=trio.workspace, title="Items", text=ITEMS, actor=trio.reviewer
         ).id
 
@@ -80,7 +82,7 @@ class Lists:
 
     def sources(self, n: int) -> list[str]:
         return [
-            claims_services.source_add(
+            sources_services.source_add(
                 workspace=self.trio.workspace, title=f"S{i}", text="Text.", actor=self.trio.reviewer
             ).id
             for i in range(n)
@@ -94,7 +96,7 @@ class Lists:
             json_reply({"claims": [{"statement": q + ".", "evidence_quote": q, "confidence": 0.5} for q in quotes]})
         )
         with committed(execute=True):
-            claims_services.extraction_request(
+            extraction_services.extraction_request(
                 workspace=self.trio.workspace, source_id=self.source, actor=self.trio.reviewer
             )
         return quotes

@@ -24,7 +24,8 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from agents import services as agents_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from corrections import services as corrections_services
 from tests.conftest import Trio
 from workspaces import services as workspace_services
@@ -87,7 +88,7 @@ def seed_workspace(trio: Trio) -> Seeded:
     """A workspace with a bit of everything: a source, a current and a superseded claim, a decision,
     an action, a run and a correction."""
     workspace, reviewer = trio.workspace, trio.reviewer
-    source = claims_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=reviewer).id
+    source = sources_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=reviewer).id
     june, ana = (
         claims_services.claim_add(
             workspace=workspace, source_id=source, statement=quote + ".", evidence_quote=quote, actor=reviewer
@@ -107,7 +108,7 @@ def seed_workspace(trio: Trio) -> Seeded:
         revision=preview.fingerprint, idempotency_key="seed", actor=reviewer,
     )  # fmt: skip
     to_retract, to_revise = (
-        claims_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
+        sources_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
         for title in ("To retract", "To revise")
     )
     return Seeded(str(workspace.id), source, [june, ana], decision, action, run, to_retract, to_revise)

@@ -14,7 +14,8 @@ import pytest
 from afterhack.clock import now_iso
 from claims.graph import claims as claims_graph
 from claims.graph import sources as sources_graph
-from claims.services import claim_key, cut_fragments, fragment_ids
+from claims.services.claims import claim_key
+from claims.services.sources import cut_fragments, fragment_ids
 from claims.text import Span, page_breaks_as_line_breaks
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for

@@ -10,12 +10,13 @@ from uuid import uuid4
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from claims import services
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim
 from claims.graph.sources import ClaimSpan
 from claims.highlight import highlight
 from claims.selectors.sources import SourceClaim
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from claims.views import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
@@ -27,12 +28,12 @@ HTMX = {"HX-Request": "true"}
 
 
 def make_source(trio: Trio, text: str = LAUNCH, title: str = "Launch plan") -> str:
-    return services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
+    return sources_services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
 
 
 def add_claim(trio: Trio, source_id: str, statement: str, quote: str) -> Claim:
     """A claim citing `quote` of the source, added by the reviewer."""
-    return services.claim_add(
+    return claims_services.claim_add(
         workspace=trio.workspace, source_id=source_id, statement=statement, evidence_quote=quote, actor=trio.reviewer
     )
 
@@ -254,7 +255,7 @@ class SearchAndClaimPageTests:
         source_id = make_source(trio)
         june = add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
         ana = add_claim(trio, source_id, "Ana owns it.", "Ana owns the launch checklist")
-        derived = services.derived_claim_add(
+        derived = claims_services.derived_claim_add(
             workspace=trio.workspace,
             statement="Ana must be done by June.",
             derived_from=[june.id, ana.id],

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from claims import services as claims_services
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import CitedPassage
+from claims.services import sources as sources_services
 from corrections import graph as corrections_graph
 from corrections import services
 from corrections.models import CorrectionIntent
@@ -26,7 +26,7 @@ PASSAGE = "if it does, the launch moves to July"
 
 def add_risks(world: World, text: str = RISKS) -> str:
     """A second source that says what the correction says."""
-    return claims_services.source_add(
+    return sources_services.source_add(
         workspace=world.trio.workspace, title="Risks", text=text, actor=world.trio.reviewer
     ).id
 
@@ -137,7 +137,7 @@ class CitedEvidenceTests:
 
     def test_another_workspaces_source_is_not_found(self, world: World) -> None:
         other = workspace_services.workspace_create(name="Elsewhere", creator=world.trio.reviewer)
-        elsewhere = claims_services.source_add(workspace=other, title="Risks", text=RISKS, actor=world.trio.reviewer)
+        elsewhere = sources_services.source_add(workspace=other, title="Risks", text=RISKS, actor=world.trio.reviewer)
         revision = world.preview(world.june).json()["revision"]
         result = apply(world, revision, {"source_id": elsewhere.id, "quote": PASSAGE})
         assert result.status_code == 404 and result.json()["error"] == "not_found"

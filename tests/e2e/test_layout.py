@@ -11,9 +11,9 @@ import pytest
 
 from afterhack.clock import now_iso
 from agents import selectors as agents_selectors
-from claims import services as claims_services
 from claims.graph import search as search_graph
 from claims.graph import sources as sources_graph
+from claims.services import sources as sources_services
 from corrections import services as corrections_services
 from tests.e2e.conftest import screenshot, settled
 from workspaces.models import Workspace
@@ -46,7 +46,7 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
         reason="The board moved the launch on 2 April.", revision=plan.fingerprint, idempotency_key="layout-1",
         actor=admin,
     )  # fmt: skip
-    long = claims_services.source_add(
+    long = sources_services.source_add(
         workspace=workspace, title=LONG_TITLE, text="The board approved the launch budget.", actor=admin
     )
     decision = agents_selectors.decisions_page(workspace=workspace, status="", limit=50, cursor=None).items[0]

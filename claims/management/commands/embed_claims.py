@@ -7,8 +7,8 @@ from tqdm import tqdm
 
 from afterhack import llm
 from afterhack.ids import parse_id
-from claims import services
 from claims.selectors import claims as claims_selectors
+from claims.services import embeddings as embeddings_services
 from workspaces.models import Workspace
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             # The bar goes to the terminal's stderr as is (Django's wrapper would end each redraw with a newline).
             with tqdm(total=missing, desc=workspace.name[:40], unit="claim", file=self.stderr._out) as bar:
                 try:
-                    embedded = services.claims_backfill(workspace=workspace, progress=bar.update)
+                    embedded = embeddings_services.claims_backfill(workspace=workspace, progress=bar.update)
                 except llm.EmbeddingError as error:
                     raise CommandError(
                         f"{error} The claims embedded so far keep their vectors: run embed_claims again to go on."
