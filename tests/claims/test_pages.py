@@ -17,7 +17,7 @@ from claims.highlight import highlight
 from claims.selectors.sources import SourceClaim
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
-from claims.views import SourceClaimItems
+from claims.views.sources import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
 from tests.llm_server import json_reply
