@@ -39,11 +39,7 @@ router = Router()
 
 
 NOT_BOTH = "A claim is either evidence-backed (source_id and evidence_quote) or derived (derived_from), not both."
-
-
 NEITHER = "Give “source_id” and “evidence_quote” for an evidence-backed claim, or “derived_from” for a derived one."
-
-
 # Which of these are given (not null) decides the shape; null is the same as left out.
 EVIDENCE_SHAPE: JsonDict = {
     "required": ["source_id", "evidence_quote"],
@@ -53,8 +49,6 @@ EVIDENCE_SHAPE: JsonDict = {
         "derived_from": {"type": "null"},
     },
 }
-
-
 DERIVED_SHAPE: JsonDict = {
     "required": ["derived_from"],
     "properties": {

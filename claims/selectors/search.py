@@ -30,12 +30,8 @@ logger = logging.getLogger("claims")
 
 
 SEARCH_LIMIT = 50
-
-
 # A search through the API ranks at most this many of the claims that match.
 MAX_SEARCH_RESULTS = 1_000
-
-
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her here
@@ -45,8 +41,6 @@ STOP_WORDS = frozenset(
     when where which while who whom why will with would you your yours yourself yourselves
     s t don shall may might must also yet get got""".split()
 )
-
-
 QUERY_WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -157,8 +157,6 @@ BATCH_SIZE_WORDS = (
     f'“sources” must be a list of 1 to {MAX_BATCH_SOURCES} sources, each {{"title", "text"}}; '
     "send more in several batches."
 )
-
-
 ITEM_NOT_AN_OBJECT = 'Each source must be a JSON object: {"title", "text"}.'
 
 

@@ -53,7 +53,6 @@ CLAIM_STATUS_WORDS = (
 # No mode is the default, words and meaning fused.
 SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Words only"))
 
-
 CLAIMS = ListSpec(
     name="claims",
     noun=("claim", "claims"),
@@ -67,12 +66,8 @@ CLAIMS = ListSpec(
     search="Search",
     live=True,
 )
-
-
 # With a search: the same list, ranked by the search (best first) unless another sort is chosen.
 CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
-
-
 MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
 
 

@@ -74,15 +74,12 @@ def extractor_label() -> str:
 
 # Statuses and states in words, for the lists' filters and badges.
 SOURCE_STATUS_WORDS = ((SourceStatus.ACTIVE, "Active"), (SourceStatus.RETRACTED, "Retracted"))
-
-
 EXTRACTION_WORDS = (
     ("failed", "Failed"), ("running", "Queued or running"), ("done", "Done"), ("none", "Never extracted"),
 )  # fmt: skip
 
 
 ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
-
 
 SOURCES = ListSpec(
     name="sources",
