@@ -10,7 +10,8 @@ from typing import Any
 from django.db import transaction
 
 from agents.services import decisions as agents_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
@@ -67,10 +68,10 @@ def demo_load(*, owner: Any) -> Workspace | None:
 def demo_fill(workspace: Workspace, owner: Any) -> None:
     """Puts the launch story into a workspace: sources, claims, a derived claim, decisions, actions."""
     sources = {
-        "plan": claims_services.source_add(
+        "plan": sources_services.source_add(
             workspace=workspace, title="Launch plan (March update)", text=LAUNCH_PLAN, actor=owner
         ),
-        "email": claims_services.source_add(
+        "email": sources_services.source_add(
             workspace=workspace, title="Email from Northwind Logistics", text=CUSTOMER_EMAIL, actor=owner
         ),
     }

@@ -16,7 +16,8 @@ from typing import Any
 from afterhack import llm
 from afterhack.ids import storable
 from agents.statuses import TrajectoryEventKind
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
+from claims.selectors import search as search_selectors
 from claims.statuses import ClaimStatus
 from workspaces.models import Workspace
 
@@ -78,7 +79,7 @@ class Toolbox:
         if not isinstance(query, str) or not query.strip():
             return self._tool_error("search_claims", "“query” must be a non-empty string.")
         query = query.strip()[:MAX_QUERY_CHARS]
-        result = claims_selectors.claim_search(workspace=self.workspace, query=query, limit=SEARCH_LIMIT * 3)
+        result = search_selectors.claim_search(workspace=self.workspace, query=query, limit=SEARCH_LIMIT * 3)
         hits = [hit for hit in result.hits if hit.status == ClaimStatus.CURRENT][:SEARCH_LIMIT]
         for hit in hits:
             self.trajectory.searched.setdefault(hit.id, query)

@@ -16,9 +16,14 @@ from django.test import Client, override_settings
 
 from afterhack import graph, llm
 from afterhack.clock import now_iso
-from claims import bench_graph, selectors, services
-from claims import graph as claims_graph
+from claims import bench_graph
 from claims.evidence import validate_quote
+from claims.graph import claims as claims_graph
+from claims.graph import embeddings as embeddings_graph
+from claims.graph import sources as sources_graph
+from claims.selectors import search as search_selectors
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
@@ -126,13 +131,15 @@ def bench_ingest(rng: random.Random, workspace: Workspace, actor: Any, count: in
         for first in range(0, count, size):
             batch_started = time.perf_counter()
             if size == 1:
-                services.source_add(workspace=workspace, title=f"Bench source {first}", text=texts[first], actor=actor)
+                sources_services.source_add(
+                    workspace=workspace, title=f"Bench source {first}", text=texts[first], actor=actor
+                )
             else:
                 batch = [
                     {"title": f"Bench source {n} of {size}", "text": texts[n]}
                     for n in range(first, min(first + size, count))
                 ]
-                services.sources_add(workspace=workspace, sources=batch, actor=actor)
+                sources_services.sources_add(workspace=workspace, sources=batch, actor=actor)
             slowest = max(slowest, time.perf_counter() - batch_started)
         seconds = time.perf_counter() - started
         nodes = _node_count(workspace) - nodes_before
@@ -153,8 +160,8 @@ def bench_ingest(rng: random.Random, workspace: Workspace, actor: Any, count: in
 
 def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, client: Client) -> list[Figure]:
     text = document(rng, 1_000_000)
-    source = services.source_add(workspace=workspace, title="One megabyte", text=text, actor=actor)
-    version = claims_graph.source_get(workspace=workspace, source_id=source.id)
+    source = sources_services.source_add(workspace=workspace, title="One megabyte", text=text, actor=actor)
+    version = sources_graph.source_get(workspace=workspace, source_id=source.id)
     assert version is not None
     rows = []
     for _ in range(5_000):
@@ -162,7 +169,7 @@ def bench_source_page(rng: random.Random, workspace: Workspace, actor: Any, clie
         end = start + rng.randint(20, 180)
         statement = f"Claim about {text[start:end][:40]}"
         rows.append({
-            "key": services.claim_key(version_id=version.id, start=start, end=end, statement=statement),
+            "key": claims_services.claim_key(version_id=version.id, start=start, end=end, statement=statement),
             "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": text[start:end], "start": start,
             "end": end, "confidence": None, "confidence_kind": ConfidenceKind.MANUAL, "extractor": "bench",
         })  # fmt: skip
@@ -228,7 +235,7 @@ def grow_claims(rng: random.Random, workspace: Workspace, size: int, dimension: 
     """Adds `size` claims (5 % superseded) with random vectors under the vector index (none when `dimension` is
     0); returns some statements (to search for) and the seconds it took, index upkeep included."""
     if dimension:
-        claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
+        embeddings_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
     samples: list[str] = []
     started = time.perf_counter()
     for first in range(0, size, SEARCH_BATCH):
@@ -261,7 +268,9 @@ def timed_searches(
     for query in queries:
         started = time.perf_counter()
         with synthetic_embeddings(vectors):
-            page = selectors.claim_search_page(workspace=workspace, query=query, limit=50, cursor=None, mode=mode)
+            page = search_selectors.claim_search_page(
+                workspace=workspace, query=query, limit=50, cursor=None, mode=mode
+            )
         times.append(time.perf_counter() - started)
         if page.degraded or page.mode != mode:
             raise RuntimeError(f"The {mode} search answered {page.mode} (degraded): the figures would be wrong.")

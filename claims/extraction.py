@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from afterhack import llm
 from afterhack.ids import storable
 from claims.evidence import Reason, Rejection, validate_quote
-from claims.graph import Fragment
+from claims.graph.shapes import Fragment
 from claims.text import Span, normalize, sentence_spans
 
 RULE_EXTRACTOR = "rule_based"

@@ -8,7 +8,8 @@ from typing import Any
 
 from afterhack import history
 from afterhack import history_graph as changes_graph
-from claims.graph import CITED_PASSAGE_ROLE, Claim, Fragment, SearchHit
+from claims.graph.search import SearchHit
+from claims.graph.shapes import CITED_PASSAGE_ROLE, Claim, Fragment
 
 
 def moved_since(changes: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -32,7 +32,8 @@ from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from agents.api.decisions import DecisionOut, RejustifyIn, ReviseIn, decision_out
 from agents.api.routes import router as agents_router
 from agents.statuses import ActionStatus, DecisionStatus
-from claims.api import EvidenceErrorOut, SourceText
+from claims.api.claims import EvidenceErrorOut
+from claims.api.sources import SourceText
 from claims.statuses import ClaimStatus
 from claims.text import MAX_SOURCE_CHARS
 from corrections import review

@@ -18,8 +18,10 @@ from django.db import connection
 from afterhack import graph, loadtest
 from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
 from claims.bench import Figure, percentiles
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors import provenance as provenance_selectors
 from corrections import bench_graph
 from corrections.selectors import changes as changes_selectors
 from corrections.selectors import timeline as timeline_selectors
@@ -50,8 +52,8 @@ def grow(workspace: Any, nodes: int, rng: random.Random, keep: int = SAMPLES * 5
 def warm(workspace: Any, claim_id: str) -> None:
     """What a workspace in use has had: a reader opened a claim's page, and saw it in a list of search results
     (the card names its source: claim, fragment, version)."""
-    claims_selectors.claim_provenance(workspace=workspace, claim_id=claim_id)
-    claims_selectors.claim_cards(workspace=workspace, claim_ids=[claim_id])
+    provenance_selectors.claim_provenance(workspace=workspace, claim_id=claim_id)
+    picker_selectors.claim_cards(workspace=workspace, claim_ids=[claim_id])
 
 
 def timed(work: Any) -> float:

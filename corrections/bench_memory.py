@@ -12,8 +12,8 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.clock import now_iso
-from claims import graph as claims_graph
 from claims.bench import Figure
+from claims.graph import embeddings as embeddings_graph
 from corrections import bench_graph
 from workspaces import services as workspace_services
 
@@ -48,7 +48,7 @@ def grow_realistic(workspace: Any, nodes: int) -> int:
 
 def embed_all(workspace: Any, dimension: int) -> None:
     """A random vector of `dimension` on every claim, under the workspace's vector index."""
-    claims_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
+    embeddings_graph.embedding_index_ensure(workspace=workspace, dimension=dimension)
     ids = bench_graph.bench_claim_ids(workspace=workspace)
     for start in range(0, len(ids), BATCH):
         bench_graph.bench_embed(

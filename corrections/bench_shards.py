@@ -30,8 +30,8 @@ from redis.crc import key_slot
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster, free_ports
-from claims import selectors as claims_selectors
 from claims.bench import Figure
+from claims.selectors import search as search_selectors
 from claims.statuses import SearchMode
 from corrections import bench as corrections_bench
 from corrections import bench_graph
@@ -207,7 +207,7 @@ def _client_work(
                     revision=plan.fingerprint, idempotency_key=f"shards-{os.getpid()}-{done}", actor=actor,
                 )  # fmt: skip
             else:
-                claims_selectors.claim_search_page(
+                search_selectors.claim_search_page(
                     workspace=workspace, query=rng.choice(SEARCHES), limit=50, cursor=None, mode=SearchMode.LEXICAL
                 )
             done += 1

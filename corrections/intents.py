@@ -21,7 +21,7 @@ from django.db import connection, models
 from django.utils import timezone
 
 from afterhack.clock import now_iso
-from claims.services import embed_soon
+from claims.services.embeddings import embed_soon
 from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent, IntentState
 from workspaces.models import Workspace

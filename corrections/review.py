@@ -18,7 +18,7 @@ from afterhack.errors import Conflict, UserError
 from agents.selectors.decisions import Decision
 from agents.services import decisions as agents_services
 from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
-from claims.services import InvalidSupport
+from claims.services.claims import InvalidSupport
 from corrections.graph import review as review_graph
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event

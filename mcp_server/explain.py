@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from corrections.selectors import corrections as corrections_selectors
 from workspaces.models import Workspace
 

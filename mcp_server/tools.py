@@ -29,9 +29,10 @@ from afterhack.schemas import Id, Refuse, WholeNumber, refusal_of
 from agents.selectors import decisions as agents_selectors
 from agents.services import mcp as agents_services
 from agents.statuses import TrajectoryEventKind
-from claims import selectors as claims_selectors
-from claims import services as claims_services
-from claims.services import EvidenceNotFound
+from claims.selectors import search as search_selectors
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
+from claims.services.claims import EvidenceNotFound
 from corrections.services import preview as preview_services
 from mcp_server import services
 from mcp_server.explain import explained
@@ -219,7 +220,7 @@ def search_claims(
     def work(caller: Caller) -> dict[str, Any]:
         membership = get_membership(caller.user, workspace_id)
         workspace = membership.workspace
-        found = claims_selectors.claim_search(workspace=workspace, query=query, limit=limit)
+        found = search_selectors.claim_search(workspace=workspace, query=query, limit=limit)
         ids = [hit.id for hit in found.hits]
         titles = {
             card.id: card.source_title for card in agents_selectors.claim_cards(workspace=workspace, claim_ids=ids)
@@ -276,7 +277,7 @@ def add_source(
 
     def work(caller: Caller) -> dict[str, Any]:
         workspace = get_rw_workspace_for_user(caller.user, workspace_id)
-        added = claims_services.source_add(workspace=workspace, title=title, text=text, actor=caller.user)
+        added = sources_services.source_add(workspace=workspace, title=title, text=text, actor=caller.user)
         record_after_write(
             workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SOURCE_ADDED,
             source_id=added.id, title=added.title, length=added.length,

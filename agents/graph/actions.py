@@ -15,9 +15,9 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
+from afterhack.listing_graph import after_params
 from agents.graph.node_list import status_page
 from agents.graph.shapes import Action
-from claims.graph import after_params
 
 ACTION_CREATE = (
     """

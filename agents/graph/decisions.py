@@ -14,10 +14,10 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import holds
 from afterhack.ids import parse_id
+from afterhack.listing_graph import after_params
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.graph.node_list import status_page
 from agents.graph.shapes import Decision
-from claims.graph import after_params
 
 # The supports are looked up by id among claims and decisions; the decision is created only
 # if every one exists and holds (a current claim, a supported decision).

@@ -10,7 +10,7 @@ from typing import Any
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.listing import Criteria
-from claims.graph import keyset
+from afterhack.listing_graph import keyset
 
 
 # Who made it and when, as every list filters them: $author (lower-cased, partial) and the days [$since, $before).

@@ -11,11 +11,11 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
+from afterhack.listing_graph import after_params, keyset
 from agents.graph import mcp as mcp_graph
 from agents.graph.shapes import Run
 from agents.mcp_trajectory import mcp_trajectory
 from agents.statuses import RunOrigin
-from claims.graph import after_params, keyset
 
 RUN_CREATE = """
 CREATE (r:AgentRun {id: $run_id, question: $question, status: 'queued', agent: $agent, model: $model, error: null,

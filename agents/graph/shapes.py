@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.statuses import DecisionKind, DecisionStatus, RunOrigin
-from claims.graph import BackgroundJob
+from claims.graph.shapes import BackgroundJob
 
 
 @dataclass(frozen=True)

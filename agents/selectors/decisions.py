@@ -16,9 +16,11 @@ from agents.graph.shapes import Action as Action
 from agents.graph.shapes import Decision as Decision
 from agents.graph.shapes import Support as Support
 from agents.statuses import ActionStatus, DecisionStatus
-from claims import selectors as claims_selectors
-from claims.selectors import Claim, Dependent
-from claims.selectors import ClaimCard as ClaimCard
+from claims.selectors import claims as claims_selectors
+from claims.selectors import picker as picker_selectors
+from claims.selectors.claims import Claim
+from claims.selectors.picker import ClaimCard as ClaimCard
+from claims.selectors.provenance import Dependent
 from workspaces.models import Workspace
 
 # The shapes these reads return are re-exported above (`X as X`), so pages and API modules name them without a
@@ -231,4 +233,4 @@ def rests_on_then(
 
 def claim_cards(*, workspace: Workspace, claim_ids: list[str]) -> list[ClaimCard]:
     """These claims (those that exist, in order), each with its status and source."""
-    return claims_selectors.claim_cards(workspace=workspace, claim_ids=claim_ids)
+    return picker_selectors.claim_cards(workspace=workspace, claim_ids=claim_ids)

@@ -10,7 +10,7 @@ from agents.graph import decisions as decisions_graph
 from agents.graph.shapes import Decision
 from agents.selectors.decisions import decisions_get
 from agents.statuses import DecisionKind, Origin
-from claims import selectors as claims_selectors
+from claims.selectors import search as search_selectors
 from workspaces.models import Workspace
 
 
@@ -34,7 +34,7 @@ def decision_items(*, workspace: Workspace, decision_ids: list[str]) -> list[Pic
 def decision_finds(*, workspace: Workspace, query: str, limit: int = PICK_LIMIT) -> list[PickItem]:
     """The decisions whose title or question has the query or its words (the newest for an empty one)."""
     query = " ".join(storable(query).split())[:MAX_SEARCH_CHARS]
-    words = claims_selectors.content_words(query)
+    words = search_selectors.content_words(query)
     ids = decisions_graph.decision_find(workspace=workspace, phrase=query.lower(), words=words, limit=limit)
     return decision_items(workspace=workspace, decision_ids=ids)
 

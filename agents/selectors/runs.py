@@ -13,8 +13,8 @@ from agents.graph.shapes import Action, Decision
 from agents.graph.shapes import Run as Run
 from agents.selectors.decisions import actions_get
 from agents.statuses import TrajectoryEventKind
-from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import claims as claims_selectors
+from claims.selectors.claims import Claim
 from workspaces.models import Workspace
 
 

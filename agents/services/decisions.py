@@ -18,7 +18,7 @@ from agents.graph import actions as actions_graph
 from agents.graph import decisions as decisions_graph
 from agents.graph.shapes import Action, Decision
 from agents.statuses import ActionStatus, DecisionStatus
-from claims.services import InvalidSupport
+from claims.services.claims import InvalidSupport
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 

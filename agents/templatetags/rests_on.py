@@ -12,7 +12,7 @@ from django import template
 
 from afterhack.as_of import Moment
 from agents.selectors import decisions as decision_selectors
-from claims.selectors import Dependent
+from claims.selectors.provenance import Dependent
 
 register = template.Library()
 

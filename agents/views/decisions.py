@@ -35,7 +35,7 @@ from agents.selectors import lists as list_selectors
 from agents.selectors import picker as picker_selectors
 from agents.services import decisions as decision_services
 from agents.views.lists import DECISION_KIND_WORDS, DECISION_STATUS_WORDS, DECISIONS
-from claims import selectors as claims_selectors
+from claims.selectors import picker as claim_picker_selectors
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership, Workspace
@@ -103,7 +103,7 @@ def justification_pickers(workspace: Workspace, data: QueryDict, numbers: range)
         pickers.append(
             JustificationPickers(
                 number,
-                claims_selectors.claim_picker(
+                claim_picker_selectors.claim_picker(
                     workspace=workspace, field=claims, query=query_in(data, claims),
                     chosen=chosen_ids(data, field=claims), label="Find claims", empty_words="No claim chosen yet.",
                 ),

@@ -17,7 +17,7 @@ from afterhack import history_graph as history
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import claim_holds
-from claims.graph import CITED_PASSAGE_ROLE, CitedPassage
+from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage
 
 # What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
 DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")

@@ -11,7 +11,8 @@ from typing import Any
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from claims.graph import CLAIM_PROPERTIES, Claim
+from claims.graph.claims import CLAIM_PROPERTIES
+from claims.graph.shapes import Claim
 from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 
 # What rests on the roots, in ONE read (a single query is atomic: the picture can never be mixed): the workspace's

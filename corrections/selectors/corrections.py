@@ -13,8 +13,8 @@ from django.db.models import QuerySet
 from afterhack.ids import parse_id
 from afterhack.listing import Criteria
 from afterhack.pagination import Paged, workspace_page
-from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import claims as claims_selectors
+from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus
 from corrections.graph import chain as chain_graph
 from corrections.graph import corrections as corrections_graph

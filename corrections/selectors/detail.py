@@ -10,7 +10,8 @@ from django.http import Http404
 
 from afterhack.errors import found
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
+from claims.selectors import provenance as provenance_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import pictures as pictures_selectors
 from workspaces import selectors as workspace_selectors
@@ -41,7 +42,7 @@ def correction_detail(*, workspace: Workspace, correction_id: str) -> dict[str, 
         "correction": correction,
         "old": old,
         "new": new,
-        "cited": claims_selectors.cited_view(workspace=workspace, claim=new),
+        "cited": provenance_selectors.cited_view(workspace=workspace, claim=new),
         "decisions": {key: [by_id[i] for i in ids if i in by_id] for key, ids in affected.items()},
         "actions": actions,
         "unsupported": claims_selectors.claims_by_ids(

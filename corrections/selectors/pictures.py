@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
-from claims.selectors import Claim
+from claims.selectors import claims as claims_selectors
+from claims.selectors import provenance as provenance_selectors
+from claims.selectors import sources as sources_selectors
+from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus
 from corrections.graph import subgraph as subgraph_graph
 from corrections.graph.corrections import Correction
@@ -67,7 +69,7 @@ def _correction_nodes(
 
 
 def _cited_source(workspace: Workspace, picture: Picture, replacement: Claim) -> None:
-    cited = claims_selectors.cited_view(workspace=workspace, claim=replacement)
+    cited = provenance_selectors.cited_view(workspace=workspace, claim=replacement)
     if cited is not None:
         source_id = cited.passage.source_id
         picture.node(node_id=source_id, kind=NodeKind.SOURCE, text=cited.title, status="cited")
@@ -143,7 +145,7 @@ def impact_picture(
     held = set(affected.get("actions_held", []))
     if sub is None:
         sub = subgraph_graph.subgraph(workspace=workspace, roots=[claim.id])
-    if claim.source_id and (version := claims_selectors.source_get(workspace=workspace, source_id=claim.source_id)):
+    if claim.source_id and (version := sources_selectors.source_get(workspace=workspace, source_id=claim.source_id)):
         picture.node(node_id=claim.source_id, kind=NodeKind.SOURCE, text=version.title, status=version.status)
         picture.edge(source=claim.source_id, target=claim.id, kind=EdgeKind.CITES)
     _claim_node(picture, claim, ClaimStatus.SUPERSEDED)

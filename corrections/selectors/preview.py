@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from django.utils.safestring import SafeString
 
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.highlight import marked
+from claims.selectors import claims as claims_selectors
+from claims.selectors import sources as sources_selectors
 from claims.statuses import SourceStatus
 from claims.text import Span
 from corrections.picture import Drawn
@@ -113,8 +115,8 @@ class PassagePicker:
     """Where the reviewer picks the passage a correction also cites: the sources to cite from, and the chosen
     one's text (the claim's own quote marked when it is the claim's source), with the passage picked so far."""
 
-    sources: list[claims_selectors.SourceSummary]
-    version: claims_selectors.SourceVersion | None
+    sources: list[sources_selectors.SourceSummary]
+    version: sources_selectors.SourceVersion | None
     text: SafeString
     quote: str
     start: object
@@ -125,17 +127,13 @@ def passage_picker(
 ) -> PassagePicker:
     """The picker as the correction form left it: the chosen source (`source_id`), the passage picked so far."""
     # The claim's own source first, then the others, newest first.
-    active = [s for s in claims_selectors.sources(workspace=workspace) if s.status == SourceStatus.ACTIVE]
+    active = [s for s in sources_selectors.sources(workspace=workspace) if s.status == SourceStatus.ACTIVE]
     sources = sorted(active, key=lambda s: s.id != claim.source_id)
-    version = claims_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
+    version = sources_selectors.source_get(workspace=workspace, source_id=source_id) if source_id else None
     if version is not None and version.status != SourceStatus.ACTIVE:
         version = None
     own = version is not None and claim.version_id == version.id and claim.start is not None and claim.end is not None
-    text = (
-        claims_selectors.marked(version.text, Span(claim.start or 0, claim.end or 0) if own else None)
-        if version
-        else SafeString("")
-    )
+    text = marked(version.text, Span(claim.start or 0, claim.end or 0) if own else None) if version else SafeString("")
     return PassagePicker(sources, version, text, quote, start)
 
 

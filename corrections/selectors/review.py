@@ -9,7 +9,7 @@ from typing import Any
 from afterhack.picker import Picker, chosen_ids, ids_in, query_in
 from agents.selectors import decisions as agents_selectors
 from agents.statuses import DecisionKind
-from claims import selectors as claims_selectors
+from claims.selectors import picker as picker_selectors
 from corrections.selectors import corrections as corrections_selectors
 from workspaces.models import Workspace
 
@@ -81,17 +81,17 @@ def review_items(
         c.id: c for c in corrections_selectors.corrections_get(workspace=workspace, correction_ids=flagged_by)
     }
     replacements = [c.replacement_claim_id for c in corrections.values()]
-    suggestions = {i.id: i for i in claims_selectors.claim_items(workspace=workspace, claim_ids=replacements)}
+    suggestions = {i.id: i for i in picker_selectors.claim_items(workspace=workspace, claim_ids=replacements)}
     actions = agents_selectors.actions_by_decision(workspace=workspace, decisions=decisions)
     # The newest claims, offered before anything is typed, are read once for every picker on the page.
-    newest = claims_selectors.claim_finds(workspace=workspace, query="") if decisions else []
+    newest = picker_selectors.claim_finds(workspace=workspace, query="") if decisions else []
     items = []
     for decision in decisions:
         mine = state if state.decision_id == decision.id else PickerState(decision_id=decision.id)
         correction = corrections.get(decision.flagged_by or "")
         suggestion = suggestions.get(correction.replacement_claim_id) if correction else None
         offered = suggestion if suggestion and suggestion.usable and suggestion.id not in mine.chosen_ids else None
-        picker = claims_selectors.claim_picker(
+        picker = picker_selectors.claim_picker(
             workspace=workspace, field=SUPPORTS_FIELD, key=picker_key(decision.id), query=mine.query,
             chosen=mine.chosen_ids, newest=newest, suggestion=offered,
             suggestion_words="Suggested: the corrected statement",

@@ -30,9 +30,9 @@ from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.ids import is_storable, parse_id, unstorable
 from afterhack.text import MAX_REASON_CHARS
-from claims import selectors as claims_selectors
-from claims.selectors import CitedPassage
-from claims.services import ClaimNotFound, Passage, clean_statement, passage_find
+from claims.selectors import sources as sources_selectors
+from claims.selectors.claims import CitedPassage
+from claims.services.claims import ClaimNotFound, Passage, clean_statement, passage_find
 from claims.statuses import SourceStatus
 from claims.text import normalize
 from corrections import intents
@@ -239,7 +239,7 @@ def _cited(passage: Passage | None) -> CitedPassage | None:
 
 def _still_citable(workspace: Workspace, passage: Passage) -> bool:
     """Whether the passage's version is still the current version of an active source."""
-    now = claims_selectors.source_get(workspace=workspace, source_id=passage.version.source_id)
+    now = sources_selectors.source_get(workspace=workspace, source_id=passage.version.source_id)
     return now is not None and now.id == passage.version.id and now.status == SourceStatus.ACTIVE
 
 

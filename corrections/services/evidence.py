@@ -11,8 +11,9 @@ from typing import Any
 from afterhack.clock import now_iso
 from afterhack.errors import Conflict, UserError
 from afterhack.holds import status_holds
-from claims import selectors as claims_selectors
-from claims.services import active_version, cut_fragments, fragment_ids
+from claims.selectors import claims as claims_selectors
+from claims.selectors import sources as sources_selectors
+from claims.services.sources import active_version, cut_fragments, fragment_ids
 from claims.text import Span, clean_source_text, page_breaks_as_line_breaks
 from corrections.graph import evidence as evidence_graph
 from corrections.graph import subgraph as subgraph_graph
@@ -59,7 +60,7 @@ def source_retract(*, workspace: Workspace, source_id: str, actor: Any) -> Evide
         version = active_version(workspace, source_id)
         roots = [
             s.id
-            for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=version.id)
+            for s in sources_selectors.version_claim_spans(workspace=workspace, version_id=version.id)
             if status_holds(decision=False, status=s.status)
         ]
         revision, affected = _impact_of(workspace, roots, revision)
@@ -101,7 +102,7 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
             workspace=workspace,
             claim_ids=[
                 s.id
-                for s in claims_selectors.version_claim_spans(workspace=workspace, version_id=old.id)
+                for s in sources_selectors.version_claim_spans(workspace=workspace, version_id=old.id)
                 if status_holds(decision=False, status=s.status)
             ],
         )

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.errors import Conflict, UserError
-from claims.selectors import Claim, content_words
-from claims.services import ClaimNotFound, clean_statement
+from claims.selectors.claims import Claim
+from claims.selectors.search import content_words
+from claims.services.claims import ClaimNotFound, clean_statement
 from claims.statuses import ClaimStatus
 from claims.text import same_statement
 from corrections.graph import subgraph as subgraph_graph

@@ -12,7 +12,7 @@ from typing import Any, cast
 from django import template
 
 from agents.selectors.decisions import Decision
-from claims.selectors import Claim
+from claims.selectors.claims import Claim
 from corrections.selectors import corrections as corrections_selectors
 
 register = template.Library()

@@ -10,8 +10,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from afterhack.htmx import HtmxRequest
-from claims import selectors as claims_selectors
-from claims import services as claims_services
+from claims.selectors import claims as claims_selectors
+from claims.selectors import provenance as provenance_selectors
+from claims.services import claims as claims_services
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import pictures as pictures_selectors
 from workspaces.access import get_membership
@@ -31,7 +32,7 @@ def claim_chain(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespons
         "membership": membership,
         "claim": claim,
         "source": chain.source,
-        "cited": claims_selectors.cited_view(workspace=membership.workspace, claim=claim),
+        "cited": provenance_selectors.cited_view(workspace=membership.workspace, claim=claim),
         "decisions": chain.decisions,
         "derived": chain.derived,
         "premises": claims_selectors.claims_by_ids(

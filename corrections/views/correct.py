@@ -18,9 +18,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
-from claims import selectors as claims_selectors
-from claims import services as claims_services
-from claims.services import EvidenceNotFound
+from claims.selectors import claims as claims_selectors
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
+from claims.services.claims import EvidenceNotFound
 from claims.text import MAX_SOURCE_CHARS
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import preview as preview_selectors
@@ -113,7 +114,7 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
         return _render_form(request, workspace, claim, form, status=422)
     try:
         apply_services.cited_passage(workspace=workspace, evidence=apply_services.clean_evidence(form.evidence()))
-    except (UserError, claims_services.SourceNotFound) as error:
+    except (UserError, sources_services.SourceNotFound) as error:
         return _render_form(request, workspace, claim, form, status=422, error=_cited_passage_refused(error))
     return _render_preview(request, workspace, claim, form.cleaned_data)
 
@@ -203,7 +204,7 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     except preview_services.ClaimNotCurrent as error:
         claim = _reread(workspace, claim)
         return _render_form(request, workspace, claim, CorrectionForm(form.cleaned_data), status=409, error=str(error))
-    except (EvidenceNotFound, claims_services.SourceNotFound, apply_services.CitedSourceChanged) as error:
+    except (EvidenceNotFound, sources_services.SourceNotFound, apply_services.CitedSourceChanged) as error:
         status = 409 if isinstance(error, Conflict) else 422
         refused = _cited_passage_refused(error)
         return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=status, error=refused)

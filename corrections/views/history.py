@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec
 from afterhack.picker import filter_params, query_in
-from claims import selectors as claims_selectors
+from claims.selectors import picker as picker_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import detail as detail_selectors
 from corrections.statuses import CorrectionImpact
@@ -52,7 +52,7 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         path=request.path,
     )
     claim = listing.criteria.get("claim")
-    picker = claims_selectors.claim_picker(
+    picker = picker_selectors.claim_picker(
         workspace=workspace, field="claim", query=query_in(request.GET, "claim"),
         chosen=[claim] if claim else [], single=True, needs_support=False, label="Claim",
         empty_words="Any claim: find one to see its corrections.",

@@ -13,8 +13,8 @@ from django.views.decorators.http import require_http_methods
 
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
-from claims import selectors as claims_selectors
-from claims import services as claims_services
+from claims.selectors import sources as sources_selectors
+from claims.services import sources as sources_services
 from corrections.services import evidence as evidence_services
 from corrections.views.words import counted
 from workspaces.access import get_rw_workspace_for_user
@@ -30,8 +30,8 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
     """Add a new version of a source (its claims re-validated) or retract it (its claims retracted)."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     version = found(
-        claims_selectors.source_get(workspace=workspace, source_id=source_id),
-        claims_services.SourceNotFound(),
+        sources_selectors.source_get(workspace=workspace, source_id=source_id),
+        sources_services.SourceNotFound(),
     )
     form = VersionForm(request.POST or None, initial={"text": version.text})
     if request.method == "POST":

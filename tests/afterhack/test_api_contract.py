@@ -10,9 +10,11 @@ import pytest
 from django.test import Client
 
 from afterhack import graph
+from afterhack.errors import UserError
 from agents.services import decisions as agents_services
 from agents.statuses import ActionStatus, DecisionStatus
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from claims.statuses import ClaimStatus, JobStatus
 from tests.conftest import Trio, api_for
 from workspaces.models import AuditEvent
@@ -122,7 +124,7 @@ class OpenApiTests:
 
 @pytest.fixture
 def source(trio: Trio) -> str:
-    return claims_services.source_add(workspace=trio.workspace, title="Plan", text=PLAN, actor=trio.reviewer).id
+    return sources_services.source_add(workspace=trio.workspace, title="Plan", text=PLAN, actor=trio.reviewer).id
 
 
 @pytest.fixture
@@ -147,7 +149,7 @@ class RationaleTests:
         assert decisions_in_graph(trio) == 0 and not AuditEvent.objects.filter(verb="decision.created").exists()
 
     def test_the_service_refuses_it_too(self, trio: Trio, claim: str) -> None:
-        with pytest.raises(claims_services.UserError, match="rationale"):
+        with pytest.raises(UserError, match="rationale"):
             agents_services.decision_add(
                 workspace=trio.workspace, title="Launch", rationale=42, justifications=[[claim]], actor=trio.reviewer
             )

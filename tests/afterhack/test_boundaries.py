@@ -52,8 +52,9 @@ VOCABULARY = "statuses"
 
 # What an app may import from another one: its services (writes) and selectors (reads), and the
 # vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits), and how a
-# caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share).
-PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth"}
+# caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share), and a
+# source's text as HTML (claims/highlight.py: a correction's passage picker shows it as the source page does).
+PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight"}
 # A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
 # must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
 # shared among their own kind.
@@ -98,12 +99,23 @@ def kind(name: str) -> str:
     return "bench" if name.startswith("bench_") else name
 
 
+def module_kind(path: Path, root: Path = ROOT) -> str:
+    """What a file is as a module of its app: a module of an app's package is what its package is
+    (`claims/graph/sources.py` is a graph module, `claims/views/sources.py` a views module)."""
+    parts = path.relative_to(root).parts
+    return kind(parts[1].removesuffix(".py") if len(parts) > 2 and parts[1] in PACKAGES else path.stem)
+
+
+# The modules an app may split into a package of modules along their features (ENTRY_MODULES are entries too).
+PACKAGES = {"graph", "selectors", "services", "views", "api"}
+
+
 def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
     """'file:line imports module' for each views, API, admin or tasks module that imports a graph.py (any app's)."""
     return [
         f"{path.relative_to(root)}:{line} imports {app_module(module)}"
         for path in project_files(root)
-        if path.name in ENTRY_MODULES
+        if f"{module_kind(path, root)}.py" in ENTRY_MODULES
         for line, module in imports_in(path, root)
         if module.split(".")[0] in LAYERS and kind(module.partition(".")[2].split(".")[0]) == "graph"
     ]
@@ -135,7 +147,7 @@ def private_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
             parts = module.split(".")
             if parts[0] not in LAYERS[1:] or parts[0] == own or len(parts) < 2 or name.startswith(WIRING):
                 continue
-            if parts[1] not in PUBLIC and kind(path.stem) not in SHARED_WITH.get(kind(parts[1]), set()):
+            if parts[1] not in PUBLIC and module_kind(path, root) not in SHARED_WITH.get(kind(parts[1]), set()):
                 found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
     return found
 
@@ -150,7 +162,7 @@ def cypher_outside_graph_modules(root: Path = ROOT) -> list[str]:
     return [
         f"{path.relative_to(root)}:{node.lineno} holds Cypher: {node.value.strip()[:60]!r}"
         for path in project_files(root)
-        if kind(path.stem) != "graph"
+        if module_kind(path, root) != "graph"
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and CYPHER.search(node.value)
     ]
@@ -224,6 +236,21 @@ class LayeringTests:
             "workspaces/selectors.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
         ]
 
+    def test_a_module_of_a_package_is_what_its_package_is(self, tmp_path: Path) -> None:
+        for app in LAYERS:
+            (tmp_path / app).mkdir()
+        (tmp_path / "claims" / "views").mkdir()
+        (tmp_path / "claims" / "views" / "sources.py").write_text("from claims.graph import sources\n")
+        (tmp_path / "claims" / "graph").mkdir()
+        (tmp_path / "claims" / "graph" / "sources.py").write_text('Q = """MATCH (s:Source) RETURN s"""\n')
+        (tmp_path / "agents" / "graph").mkdir()
+        (tmp_path / "agents" / "graph" / "runs.py").write_text("from claims.graph.shapes import BackgroundJob\n")
+        (tmp_path / "agents" / "selectors").mkdir()
+        (tmp_path / "agents" / "selectors" / "runs.py").write_text("from claims.graph.shapes import Claim\n")
+        assert graph_imports_of_entries(tmp_path) == ["claims/views/sources.py:1 imports claims.graph"]
+        assert cypher_outside_graph_modules(tmp_path) == []
+        assert list(private_imports(tmp_path).values()) == ["agents/selectors/runs.py:1 imports claims.graph"]
+
 
 class BoundaryTests:
     def test_it_reaches_falkordb_only_through_the_gateway(self) -> None:
@@ -264,7 +291,7 @@ def status_writes(cypher: str) -> list[str]:
 def graph_queries(folder: str) -> dict[str, str]:
     """Every module-level string of the folder's graph modules, as the app runs it (fragments joined), by name."""
     queries = {}
-    for path in sorted((ROOT / folder).rglob("*graph.py")):
+    for path in sorted(p for p in (ROOT / folder).rglob("*.py") if module_kind(p) == "graph" and p.stem != "__init__"):
         module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
         for name, value in vars(module).items():
             if isinstance(value, str) and name.isupper():

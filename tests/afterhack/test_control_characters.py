@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from agents.coordinator import verdict_from
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio, api_for, client_for
 from workspaces.models import AuditEvent, Membership, Workspace
 
@@ -31,7 +32,7 @@ def refused_in_words(response: Any, words: str, code: str = "invalid_input") -> 
 
 @pytest.fixture
 def plan(trio: Trio) -> str:
-    return claims_services.source_add(workspace=trio.workspace, title="Plan", text=PLAN, actor=trio.reviewer).id
+    return sources_services.source_add(workspace=trio.workspace, title="Plan", text=PLAN, actor=trio.reviewer).id
 
 
 class ApiTests:

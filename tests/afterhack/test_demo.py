@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack.demo import DEMO_NAME, demo_load
-from claims import graph as claims_graph
+from claims.graph import sources as sources_graph
 from tests.conftest import MakeUser, client_for
 from workspaces.models import Workspace
 
@@ -17,7 +17,7 @@ class DemoTests:
         admin = make_user("admin", is_superuser=True)
         workspace = demo_load(owner=admin)
         assert workspace is not None and workspace.name == DEMO_NAME
-        sources = claims_graph.source_list(workspace=workspace)
+        sources = sources_graph.source_list(workspace=workspace)
         assert sorted(s.claims for s in sources) == [1, 4]
         from agents.graph import actions as actions_graph
         from agents.graph import decisions as decisions_graph
@@ -35,7 +35,7 @@ class DemoTests:
         admin = make_user("admin", is_superuser=True)
         workspace = demo_load(owner=admin)
         assert workspace is not None
-        plan = next(s for s in claims_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
+        plan = next(s for s in sources_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
         page = client_for(admin).get(f"/w/{workspace.id}/sources/{plan.id}/").content.decode()
         assert page.count('<mark class="ev') >= 4 and ">The product launch is in June</mark>" in page
 

@@ -7,7 +7,8 @@ import pytest
 
 from afterhack.api import in_the_input
 from afterhack.schemas import NOT_AN_OBJECT, describe_validation_errors
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio, api_for
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ class LocationTests:
 
     def test_the_api_still_names_a_missing_field_and_a_body_that_is_no_object(self, trio: Trio) -> None:
         api, ws = api_for(trio.reviewer), trio.workspace.id
-        source = claims_services.source_add(workspace=trio.workspace, title="Plan", text="The launch is in June.",
+        source = sources_services.source_add(workspace=trio.workspace, title="Plan", text="The launch is in June.",
                                             actor=trio.reviewer)  # fmt: skip
         claim = claims_services.claim_add(workspace=trio.workspace, source_id=source.id, statement="June.",
                                           evidence_quote="The launch is in June", actor=trio.reviewer)  # fmt: skip
@@ -43,7 +44,7 @@ class LocationTests:
 class NumberTests:
     def test_true_and_false_are_not_numbers_in_a_body_or_a_query(self, trio: Trio) -> None:
         api, ws = api_for(trio.reviewer), trio.workspace.id
-        source = claims_services.source_add(workspace=trio.workspace, title="Plan", text="The launch is in June.",
+        source = sources_services.source_add(workspace=trio.workspace, title="Plan", text="The launch is in June.",
                                             actor=trio.reviewer)  # fmt: skip
         for value in (True, False):
             claim = api.post(f"/workspaces/{ws}/claims", {"statement": "June.", "source_id": source.id,

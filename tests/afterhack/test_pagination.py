@@ -11,7 +11,9 @@ import pytest
 
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.conftest import ApiClient, Trio, api_for
@@ -41,7 +43,7 @@ class Lists:
 
     def __init__(self, trio: Trio, request: pytest.FixtureRequest) -> None:
         self.trio, self.request, self.made = trio, request, 0
-        self.source = claims_services.source_add(
+        self.source = sources_services.source_add(
             workspace=trio.workspace, title="Items", text=ITEMS, actor=trio.reviewer
         ).id
 
@@ -82,7 +84,7 @@ class Lists:
 
     def sources(self, n: int) -> list[str]:
         return [
-            claims_services.source_add(
+            sources_services.source_add(
                 workspace=self.trio.workspace, title=f"S{i}", text="Text.", actor=self.trio.reviewer
             ).id
             for i in range(n)
@@ -96,7 +98,7 @@ class Lists:
             json_reply({"claims": [{"statement": q + ".", "evidence_quote": q, "confidence": 0.5} for q in quotes]})
         )
         with committed(execute=True):
-            claims_services.extraction_request(
+            extraction_services.extraction_request(
                 workspace=self.trio.workspace, source_id=self.source, actor=self.trio.reviewer
             )
         return quotes

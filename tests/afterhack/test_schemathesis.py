@@ -25,7 +25,8 @@ from django.contrib.auth.models import Permission
 
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.conftest import Trio
@@ -89,7 +90,7 @@ def seed_workspace(trio: Trio) -> Seeded:
     """A workspace with a bit of everything: a source, a current and a superseded claim, a decision,
     an action, a run and a correction."""
     workspace, reviewer = trio.workspace, trio.reviewer
-    source = claims_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=reviewer).id
+    source = sources_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=reviewer).id
     june, ana = (
         claims_services.claim_add(
             workspace=workspace, source_id=source, statement=quote + ".", evidence_quote=quote, actor=reviewer
@@ -109,7 +110,7 @@ def seed_workspace(trio: Trio) -> Seeded:
         revision=preview.fingerprint, idempotency_key="seed", actor=reviewer,
     )  # fmt: skip
     to_retract, to_revise = (
-        claims_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
+        sources_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
         for title in ("To retract", "To revise")
     )
     return Seeded(str(workspace.id), source, [june, ana], decision, action, run, to_retract, to_revise)

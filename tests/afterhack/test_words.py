@@ -13,7 +13,7 @@ from afterhack.context_processors import VOCABULARY
 from afterhack.demo import demo_load
 from afterhack.templatetags.afterhack import IN_WORDS, in_words
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.selectors import search as search_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
@@ -60,7 +60,7 @@ def visible(page: str) -> str:
 
 
 def correct_june(workspace: Workspace, owner: Any) -> None:
-    june = next(c for c in claims_selectors.newest_claims(workspace=workspace) if "launch is in June" in c.statement)
+    june = next(c for c in search_selectors.newest_claims(workspace=workspace) if "launch is in June" in c.statement)
     preview = preview_services.preview(workspace=workspace, claim_id=june.id, statement="The launch is in July.")
     apply_services.apply(
         workspace=workspace, claim_id=june.id, statement="The launch is in July.", reason="The board moved it.",
@@ -71,7 +71,7 @@ def correct_june(workspace: Workspace, owner: Any) -> None:
 def main_pages(workspace: Workspace) -> list[str]:
     """Every page of the demo a reviewer reads in a day, but a source's own page (the source workflow's)."""
     ws = f"/w/{workspace.id}"
-    claims = claims_selectors.newest_claims(workspace=workspace)
+    claims = search_selectors.newest_claims(workspace=workspace)
     decisions = agents_selectors.decisions_page(workspace=workspace, status="", limit=50, cursor=None).items
     actions = agents_selectors.newest_actions(workspace=workspace)
     corrections = corrections_selectors.corrections_page(workspace=workspace, limit=50, cursor=None).items

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio, api_for
 
 PLAN = """Launch plan
@@ -40,7 +41,7 @@ def claim(trio: Trio, source_id: str, quote: str) -> str:
 
 @pytest.fixture
 def story(trio: Trio) -> Story:
-    source = claims_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
+    source = sources_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
     return Story(
         trio,
         june=claim(trio, source.id, "The product launch is in June"),

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from claims import services as claims_services
+from claims.services import embeddings as embeddings_services
 from tests.agents.conftest import Story
 from tests.conftest import api_for
 from workspaces.models import AuditEvent
@@ -34,7 +34,7 @@ class OfflineAgentTests:
     def test_with_an_embeddings_model_it_finds_a_claim_by_meaning(
         self, story: Story, no_llm: None, embedder: Any, ask: Ask
     ) -> None:
-        assert claims_services.claims_embed(workspace=story.trio.workspace) == 4
+        assert embeddings_services.claims_embed(workspace=story.trio.workspace) == 4
         run = ask(story.trio, "When is the release?")
         search = next(e for e in run["trajectory"] if e["kind"] == "search")
         assert search["mode"] == "hybrid" and search["degraded"] is False and story.june in search["result_ids"]

@@ -237,10 +237,10 @@ class RuleExtractorTests:
         assert all(text.count(q) == 1 for q in quotes)
 
     def test_it_does_not_repeat_a_claim_a_person_already_made(self, trio: Trio, committed: Any, no_llm: None) -> None:
-        from claims import services
+        from claims.services import claims as claims_services
 
         source = source_with_one_fragment(trio)
-        services.claim_add(
+        claims_services.claim_add(
             workspace=trio.workspace,
             source_id=source["id"],
             statement="The launch is in June.",

@@ -8,8 +8,9 @@ import pytest
 
 from afterhack import graph
 from afterhack.clock import now_iso
-from claims import graph as claims_graph
-from claims import services
+from claims.graph import extraction as extraction_graph
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from tests.claims.test_pages import HTMX, add_claim, make_source
 from tests.conftest import Trio, client_for
 
@@ -42,11 +43,13 @@ class SourceListTests:
     def test_it_searches_titles_filters_by_status_person_day_and_extraction(self, trio: Trio) -> None:
         budget = make_source(trio, TEXT, title="Budget review")
         launch = make_source(trio, TEXT, title="Launch plan")
-        memo = services.source_add(workspace=trio.workspace, title="Office memo", text=TEXT, actor=trio.viewer).id
+        memo = sources_services.source_add(
+            workspace=trio.workspace, title="Office memo", text=TEXT, actor=trio.viewer
+        ).id
         backdate(trio, "Source", budget, "2026-03-02T10:00:00+00:00")
-        failed = services.extraction_request(workspace=trio.workspace, source_id=launch, actor=trio.reviewer)
-        claims_graph.extraction_fail(workspace=trio.workspace, extraction_id=failed.id, error="boom", now=now_iso())
-        services.extraction_request(workspace=trio.workspace, source_id=memo, actor=trio.reviewer)
+        failed = extraction_services.extraction_request(workspace=trio.workspace, source_id=launch, actor=trio.reviewer)
+        extraction_graph.extraction_fail(workspace=trio.workspace, extraction_id=failed.id, error="boom", now=now_iso())
+        extraction_services.extraction_request(workspace=trio.workspace, source_id=memo, actor=trio.reviewer)
 
         assert titles(page(trio, "/sources/")) == ["Office memo", "Launch plan", "Budget review"]
         assert titles(page(trio, "/sources/?q=LAUNCH")) == ["Launch plan"]

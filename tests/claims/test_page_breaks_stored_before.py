@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from afterhack.clock import now_iso
-from claims import graph as claims_graph
-from claims.services import claim_key, cut_fragments, fragment_ids
+from claims.graph import claims as claims_graph
+from claims.graph import sources as sources_graph
+from claims.services.claims import claim_key
+from claims.services.sources import cut_fragments, fragment_ids
 from claims.text import Span, page_breaks_as_line_breaks
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for
@@ -39,7 +41,7 @@ def stored_before(workspace: Workspace, text: str = RFC, title: str = "RFC 9999"
         "source_id": source_id, "version_id": str(uuid.uuid4()), "title": title, "text": text,
         "sha256": hashlib.sha256(text.encode()).hexdigest(), "length": len(text), "fragments": fragments,
     }  # fmt: skip
-    claims_graph.sources_create(
+    sources_graph.sources_create(
         workspace=workspace, sources=[row], origin_type="document", origin_name="old ingest", created_by="old ingest",
         now=now_iso(),
     )  # fmt: skip
@@ -49,11 +51,11 @@ def stored_before(workspace: Workspace, text: str = RFC, title: str = "RFC 9999"
 def claimed_before(trio: Trio, source_id: str, quote: str) -> str:
     """A claim of that source's quote (as the text has it) written as claims were before: through the graph module.
     Its id."""
-    version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+    version = sources_graph.source_get(workspace=trio.workspace, source_id=source_id)
     assert version is not None
     start = version.text.index(quote)
     span = Span(start, start + len(quote))
-    fragments = claims_graph.version_fragments(workspace=trio.workspace, version_id=version.id)
+    fragments = sources_graph.version_fragments(workspace=trio.workspace, version_id=version.id)
     statement = f"It says {quote!r}."
     row = {
         "key": claim_key(version_id=version.id, start=span.start, end=span.end, statement=statement),

@@ -10,11 +10,14 @@ from uuid import uuid4
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from claims import graph as claims_graph
-from claims import services
-from claims.graph import ClaimSpan
-from claims.selectors import SourceClaim, highlight
-from claims.views import SourceClaimItems
+from claims.graph import sources as sources_graph
+from claims.graph.shapes import Claim
+from claims.graph.sources import ClaimSpan
+from claims.highlight import highlight
+from claims.selectors.sources import SourceClaim
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
+from claims.views.sources import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
 from tests.llm_server import json_reply
@@ -25,12 +28,12 @@ HTMX = {"HX-Request": "true"}
 
 
 def make_source(trio: Trio, text: str = LAUNCH, title: str = "Launch plan") -> str:
-    return services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
+    return sources_services.source_add(workspace=trio.workspace, title=title, text=text, actor=trio.reviewer).id
 
 
-def add_claim(trio: Trio, source_id: str, statement: str, quote: str) -> claims_graph.Claim:
+def add_claim(trio: Trio, source_id: str, statement: str, quote: str) -> Claim:
     """A claim citing `quote` of the source, added by the reviewer."""
-    return services.claim_add(
+    return claims_services.claim_add(
         workspace=trio.workspace, source_id=source_id, statement=statement, evidence_quote=quote, actor=trio.reviewer
     )
 
@@ -48,7 +51,7 @@ class AddSourcePageTests:
         upload = SimpleUploadedFile("board-minutes.md", "# Minutes\n\nBudget is 40k €.".encode())
         response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "", "file": upload})
         assert response.status_code == 302
-        sources = claims_graph.source_list(workspace=trio.workspace)
+        sources = sources_graph.source_list(workspace=trio.workspace)
         assert [s.title for s in sources] == ["board-minutes"]
 
     @pytest.mark.parametrize(
@@ -66,7 +69,7 @@ class AddSourcePageTests:
         upload = SimpleUploadedFile(name, content)
         response = client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/new", {"title": "x", "file": upload})
         assert response.status_code == 422 and words in response.content.decode()
-        assert claims_graph.source_list(workspace=trio.workspace) == []
+        assert sources_graph.source_list(workspace=trio.workspace) == []
 
     def test_its_menu_shows_members_to_an_admin(self, trio: Trio) -> None:
         page = client_for(trio.owner).get(f"/w/{trio.workspace.id}/sources/new").content.decode()
@@ -109,9 +112,9 @@ class SourcePageTests:
         body = response.content.decode()
         assert response.status_code == 422 and body.lstrip().startswith('<section class="card" id="claim-form">')
         assert "does not occur in the source text" in body
-        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        version = sources_graph.source_get(workspace=trio.workspace, source_id=source_id)
         assert version is not None
-        assert claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id) == []
+        assert sources_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id) == []
 
     def test_the_extraction_box_is_a_fragment_for_htmx(
         self, trio: Trio, no_llm: None, django_capture_on_commit_callbacks: Any
@@ -145,9 +148,9 @@ class SourceWorkflowPageTests:
         with django_capture_on_commit_callbacks(execute=True):
             client_for(trio.reviewer).post(f"/w/{trio.workspace.id}/sources/{source_id}/extract")
         page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
-        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        version = sources_graph.source_get(workspace=trio.workspace, source_id=source_id)
         assert version is not None
-        spans = claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
+        spans = sources_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
         june = next(span for span in spans if span.statement == "The launch is in June.")
         added = page[page.index('aria-label="Claims this extraction added"') :].split("</ul>")[0]
         assert f'href="/w/{trio.workspace.id}/claims/{june.id}/">The launch is in June.</a>' in added
@@ -162,7 +165,7 @@ class SourceWorkflowPageTests:
     def test_offsets_and_hashes_are_behind_a_details_toggle(self, trio: Trio) -> None:
         source_id = make_source(trio)
         june = add_claim(trio, source_id, "June.", "The launch is in June")
-        version = claims_graph.source_get(workspace=trio.workspace, source_id=source_id)
+        version = sources_graph.source_get(workspace=trio.workspace, source_id=source_id)
         assert version is not None
         page = client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/sources/{source_id}/").content.decode()
         assert "Start offset" not in page and "fragments" not in page
@@ -252,7 +255,7 @@ class SearchAndClaimPageTests:
         source_id = make_source(trio)
         june = add_claim(trio, source_id, "The launch is in June.", "The launch is in June")
         ana = add_claim(trio, source_id, "Ana owns it.", "Ana owns the launch checklist")
-        derived = services.derived_claim_add(
+        derived = claims_services.derived_claim_add(
             workspace=trio.workspace,
             statement="Ana must be done by June.",
             derived_from=[june.id, ana.id],

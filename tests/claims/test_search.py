@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from claims.selectors import content_words
+from claims.selectors.search import content_words
 from tests.claims.test_sources_api import add_source
 from tests.conftest import Trio, api_for
 from workspaces import services as workspace_services
@@ -81,7 +81,7 @@ class SameRankingEverywhereTests:
     def test_the_search_everyone_calls_ranks_like_the_apis_first_page(self, trio: Trio) -> None:
         """MCP, the Analyst and the pages call claim_search: beyond the newest few dozen matches too, its best
         claims are the API's first page (it once ranked only the newest matches, four times the limit)."""
-        from claims.selectors import claim_search
+        from claims.selectors.search import claim_search
 
         notes = [f"Launch note {n}" for n in range(45)]
         text = "Ana owns the launch checklist. " + ". ".join(notes) + "."
@@ -192,7 +192,7 @@ class AnyTextTests:
         """The hostile-input property of the lexical search: whatever is typed, no error, and each claim found
         shares a word with the query (its stem: the first three letters alike), so syntax never widens a search."""
         from claims import fulltext
-        from claims.selectors import lexical_claims
+        from claims.selectors.search import lexical_claims
 
         if not getattr(self, "seeded", False):
             seed(trio)
@@ -242,7 +242,7 @@ class FallbackRankingTests:
         from itertools import combinations
 
         from claims import fulltext
-        from claims import graph as claims_graph
+        from claims.graph import search as search_graph
 
         words = ["alpha", "beta", "gamma", "delta"]
         statements = [
@@ -261,7 +261,7 @@ class FallbackRankingTests:
         def ranking(
             terms: list[str], candidates: int, offset: int, limit: int | None
         ) -> tuple[int, list[tuple[str, int]]]:
-            ranked = claims_graph.claim_search_terms(
+            ranked = search_graph.claim_search_terms(
                 workspace=ws, terms=terms, candidates=candidates, offset=offset, limit=limit
             )
             return ranked.total, [(hit.statement, hit.hits) for hit in ranked.hits]

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from afterhack import graph
-from claims import selectors
+from claims.selectors import search as search_selectors
 from claims.statuses import SearchMode
 from tests.claims.test_search import TEXT
 from tests.claims.test_sources_api import add_source
@@ -167,7 +167,7 @@ class SemanticSearchTests:
         self, trio: Trio, embedder: Any, django_capture_on_commit_callbacks: Any
     ) -> None:
         ids = seed(trio, django_capture_on_commit_callbacks)
-        found = selectors.claim_search(workspace=trio.workspace, query="When is the release?", limit=2)
+        found = search_selectors.claim_search(workspace=trio.workspace, query="When is the release?", limit=2)
         assert found.mode == SearchMode.HYBRID and found.hits[0].id == ids[JUNE]
         url = reverse("claims:search", kwargs={"ws_id": trio.workspace.id})
         page = client_for(trio.viewer).get(url, {"q": "When is the release?"}).content.decode()

@@ -11,7 +11,7 @@ import pytest
 
 from afterhack import graph
 from afterhack.errors import GraphError
-from claims import services
+from claims.services import sources as sources_services
 from claims.text import MAX_SOURCE_CHARS, InvalidSource
 from tests.conftest import Trio, api_for
 from workspaces.models import AuditEvent
@@ -71,7 +71,7 @@ class BatchTests:
 
     def test_it_writes_a_batch_in_one_graph_query(self, trio: Trio) -> None:
         before = graph.queries_sent()
-        added = services.sources_add(workspace=trio.workspace, sources=some_sources(20), actor=trio.reviewer)
+        added = sources_services.sources_add(workspace=trio.workspace, sources=some_sources(20), actor=trio.reviewer)
         assert graph.queries_sent() - before == 1 and len({a.id for a in added}) == 20
         assert AuditEvent.objects.filter(verb="source.added").count() == 20
 
@@ -121,26 +121,26 @@ class BatchTests:
 
     def test_it_refuses_what_the_services_refuse_without_writing(self, trio: Trio) -> None:
         nodes_before = node_count(trio)
-        with pytest.raises(services.SourcesRefused) as refused:
-            services.sources_add(
+        with pytest.raises(sources_services.SourcesRefused) as refused:
+            sources_services.sources_add(
                 workspace=trio.workspace, sources=[{"title": "Fine", "text": "Fine."}, {"title": "x"}], actor=None
             )
         assert refused.value.extra["errors"] == [
             {"index": 1, "code": "invalid_source", "message": "A source's text must be a string."}
         ]
-        for wrong in ([], {"title": "t", "text": "x"}, some_sources(services.MAX_BATCH_SOURCES + 1)):
+        for wrong in ([], {"title": "t", "text": "x"}, some_sources(sources_services.MAX_BATCH_SOURCES + 1)):
             with pytest.raises(InvalidSource, match="1 to 500 sources"):
-                services.sources_add(workspace=trio.workspace, sources=wrong, actor=None)
+                sources_services.sources_add(workspace=trio.workspace, sources=wrong, actor=None)
         assert_nothing_stored(trio, nodes_before)
 
     def test_a_graph_write_that_fails_leaves_no_audit_event_and_no_source(self, trio: Trio) -> None:
-        good = services.source_prepare(title="Good", text="Fine words.")
+        good = sources_services.source_prepare(title="Good", text="Fine words.")
         # A property FalkorDB refuses (a map): the one query fails, so no source of the batch is stored.
-        bad = services.source_prepare(title="Bad", text="Other words.")
+        bad = sources_services.source_prepare(title="Bad", text="Other words.")
         bad.fragments[0]["start"] = {"not": "a number"}
         nodes_before = node_count(trio)
         with pytest.raises(GraphError):
-            services.sources_write(workspace=trio.workspace, sources=[good, bad], actor=trio.reviewer)
+            sources_services.sources_write(workspace=trio.workspace, sources=[good, bad], actor=trio.reviewer)
         assert_nothing_stored(trio, nodes_before)
 
 

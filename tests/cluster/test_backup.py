@@ -12,7 +12,8 @@ from django.core.management import call_command
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import api_for
 from tests.corrections.conftest import World, june_to_july
 from tests.corrections.test_backup_restore import answers
@@ -42,7 +43,7 @@ def test_a_backup_of_two_shards_restores_the_same_answers(
         if on_cluster.primary_of(second.graph_name) != on_cluster.primary_of(first.graph_name):
             break
     assert on_cluster.primary_of(second.graph_name) != on_cluster.primary_of(first.graph_name)
-    source = claims_services.source_add(workspace=second, title="Memo", text="The office moves in May.\n",
+    source = sources_services.source_add(workspace=second, title="Memo", text="The office moves in May.\n",
                                         actor=world.trio.owner)  # fmt: skip
     memo = claims_services.claim_add(workspace=second, source_id=source.id, statement="The office moves in May.",
                               evidence_quote="The office moves in May", actor=world.trio.owner).id  # fmt: skip

@@ -15,7 +15,7 @@ from redis.cluster import RedisCluster
 from afterhack import graph
 from afterhack.cluster import LocalCluster
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from tests.conftest import MakeUser
 from tests.corrections.conftest import World, june_to_july
 from workspaces import graph as workspace_graph

@@ -12,7 +12,7 @@ import pytest
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from tests.corrections.conftest import World
 
 pytestmark = [pytest.mark.cluster, pytest.mark.django_db]

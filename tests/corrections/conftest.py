@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from agents.services import decisions as agents_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio, api_for
 
 PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist. Marketing starts in May.\n"
@@ -90,12 +91,12 @@ def _claim(trio: Trio, source_id: str, quote: str) -> str:
 
 @pytest.fixture
 def world(trio: Trio) -> World:
-    plan = claims_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
-    email = claims_services.source_add(workspace=trio.workspace, title="Email", text=EMAIL, actor=trio.reviewer)
-    board = claims_services.source_add(workspace=trio.workspace, title="Board", text=BOARD, actor=trio.reviewer)
-    from claims import graph as claims_graph
+    plan = sources_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
+    email = sources_services.source_add(workspace=trio.workspace, title="Email", text=EMAIL, actor=trio.reviewer)
+    board = sources_services.source_add(workspace=trio.workspace, title="Board", text=BOARD, actor=trio.reviewer)
+    from claims.graph import sources as sources_graph
 
-    version = claims_graph.source_get(workspace=trio.workspace, source_id=plan.id)
+    version = sources_graph.source_get(workspace=trio.workspace, source_id=plan.id)
     assert version is not None
     return World(
         trio,

@@ -8,7 +8,8 @@ import pytest
 from afterhack import graph
 from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
+from claims.selectors import search as search_selectors
 from corrections import review
 from corrections.models import CorrectionIntent
 from corrections.services import evidence as evidence_services
@@ -190,7 +191,7 @@ class SearchAsOfTests:
         replacement = str(CorrectionIntent.objects.get().replacement_claim_id)
 
         def found(as_of: str | None) -> list[tuple[str, str]]:
-            page = claims_selectors.claim_search_page(
+            page = search_selectors.claim_search_page(
                 workspace=workspace, query="launch", limit=50, cursor=None, as_of=as_of
             )
             return sorted((claim.id, claim.status) for claim in page.claims.items)

@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from agents.services import decisions as agents_services
-from claims import services as claims_services
+from claims.services import sources as sources_services
 from corrections import review
 from corrections.services import preview as preview_services
 from tests.conftest import MakeUser, client_for
@@ -60,7 +60,7 @@ def reader(make_user: MakeUser) -> Any:
 def other_workspace(world: World) -> Any:
     """A second workspace, owned by the same admin, with a source of its own."""
     other = workspace_services.workspace_create(name="Hiring", creator=world.trio.owner)
-    claims_services.source_add(workspace=other, title="Job ad", text="We hire two people.", actor=world.trio.owner)
+    sources_services.source_add(workspace=other, title="Job ad", text="We hire two people.", actor=world.trio.owner)
     return other
 
 
@@ -144,7 +144,7 @@ class AuditFilterTests:
     def test_it_pages_with_counts(self, world: World, reader: Any) -> None:
         total = AuditEvent.objects.count()
         for n in range(30 - total):
-            claims_services.source_add(
+            sources_services.source_add(
                 workspace=world.trio.workspace, title=f"Note {n}", text=f"Note number {n}.", actor=world.trio.owner
             )
         browser = client_for(reader)
@@ -167,7 +167,7 @@ class AuditExportTests:
 
     def test_the_csv_holds_exactly_the_filtered_events_of_every_page(self, world: World, reader: Any) -> None:
         for n in range(30):
-            claims_services.source_add(
+            sources_services.source_add(
                 workspace=world.trio.workspace, title=f"Note {n}", text=f"Note number {n}.", actor=world.trio.reviewer
             )
         browser = client_for(reader)
@@ -187,7 +187,7 @@ class AuditExportTests:
 
     def test_cells_a_spreadsheet_would_run_are_quoted(self, world: World, reader: Any) -> None:
         for title in ('=HYPERLINK("http://evil.example","click")', "+1+2", "-3", "@SUM(A1)", " =1+2", "＝1+2"):
-            claims_services.source_add(
+            sources_services.source_add(
                 workspace=world.trio.workspace, title=title, text="Some text.", actor=world.trio.owner
             )
         world.trio.owner.username = "=cmd"

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from afterhack import graph
-from claims import graph as claims_graph
-from claims import services as claims_services
+from claims.graph import sources as sources_graph
+from claims.graph.shapes import CitedPassage
+from claims.services import sources as sources_services
 from corrections.graph import apply as apply_graph
 from corrections.graph import subgraph as subgraph_graph
 from corrections.models import CorrectionIntent
@@ -26,7 +27,7 @@ PASSAGE = "if it does, the launch moves to July"
 
 def add_risks(world: World, text: str = RISKS) -> str:
     """A second source that says what the correction says."""
-    return claims_services.source_add(
+    return sources_services.source_add(
         workspace=world.trio.workspace, title="Risks", text=text, actor=world.trio.reviewer
     ).id
 
@@ -86,9 +87,9 @@ class CitedEvidenceTests:
         cited = new["cited_passage"]
         assert cited["source_id"] == risks and cited["version"] == 1 and cited["quote"] == PASSAGE
         assert (cited["start"], cited["end"]) == (start, start + len(PASSAGE))
-        fragments = claims_graph.version_fragments(
+        fragments = sources_graph.version_fragments(
             workspace=world.trio.workspace,
-            version_id=claims_graph.source_get(workspace=world.trio.workspace, source_id=risks).id,  # type: ignore[union-attr]
+            version_id=sources_graph.source_get(workspace=world.trio.workspace, source_id=risks).id,  # type: ignore[union-attr]
         )
         assert [f["id"] for f in cited["fragments"]] == [f.id for f in fragments]
         assert {f["id"] for f in new["fragments"]}.isdisjoint(f["id"] for f in cited["fragments"])
@@ -137,7 +138,7 @@ class CitedEvidenceTests:
 
     def test_another_workspaces_source_is_not_found(self, world: World) -> None:
         other = workspace_services.workspace_create(name="Elsewhere", creator=world.trio.reviewer)
-        elsewhere = claims_services.source_add(workspace=other, title="Risks", text=RISKS, actor=world.trio.reviewer)
+        elsewhere = sources_services.source_add(workspace=other, title="Risks", text=RISKS, actor=world.trio.reviewer)
         revision = world.preview(world.june).json()["revision"]
         result = apply(world, revision, {"source_id": elsewhere.id, "quote": PASSAGE})
         assert result.status_code == 404 and result.json()["error"] == "not_found"
@@ -254,14 +255,14 @@ class CitedSourceVersionTests:
 
     def test_the_write_itself_refuses_a_version_that_is_no_longer_current(self, world: World) -> None:
         risks = add_risks(world)
-        old = claims_graph.source_get(workspace=world.trio.workspace, source_id=risks)
+        old = sources_graph.source_get(workspace=world.trio.workspace, source_id=risks)
         assert old is not None
         evidence_services.source_new_version(
             workspace=world.trio.workspace, source_id=risks, text=RISKS + "More.\n", actor=world.trio.owner
         )
-        fragments = claims_graph.version_fragments(workspace=world.trio.workspace, version_id=old.id)
+        fragments = sources_graph.version_fragments(workspace=world.trio.workspace, version_id=old.id)
         start = RISKS.index(PASSAGE)
-        cited = claims_graph.CitedPassage(risks, old.id, 1, PASSAGE, start, start + len(PASSAGE), fragments[:1])
+        cited = CitedPassage(risks, old.id, 1, PASSAGE, start, start + len(PASSAGE), fragments[:1])
         affected: dict[str, list[str]] = {
             k: []
             for k in ("decisions_needing_review", "decisions_still_supported", "actions_held", "claims_unsupported")

@@ -12,7 +12,7 @@ from afterhack import graph
 from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
 from agents.services import decisions as agents_services
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from corrections import review
 from tests.corrections.conftest import World, june_to_july
 from workspaces import selectors as workspace_selectors

@@ -9,7 +9,7 @@ from afterhack import graph, history_graph
 from afterhack.clock import now_iso
 from afterhack.history_graph import Change
 from agents.services import decisions as agents_services
-from claims import selectors as claims_selectors
+from claims.selectors import claims as claims_selectors
 from corrections import review
 from corrections.models import CorrectionIntent
 from corrections.selectors import changes as changes_selectors

@@ -12,7 +12,8 @@ from prov.model import ProvDocument, ProvRecord
 from rdflib.namespace import PROV as PROV_O
 
 from agents.services import runs as agents_services
-from claims import services as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from corrections import prov
 from tests.conftest import api_for, client_for
 from tests.corrections.conftest import World
@@ -243,10 +244,12 @@ class ProvActivitiesTests:
         workspace, reviewer = world.trio.workspace, world.trio.reviewer
         with django_capture_on_commit_callbacks(execute=True):
             run = agents_services.ask(workspace=workspace, question="When is the launch?", actor=reviewer)
-            source = claims_services.source_add(
+            source = sources_services.source_add(
                 workspace=workspace, title="Memo", text="The budget is ten thousand euros.\n", actor=reviewer
             )
-            extraction = claims_services.extraction_request(workspace=workspace, source_id=source.id, actor=reviewer)
+            extraction = extraction_services.extraction_request(
+                workspace=workspace, source_id=source.id, actor=reviewer
+            )
         document = read_back(api_for(reviewer).get(f"/workspaces/{world.ws}/prov"))
         assert {run, extraction.id} <= ids(document, "Activity")
         assert (run, "agent-offline") in relations(document, "Association")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack.clock import now_iso
-from claims import selectors as claims_selectors
+from claims.selectors import search as search_selectors
 from tests.corrections.conftest import World
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def found(world: World, query: str, as_of: str | None = None) -> tuple[list[tuple[str, str]], bool]:
     """The first page of the search: (statement, status) of each claim, best first, and whether it fell back."""
-    page = claims_selectors.claim_search_page(
+    page = search_selectors.claim_search_page(
         workspace=world.trio.workspace, query=query, limit=50, cursor=None, as_of=as_of
     )
     return [(claim.statement, claim.status) for claim in page.claims.items], page.fell_back

@@ -23,7 +23,9 @@ from django.utils.http import urlencode
 from afterhack import graph
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
 from corrections import review
 from corrections.services import evidence as evidence_services
 from tests.conftest import MakeUser, Trio, api_for, client_for
@@ -61,7 +63,7 @@ class Planted:
 def planted(trio: Trio, no_llm: None) -> Planted:
     """A workspace whose every kind of content holds the marker but for what its one correction changed."""
     ws, rita = trio.workspace, trio.reviewer
-    plan = claims_services.source_add(workspace=ws, title=f"Plan {MARKER}", text=PLAN, actor=rita)
+    plan = sources_services.source_add(workspace=ws, title=f"Plan {MARKER}", text=PLAN, actor=rita)
     june = _claim(trio, plan.id, "The launch is in June")
     budget = _claim(trio, plan.id, f"The budget is {MARKER} dollars")
     venue = _claim(trio, plan.id, "The venue is Hall B")
@@ -83,8 +85,8 @@ def planted(trio: Trio, no_llm: None) -> Planted:
     hall = decide(f"Book the {MARKER} hall", [june], [budget])
     deposit = act(f"Pay the {MARKER} deposit", hall)
     run_services.ask(workspace=ws, question=f"When is {MARKER} due?", actor=rita)
-    memo = claims_services.source_add(workspace=ws, title=f"Memo {MARKER}", text=MEMO, actor=rita)
-    claims_services.extraction_request(workspace=ws, source_id=memo.id, actor=rita)
+    memo = sources_services.source_add(workspace=ws, title=f"Memo {MARKER}", text=MEMO, actor=rita)
+    extraction_services.extraction_request(workspace=ws, source_id=memo.id, actor=rita)
     evidence_services.source_new_version(
         workspace=ws, source_id=memo.id, text=MEMO + f"And {MARKER} again.\n", actor=rita
     )

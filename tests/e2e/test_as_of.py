@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from afterhack.as_of import words
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import screenshot
 from tests.e2e.test_attention import correct_june_in_the_browser
 from workspaces.models import Workspace
@@ -38,7 +38,7 @@ class AsOfTests:
         self, page: Any, demo_workspace: Workspace
     ) -> None:
         workspace = demo_workspace
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         # A whole second after the story was loaded, and a whole second before the correction: the picker's moment.
         time.sleep(1.1)
         moment = datetime.now(UTC).replace(microsecond=0)
@@ -81,7 +81,7 @@ class AsOfTests:
         page.goto(f"/w/{demo_workspace.id}/?as_of=2020-01-01")
         assert "at the end of 1 January 2020 (UTC)" in page.get_by_role("status", name="Viewing the past").inner_text()
         screenshot(page, "as-of-dashboard-1280")
-        june = claims_graph.claim_search_phrase(
+        june = search_graph.claim_search_phrase(
             workspace=demo_workspace, phrase="the product launch is in june", limit=1
         )
         answer = page.goto(f"/w/{demo_workspace.id}/claims/{june[0].id}/?as_of=2020-01-01")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import preview_correction, screenshot, settled
 from workspaces.models import Workspace
 
@@ -19,7 +19,7 @@ BOOKING = "Book the May campaign slots"
 
 
 def correct_june_in_the_browser(page: Any, workspace: Workspace) -> None:
-    june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+    june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
     page.goto(f"/w/{workspace.id}/claims/{june.id}/")
     page.get_by_role("link", name="Correct this claim").click()
     preview_correction(page, "The product launch is in July.", "The board moved the launch.", wait_for="#impact")

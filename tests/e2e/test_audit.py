@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from claims import services as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import MakeUser
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_review import correct_june_to_july
@@ -27,8 +27,8 @@ class AuditInBrowserTests:
         workspace_services.member_add(workspace=demo_workspace, username="rita", role=Role.REVIEWER, actor=admin)
         other = workspace_services.workspace_create(name="Hiring", creator=admin)
         for n in range(28):
-            claims_services.source_add(workspace=demo_workspace, title=f"Note {n}", text=f"Note {n}.", actor=rita)
-        claims_services.source_add(workspace=other, title="=HYPERLINK(1)", text="Job ad.", actor=rita)
+            sources_services.source_add(workspace=demo_workspace, title=f"Note {n}", text=f"Note {n}.", actor=rita)
+        sources_services.source_add(workspace=other, title="=HYPERLINK(1)", text="Job ad.", actor=rita)
 
         page.goto("/audit/")
         page.locator("nav.pager .range").wait_for()

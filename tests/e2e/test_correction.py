@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import preview_correction, screenshot, settled
 from workspaces.models import Workspace
 
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 class CorrectionFlowTests:
     def test_correct_preview_apply_review_and_rejustify(self, page: Any, demo_workspace: Workspace) -> None:
         workspace = demo_workspace
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
 
         page.goto(f"/w/{workspace.id}/claims/{june.id}/")
         page.get_by_role("link", name="Correct this claim").click()

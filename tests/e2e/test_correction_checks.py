@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import preview_correction, screenshot
 from workspaces.models import Workspace
 
@@ -19,7 +19,7 @@ class CorrectionChecksTests:
         self, page: Any, demo_workspace: Workspace
     ) -> None:
         workspace = demo_workspace
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         correct_url = f"/w/{workspace.id}/claims/{june.id}/correct"
         second_tab = page.context.new_page()
         second_tab.goto(correct_url)

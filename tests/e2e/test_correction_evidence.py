@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from afterhack.demo import LAUNCH_PLAN
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import screenshot, settled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -51,7 +51,7 @@ def select_with_the_mouse(page: Any, selector: str, passage: str) -> None:
 class CorrectionWithEvidenceTests:
     def test_correct_june_to_july_citing_the_plans_own_words(self, page: Any, demo_workspace: Any) -> None:
         workspace = demo_workspace
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         page.goto(f"/w/{workspace.id}/claims/{june.id}/correct")
         picker = page.locator("#passage-picker")
         # The claim's own source is chosen, its text shown with the claim's quote marked.

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.csp import build_policy
 
 from afterhack.demo import demo_load
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from workspaces.models import Workspace
@@ -86,7 +86,7 @@ class ContentSecurityPolicyTests:
         make_user("rita")
         workspace = demo_load(owner=admin)
         assert workspace is not None
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
 
         response = watch.visit("/accounts/login/")
         assert "script-src 'self'" in response.headers["content-security-policy"]

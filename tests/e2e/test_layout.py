@@ -11,8 +11,9 @@ import pytest
 
 from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
-from claims import graph as claims_graph
-from claims import services as claims_services
+from claims.graph import search as search_graph
+from claims.graph import sources as sources_graph
+from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.e2e.conftest import screenshot, settled
@@ -36,7 +37,7 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
     """The demo after a day's work: a correction applied, a source with a long title; the pages' addresses."""
     workspace = demo_workspace
     admin = workspace.memberships.get().user
-    june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+    june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
     before = "?" + urlencode({"as_of": now_iso()})  # the pages as they were before the correction
     plan = preview_services.preview(workspace=workspace, claim_id=june.id, statement="The product launch is in July.")
     outcome = apply_services.apply(
@@ -44,11 +45,11 @@ def busy_demo(demo_workspace: Workspace) -> dict[str, str]:
         reason="The board moved the launch on 2 April.", revision=plan.fingerprint, idempotency_key="layout-1",
         actor=admin,
     )  # fmt: skip
-    long = claims_services.source_add(
+    long = sources_services.source_add(
         workspace=workspace, title=LONG_TITLE, text="The board approved the launch budget.", actor=admin
     )
     decision = agents_selectors.decisions_page(workspace=workspace, status="", limit=50, cursor=None).items[0]
-    plan_source = next(s for s in claims_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
+    plan_source = next(s for s in sources_graph.source_list(workspace=workspace) if s.title.startswith("Launch plan"))
     ws = f"/w/{workspace.id}"
     return {
         "workspaces": "/w/",

@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
-from claims import services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio
 from tests.e2e.conftest import log_in, screenshot, settled
 
@@ -23,9 +24,9 @@ def fact(n: int) -> str:
 def add_claims(trio: Trio, count: int) -> list[str]:
     """A source with `count` sentences and a claim on each, added oldest first; returns the claims' ids."""
     text = " ".join(f"{fact(n)}." for n in range(1, count + 1))
-    source = services.source_add(workspace=trio.workspace, title="Facts", text=text, actor=trio.reviewer)
+    source = sources_services.source_add(workspace=trio.workspace, title="Facts", text=text, actor=trio.reviewer)
     return [
-        services.claim_add(
+        claims_services.claim_add(
             workspace=trio.workspace, source_id=source.id, statement=f"{fact(n)}.", evidence_quote=fact(n),
             actor=trio.reviewer,
         ).id
@@ -103,10 +104,10 @@ class ClaimPagingTests:
 class FiltersInTheAddressTests:
     def test_filters_in_the_url(self, page: Any, browser: Any, live_server: Any, trio: Trio) -> None:
         add_claims(trio, 4)
-        memo = services.source_add(
+        memo = sources_services.source_add(
             workspace=trio.workspace, title="Office memo", text="Berlin is the new office.", actor=trio.owner
         )
-        services.claim_add(
+        claims_services.claim_add(
             workspace=trio.workspace, source_id=memo.id, statement="The office is in Berlin.",
             evidence_quote="Berlin is the new office", actor=trio.owner,
         )  # fmt: skip

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agents.graph import decisions as decisions_graph
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.e2e.conftest import screenshot, settled
@@ -29,7 +29,7 @@ def watch(page: Any, live_server: Any) -> Iterator[Watch]:
 
 
 def claim_id(workspace: Workspace, statement: str) -> str:
-    return claims_graph.claim_search_phrase(workspace=workspace, phrase=statement.lower(), limit=1)[0].id
+    return search_graph.claim_search_phrase(workspace=workspace, phrase=statement.lower(), limit=1)[0].id
 
 
 def correct(workspace: Workspace, statement: str, replacement: str, actor: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import ARTIFACTS, preview_correction, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
 from workspaces.models import Workspace
@@ -80,7 +80,7 @@ class PictureTests:
     ) -> None:
         errors = Errors(page)
         workspace = demo_workspace
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         base = f"/w/{workspace.id}"
 
         watch.visit(f"{base}/claims/{june.id}/chain")
@@ -153,7 +153,7 @@ class PictureTests:
     ) -> None:
         from django.test import Client
 
-        june = claims_graph.claim_search_phrase(
+        june = search_graph.claim_search_phrase(
             workspace=demo_workspace, phrase="the product launch is in june", limit=1
         )[0]
         client = Client()
@@ -174,7 +174,7 @@ class PictureTests:
         errors = Errors(page)
         workspace = demo_workspace
         owner = workspace.memberships.get().user
-        ana = claims_graph.claim_search_phrase(workspace=workspace, phrase="ana costa owns", limit=1)[0]
+        ana = search_graph.claim_search_phrase(workspace=workspace, phrase="ana costa owns", limit=1)[0]
         for number in range(1, 231):
             agents_services.decision_add(
                 workspace=workspace, title=f"Checklist step {number}", rationale="", justifications=[[ana.id]],

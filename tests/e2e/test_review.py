@@ -11,7 +11,7 @@ import pytest
 
 from afterhack.demo import demo_load
 from agents.services import decisions as agents_services
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch
@@ -43,7 +43,7 @@ class ReviewPageTests:
         admin = make_user("admin", is_staff=True, is_superuser=True)
         workspace = demo_load(owner=admin)
         assert workspace is not None
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         # The decision: it rests on the corrected claim alone.
         decision = agents_services.decision_add(
             workspace=workspace, title="The product launch is in June", rationale="The plan says so.",

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from claims import services
+from claims.services import claims as claims_services
+from claims.services import embeddings as embeddings_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio
 from tests.e2e.conftest import log_in, screenshot, settled
 
@@ -19,14 +21,16 @@ class SearchModeTests:
     def test_the_mode_control_switches_between_meaning_and_words(
         self, page: Any, live_server: Any, trio: Trio, embedder: Any
     ) -> None:
-        source = services.source_add(workspace=trio.workspace, title="Launch plan", text=TEXT, actor=trio.reviewer)
+        source = sources_services.source_add(
+            workspace=trio.workspace, title="Launch plan", text=TEXT, actor=trio.reviewer
+        )
         for quote in ("The launch is in June", "Ana owns the launch checklist", "The office moves to Berlin in July"):
-            services.claim_add(
+            claims_services.claim_add(
                 workspace=trio.workspace, source_id=source.id, statement=quote + ".", evidence_quote=quote,
                 actor=trio.reviewer,
             )  # fmt: skip
         # Each claim was embedded as it was added (the task runs once its write commits): nothing is left.
-        assert services.claims_embed(workspace=trio.workspace) == 0 and len(embedder.embedding_requests) == 3
+        assert embeddings_services.claims_embed(workspace=trio.workspace) == 0 and len(embedder.embedding_requests) == 3
         log_in(page, live_server, trio.viewer)
         page.goto(f"/w/{trio.workspace.id}/claims/")
         mode = page.get_by_label("Match by")

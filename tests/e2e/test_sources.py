@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from claims import graph as claims_graph
+from claims.graph import sources as sources_graph
 from tests.conftest import Trio
 from tests.e2e.conftest import ARTIFACTS, log_in, screenshot, settled
 
@@ -56,11 +56,12 @@ class SourceFlowTests:
     def test_a_highlight_names_its_claims_when_pointed_at_or_focused(
         self, page: Any, live_server: Any, trio: Trio
     ) -> None:
-        from claims import services
+        from claims.services import claims as claims_services
+        from claims.services import sources as sources_services
 
-        source = services.source_add(workspace=trio.workspace, title="Named", text=TEXT, actor=trio.reviewer)
+        source = sources_services.source_add(workspace=trio.workspace, title="Named", text=TEXT, actor=trio.reviewer)
         for statement, quote in [("Ana owns it.", "Ana owns the launch checklist"), ("Ana <owns> & more.", "Ana owns")]:
-            services.claim_add(
+            claims_services.claim_add(
                 workspace=trio.workspace, source_id=source.id, statement=statement, evidence_quote=quote,
                 actor=trio.reviewer,
             )  # fmt: skip
@@ -77,9 +78,9 @@ class SourceFlowTests:
     def test_selecting_text_fills_the_quote_with_code_point_offsets(
         self, page: Any, live_server: Any, trio: Trio
     ) -> None:
-        from claims import services
+        from claims.services import sources as sources_services
 
-        source = services.source_add(workspace=trio.workspace, title="Emoji", text=TEXT, actor=trio.reviewer)
+        source = sources_services.source_add(workspace=trio.workspace, title="Emoji", text=TEXT, actor=trio.reviewer)
         log_in(page, live_server, trio.reviewer)
         page.goto(f"/w/{trio.workspace.id}/sources/{source.id}/")
         quote = "Ana owns the launch checklist"
@@ -100,9 +101,9 @@ class SourceFlowTests:
         page.get_by_role("button", name="Add claim").click()
         page.get_by_text("Claim added").wait_for()
         settled(page)
-        version = claims_graph.source_get(workspace=trio.workspace, source_id=source.id)
+        version = sources_graph.source_get(workspace=trio.workspace, source_id=source.id)
         assert version is not None
-        spans = claims_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
+        spans = sources_graph.version_claim_spans(workspace=trio.workspace, version_id=version.id)
         assert [(s.start, s.end) for s in spans] == [(TEXT.index(quote), TEXT.index(quote) + len(quote))]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, screenshot
 from tests.e2e.test_review import correct_june_to_july
@@ -21,7 +21,7 @@ class StaffAuditIsolationInBrowserTests:
     def test_staff_outside_the_workspace_read_the_correction_history_but_not_the_workspace(
         self, page: Any, live_server: Any, demo_workspace: Any, make_user: MakeUser
     ) -> None:
-        june = claims_graph.claim_search_phrase(
+        june = search_graph.claim_search_phrase(
             workspace=demo_workspace, phrase="the product launch is in june", limit=1
         )[0]
         correct_june_to_july(page, demo_workspace.id, june.id)

@@ -11,7 +11,7 @@ import pytest
 
 from afterhack.clock import now_iso
 from agents.services import decisions as agents_services
-from claims import graph as claims_graph
+from claims.graph import search as search_graph
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_review import correct_june_to_july
 from workspaces.models import Role
@@ -25,7 +25,7 @@ class TimelineInBrowserTests:
     def test_the_timeline_and_the_diff_after_a_correction(self, page: Any, demo_workspace: Any) -> None:
         workspace = demo_workspace
         admin = workspace.memberships.get(role=Role.ADMIN).user
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         decision = agents_services.decision_add(
             workspace=workspace, title="Launch in June", rationale="The plan says so.", justifications=[[june.id]],
             actor=admin,
@@ -97,7 +97,7 @@ class TimelineInBrowserTests:
 
         workspace = demo_workspace
         admin = workspace.memberships.get(role=Role.ADMIN).user
-        june = claims_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
+        june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         correct_june_to_july(page, workspace.id, june.id)
         page.set_viewport_size({"width": 800, "height": 900})
         page.goto("/audit/")

@@ -23,7 +23,8 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import Trio
 from workspaces import services as workspace_services
 
@@ -161,7 +162,7 @@ def _claim(trio: Trio, source_id: str, quote: str) -> str:
 
 @pytest.fixture
 def launch(trio: Trio, mcp_url: str) -> Launch:
-    source = claims_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
+    source = sources_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
     tokens = {
         name: workspace_services.token_issue(user=getattr(trio, name))[1]
         for name in ("owner", "reviewer", "viewer", "outsider")

@@ -10,7 +10,8 @@ from typing import Any
 import anyio
 
 from agents.coordinator import NO_ANSWER_TITLE
-from claims import services as claims_services
+from claims.services import claims as claims_services
+from claims.services import sources as sources_services
 from tests.conftest import api_for
 from tests.mcp_server.conftest import PLAN, Agent, Launch, http_agent
 from workspaces import services as workspace_services
@@ -34,7 +35,7 @@ def second_workspace(launch: Launch) -> Other:
     trio = launch.trio
     workspace = workspace_services.workspace_create(name="Second", creator=trio.owner)
     workspace_services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=trio.owner)
-    source = claims_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=trio.owner)
+    source = sources_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=trio.owner)
     quote = "The launch budget is 40,000 EUR"
     budget = claims_services.claim_add(workspace=workspace, source_id=source.id, statement=quote + ".",
                                        evidence_quote=quote, actor=trio.owner)  # fmt: skip

@@ -7,7 +7,8 @@ from tqdm import tqdm
 
 from afterhack import llm
 from afterhack.ids import parse_id
-from claims import selectors, services
+from claims.selectors import claims as claims_selectors
+from claims.services import embeddings as embeddings_services
 from workspaces.models import Workspace
 
 
@@ -28,11 +29,11 @@ class Command(BaseCommand):
         model = llm.embedding_model()
         total = 0
         for workspace in self._workspaces(options["workspace"]):
-            missing = selectors.unembedded_count(workspace=workspace, model=model)
+            missing = claims_selectors.unembedded_count(workspace=workspace, model=model)
             # The bar goes to the terminal's stderr as is (Django's wrapper would end each redraw with a newline).
             with tqdm(total=missing, desc=workspace.name[:40], unit="claim", file=self.stderr._out) as bar:
                 try:
-                    embedded = services.claims_backfill(workspace=workspace, progress=bar.update)
+                    embedded = embeddings_services.claims_backfill(workspace=workspace, progress=bar.update)
                 except llm.EmbeddingError as error:
                     raise CommandError(
                         f"{error} The claims embedded so far keep their vectors: run embed_claims again to go on."

@@ -1,8 +1,10 @@
-"""Pages: sources, adding a source, the highlighted source text, claim search, claim provenance."""
+"""The sources' pages: the list, a new source (pasted or uploaded), a source with its highlighted text, its claims
+and its extraction box, and a claim added from the text.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from typing import Any
@@ -11,7 +13,7 @@ from uuid import UUID
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -19,19 +21,18 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from afterhack import llm
-from afterhack.as_of import not_yet
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing, tidy
-from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
+from afterhack.listing import Filter, ListSpec, render_listing
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims import selectors, services
-from claims.statuses import ClaimStatus, JobStatus, SearchMode, SourceStatus
+from claims.selectors import sources as sources_selectors
+from claims.services import claims as claims_services
+from claims.services import extraction as extraction_services
+from claims.services import sources as sources_services
+from claims.statuses import JobStatus, SourceStatus
 from claims.text import MAX_SOURCE_CHARS
-from workspaces import selectors as workspace_selectors
-from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
-from workspaces.models import Membership
+from workspaces.access import get_membership, get_rw_workspace_for_user
 
 MAX_UPLOAD_BYTES = 8 * 1024 * 1024
 
@@ -64,11 +65,6 @@ class ClaimForm(forms.Form):
     start = forms.IntegerField(required=False, min_value=0)
 
 
-class DerivedClaimForm(forms.Form):
-    # The claims it follows from come from the claim picker (the `derived_from` fields).
-    statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
-
-
 def extractor_label() -> str:
     """Which extractor a new extraction will use, in words for the page."""
     if llm.is_configured():
@@ -76,20 +72,13 @@ def extractor_label() -> str:
     return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
 
 
-# -- sources ------------------------------------------------------------------------------------
-
-
 # Statuses and states in words, for the lists' filters and badges.
 SOURCE_STATUS_WORDS = ((SourceStatus.ACTIVE, "Active"), (SourceStatus.RETRACTED, "Retracted"))
 EXTRACTION_WORDS = (
     ("failed", "Failed"), ("running", "Queued or running"), ("done", "Done"), ("none", "Never extracted"),
 )  # fmt: skip
-CLAIM_STATUS_WORDS = (
-    (ClaimStatus.CURRENT, "Current"),
-    (ClaimStatus.SUPERSEDED, "Superseded by a correction"),
-    (ClaimStatus.RETRACTED, "Retracted"),
-    (ClaimStatus.UNSUPPORTED, "Unsupported (its premises fell)"),
-)
+
+
 ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
 
 SOURCES = ListSpec(
@@ -112,7 +101,7 @@ def source_list(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     listing = SOURCES.read_page(
-        request.GET, path=request.path, read=selectors.source_rows, count=selectors.source_rows_count,
+        request.GET, path=request.path, read=sources_selectors.source_rows, count=sources_selectors.source_rows_count,
         workspace=workspace,
     )  # fmt: skip
     context = {
@@ -131,7 +120,7 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             try:
-                added = services.source_add(
+                added = sources_services.source_add(
                     workspace=workspace,
                     title=form.cleaned_data["title"],
                     text=form.cleaned_data["text"],
@@ -157,8 +146,8 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def _source_context(request: HtmxRequest, ws_id: UUID, source_id: str, **extra: Any) -> dict[str, Any]:
     membership = get_membership(request.user, ws_id)
     page = found(
-        selectors.source_page(workspace=membership.workspace, source_id=source_id),
-        services.SourceNotFound(),
+        sources_selectors.source_page(workspace=membership.workspace, source_id=source_id),
+        sources_services.SourceNotFound(),
     )
     return {
         "workspace": membership.workspace, "membership": membership, "page": page,
@@ -176,7 +165,7 @@ class SourceClaimItems:
     """
 
     ws_id: UUID
-    claims: list[selectors.SourceClaim]
+    claims: list[sources_selectors.SourceClaim]
 
     def __str__(self) -> SafeString:
         # The template turns what it prints into a string first: this one says it is already HTML.
@@ -211,7 +200,7 @@ def _found_by(extractor: str) -> str:
     return f' <span class="muted small">{escape(words)}</span>' if words else ""
 
 
-def _claim_item(claim: selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
+def _claim_item(claim: sources_selectors.SourceClaim, before: str, after: str, badge: str, found_by: str) -> str:
     """One claim of the source's list: its statement linked to its page, its status in words (`badge`), who
     found it, and its quote when that says more than the statement."""
     claim_id = escape(claim.id)
@@ -256,7 +245,7 @@ def _extraction_box(request: HtmxRequest, context: dict[str, Any], *, reload: bo
 def source_extract(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse:
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     try:
-        services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
+        extraction_services.extraction_request(workspace=workspace, source_id=source_id, actor=request.user)
     except UserError as error:
         messages.error(request, str(error))
         return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
@@ -273,10 +262,10 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
     form = ClaimForm(request.POST)
     if form.is_valid():
         try:
-            claim = services.claim_add(
+            claim = claims_services.claim_add(
                 workspace=workspace, source_id=source_id, actor=request.user, **form.cleaned_data
             )
-        except services.EvidenceNotFound as error:
+        except claims_services.EvidenceNotFound as error:
             form.add_error("evidence_quote", str(error))
         except UserError as error:
             form.add_error(None, str(error))
@@ -294,167 +283,3 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
     if request.htmx:
         return render(request, "claims/source_detail.html#claim-form", context, status=422)
     return render(request, "claims/source_detail.html", context, status=422)
-
-
-# -- claims ---------------------------------------------------------------------------------------
-
-
-# The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
-# No mode is the default, words and meaning fused.
-SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Words only"))
-
-CLAIMS = ListSpec(
-    name="claims",
-    noun=("claim", "claims"),
-    sorts={"statement": "Claim", "status": "Status", "created": "Added"},
-    default_sort="-created",
-    filters={
-        "status": Filter("Status", kind="choice", choices=CLAIM_STATUS_WORDS),
-        "source": Filter("Source"),
-        **ADDED,
-    },
-    search="Search",
-    live=True,
-)
-# With a search: the same list, ranked by the search (best first) unless another sort is chosen.
-CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
-MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
-
-
-def claims_spec(*, searching: bool) -> ListSpec:
-    """The claims list's spec: ranked by relevance while searching; with the search modes when there are any."""
-    spec = CLAIM_RESULTS if searching else CLAIMS
-    if llm.embedding_configured():
-        spec = replace(spec, filters={**spec.filters, "mode": MODE_FILTER})
-    return spec
-
-
-@require_GET
-@login_required
-def claim_search(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """Every claim, newest first, or what a search finds, best first; filtered, sorted and paged from the address."""
-    membership = get_membership(request.user, ws_id)
-    return _claims_page(request, membership, params=request.GET.copy())
-
-
-def _claims_page(
-    request: HtmxRequest,
-    membership: Membership,
-    *,
-    params: QueryDict,
-    derived: dict[str, Any] | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    """The claims list (or a search's results) from `params`, and for a member who writes the derive form with
-    its claim picker (as the form sent it back in `derived`: statement, chosen, query, error)."""
-    workspace = membership.workspace
-    params = request.GET.copy()
-    # The default mode is no mode (hybrid, spelled out by an older address, is the default).
-    if params.get("mode") == SearchMode.HYBRID:
-        params.pop("mode")
-    spec = claims_spec(searching=bool(tidy(params.get("q", ""))))
-    criteria, _ = spec.criteria(params)
-    mode = SearchMode(criteria.get("mode")) if criteria.get("mode") else None
-    result = selectors.claim_search(
-        workspace=workspace, query=criteria.q, mode=mode, limit=selectors.MAX_SEARCH_RESULTS
-    )
-    ranked = [hit.id for hit in result.hits] if criteria.q else None
-    listing = spec.read_page(
-        params, path=request.path, read=selectors.claim_rows, count=selectors.claim_rows_count,
-        workspace=workspace, ranked=ranked,
-    )  # fmt: skip
-    source = listing.criteria.get("source")
-    if source and (named := selectors.source_get(workspace=workspace, source_id=source)) is not None:
-        listing = listing.with_shown(source=f"“{named.title}”")
-    context = {
-        "workspace": workspace, "membership": membership, "listing": listing, "result": result,
-        "matches": {hit.id: hit.match for hit in result.hits}, "modes": bool(llm.embedding_configured()),
-        "status_words": dict(CLAIM_STATUS_WORDS),
-    }  # fmt: skip
-    if membership.can_write and not (request.htmx and request.headers.get("HX-Target") == listing.target):
-        context["derive"] = _derive_context(membership, derived)
-    return render_listing(request, "claims/claim_search.html", context, listing=listing, status=status)
-
-
-def _derive_context(membership: Membership, derived: dict[str, Any] | None) -> dict[str, Any]:
-    """The derive form: the statement, the claim picker, and the refusal, as the form sent them back."""
-    derived = derived or {}
-    picker = selectors.claim_picker(
-        workspace=membership.workspace, field="derived_from", query=derived.get("query", ""),
-        chosen=derived.get("chosen", []), label="Find the claims it follows from",
-        empty_words="No claim chosen yet: find the claims it follows from and add them.",
-    )  # fmt: skip
-    error = derived.get("error", "")
-    # A refusal names the chosen claim that cannot support it by its statement, not by its id.
-    if error and (weak := cannot_support(picker.chosen, only="current claims")):
-        error = f"Nothing was derived: {weak}"
-    return {"statement": derived.get("statement", ""), "error": error, "open": bool(derived), "picker": picker}
-
-
-@require_GET
-@login_required
-def claim_cards(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """The claims behind a clicked highlight (several where spans overlap)."""
-    membership = get_membership(request.user, ws_id)
-    ids = [value for value in request.GET.get("ids", "").split() if value][:20]
-    claims = selectors.claims_by_ids(workspace=membership.workspace, claim_ids=ids[:20])
-    return render(request, "claims/partials/claim_cards.html", {"workspace": membership.workspace, "claims": claims})
-
-
-@require_GET
-@login_required
-def claim_pick(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """The claim picker's results for what was typed (the newest claims before that): a fragment over HTMX."""
-    membership = get_membership(request.user, ws_id)
-    picker = selectors.claim_picker(workspace=membership.workspace, **picker_request(request.GET))
-    return picker_response(request, picker, workspace=membership.workspace, membership=membership, section="claims")
-
-
-@require_GET
-@login_required
-def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpResponse:
-    """The claim's because-chain and history; with `?as_of=`, as it was then (read-only: no form that writes)."""
-    context = member_page_at(request, ws_id)
-    workspace, as_of = context["workspace"], context["as_of"]
-    provenance = selectors.claim_provenance(workspace=workspace, claim_id=claim_id, as_of=as_of.at or None)
-    if provenance is None:
-        present = as_of.past and selectors.claim_get(workspace=workspace, claim_id=claim_id)
-        return not_yet(request, context, present=present, thing="claim", missing=services.ClaimNotFound())
-    context["provenance"] = provenance
-    context["history"] = workspace_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)
-    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=claim_id)
-    return render(request, "claims/claim_detail.html", context)
-
-
-@require_POST
-@login_required
-def claim_derive(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """Derive a claim from the claims chosen in the picker. A button of the picker (no JavaScript) or a refusal
-    shows the claims page again with the statement and the chosen claims kept."""
-    workspace = get_rw_workspace_for_user(request.user, ws_id)
-    data = request.POST
-    derived: dict[str, Any] = {
-        "statement": str(data.get("statement", ""))[:MAX_STATEMENT_CHARS],
-        "query": query_in(data, "derived_from"),
-        "chosen": chosen_ids(data, field="derived_from"),
-    }
-    if not is_step(data):
-        form = DerivedClaimForm(data)
-        try:
-            if not form.is_valid():
-                raise UserError("Write the statement of the derived claim.")
-            if not derived["chosen"]:
-                raise UserError("Choose the claims the new one follows from: find them, then add them.")
-            claim = services.derived_claim_add(
-                workspace=workspace, statement=form.cleaned_data["statement"], derived_from=derived["chosen"],
-                actor=request.user,
-            )  # fmt: skip
-        except UserError as error:
-            derived["error"] = f"Nothing was derived: {error}"
-        else:
-            messages.success(request, f"Derived claim added: “{claim.statement}”")
-            return redirect("claims:claim", ws_id=workspace.id, claim_id=claim.id)
-    membership = get_membership(request.user, ws_id)
-    return _claims_page(
-        request, membership, params=QueryDict(), derived=derived, status=422 if derived.get("error") else 200
-    )
