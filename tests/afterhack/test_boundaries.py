@@ -107,7 +107,7 @@ def module_kind(path: Path, root: Path = ROOT) -> str:
 
 
 # The modules an app may split into a package of modules along their features (ENTRY_MODULES are entries too).
-PACKAGES = {"graph", "selectors", "services", "views", "api"}
+PACKAGES = {"graph", "selectors", "services", "views", "api", "admin"}
 
 
 def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
