@@ -21,8 +21,8 @@ from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
 from claims.selectors import Claim
 from claims.statuses import ClaimStatus
+from corrections import disclosure, prov, prov_graph, timeline_graph
 from corrections import graph as corrections_graph
-from corrections import prov, prov_graph, timeline_graph
 from corrections.graph import MAX_REVISION as MAX_REVISION
 from corrections.graph import Chain as Chain
 from corrections.graph import Correction as Correction
@@ -119,7 +119,7 @@ def applied_impact_outline(*, workspace: Workspace, correction_id: str) -> dict[
     """`applied_impact` as staff who may not read the workspace read it (workspaces/disclosure.py): what the
     correction touched, by title, and the ids alone of the decisions it left standing and of the supports that
     restated it, read so: their titles never leave the database."""
-    read = _applied_event(workspace, correction_id).values(**workspace_selectors.impact_columns()).first()
+    read = _applied_event(workspace, correction_id).values(**disclosure.impact_columns()).first()
     row: dict[str, Any] = dict(read or {})
     if row.pop("impact_type", None) != "object":
         return None

@@ -44,11 +44,12 @@ from claims.services import EvidenceNotFound
 from claims.statuses import SourceStatus
 from claims.text import MAX_SOURCE_CHARS, Span
 from corrections import review, selectors, services
+from corrections.disclosure import CORRECTION
 from corrections.statuses import ApplyStatus, CorrectionImpact
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import AuditEvent, Membership, Workspace
-from workspaces.selectors import CORRECTION, EventRow
+from workspaces.selectors import EventRow
 
 logger = logging.getLogger("corrections")
 
