@@ -5,7 +5,16 @@ dashboard and the menu's links."""
 from __future__ import annotations
 
 from corrections import attention_graph, disclosure
-from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
+from workspaces.registry import (
+    AttentionPart,
+    AuditVerb,
+    DashboardItem,
+    EventPage,
+    IndexSet,
+    MenuItem,
+    PageLink,
+    register,
+)
 
 SOURCE = EventPage("claims:source", "source_id", "source_id")
 DECISION = EventPage("agents:decision", "decision_id", "decision_id", as_of=True)
@@ -79,6 +88,10 @@ MENU = (
 )  # fmt: skip
 
 
+# Where staff read every workspace's audit trail (the workspaces list points staff to it).
+STAFF_AUDIT = PageLink("staff_audit", "corrections:audit")
+
+
 def register_parts() -> None:
     """Registers corrections' parts with workspaces."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU)
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, STAFF_AUDIT)

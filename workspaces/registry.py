@@ -6,7 +6,8 @@ Each app declares its parts in its own `registration.py` and registers them in i
 - `IndexSet`: the indexes its labels need in every workspace's graph (workspaces/graph.py `graph_create`);
 - `AttentionPart`: its counts of what needs attention, one Cypher subquery each for the present and for a moment
   (workspaces/graph.py composes them into one query);
-- `DashboardItem` and `MenuItem`: the dashboard's counts and the workspace menu's links, in the order given.
+- `DashboardItem` and `MenuItem`: the dashboard's counts and the workspace menu's links, in the order given;
+- `PageLink`: a page of its own that a workspaces page links to by the role workspaces gives it (`staff_audit`).
 The registered parts live in this module's dicts and lists, read by workspaces as they are when it reads them.
 """
 
@@ -114,6 +115,15 @@ class MenuItem:
     badge_words: tuple[str, str] = ("", "")
 
 
+@dataclass(frozen=True)
+class PageLink:
+    """A page of an app above that a workspaces page links to by its role (`name`, one workspaces names, e.g.
+    `staff_audit`: where staff read every workspace's audit trail): its URL name, taking no arguments."""
+
+    name: str
+    url: str
+
+
 # The registered parts, as workspaces reads them.
 EVENT_WORDS: dict[str, str] = {}
 EVENT_KINDS: dict[str, str] = {}
@@ -122,13 +132,17 @@ INDEXES: list[IndexSet] = []
 ATTENTION_PARTS: dict[str, AttentionPart] = {}
 DASHBOARD: list[DashboardItem] = []
 MENU: list[MenuItem] = []
+LINKS: dict[str, PageLink] = {}
 
 
 class RegistryConflict(Exception):
     """Raised when two apps register different parts under the same name."""
 
 
-def register(*parts: AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem) -> None:
+Part = AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem | PageLink
+
+
+def register(*parts: Part) -> None:
     """Registers an app's parts; registering the same part again changes nothing."""
     for part in parts:
         if isinstance(part, AuditVerb):
@@ -145,12 +159,14 @@ def register(*parts: AuditVerb | IndexSet | AttentionPart | DashboardItem | Menu
         elif isinstance(part, DashboardItem):
             _listed(DASHBOARD, part)
             DASHBOARD.sort(key=lambda item: item.order)
+        elif isinstance(part, PageLink):
+            _keyed(LINKS, part.name, part)
         else:
             _listed(MENU, part)
             MENU.sort(key=lambda item: item.order)
 
 
-def unregister(*parts: AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem) -> None:
+def unregister(*parts: Part) -> None:
     """Takes registered parts back (a test's own parts, after it)."""
     for part in parts:
         if isinstance(part, AuditVerb):
@@ -158,6 +174,8 @@ def unregister(*parts: AuditVerb | IndexSet | AttentionPart | DashboardItem | Me
                 registered.pop(part.verb, None)
         elif isinstance(part, AttentionPart):
             ATTENTION_PARTS.pop(part.name, None)
+        elif isinstance(part, PageLink):
+            LINKS.pop(part.name, None)
         else:
             for listed in (INDEXES, DASHBOARD, MENU):
                 if part in listed:

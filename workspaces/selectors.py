@@ -226,6 +226,11 @@ def _page_url(page: registry.EventPage, *, workspace_id: UUID, node_id: str) -> 
     return url or (_reversed(page.fallback, ws_id=workspace_id) if page.fallback else "")
 
 
+def reversed_url(name: str, **kwargs: Any) -> str:
+    """The URL of this name with these arguments, or '' when no such URL is known."""
+    return _reversed(name, **kwargs)
+
+
 def _reversed(name: str, **kwargs: Any) -> str:
     try:
         return reverse(name, kwargs=kwargs)

@@ -14,7 +14,7 @@ from typing import Any
 from django import template
 
 from afterhack.errors import GraphError
-from workspaces import selectors
+from workspaces import registry, selectors
 from workspaces.models import Membership
 
 register = template.Library()
@@ -55,3 +55,10 @@ def dashboard_tiles(counts: Any, workspace: Any, section: str, since: str = "", 
     return selectors.dashboard_tiles(
         counts, workspace_id=workspace.id, attention=section == "attention", since=since, then=then
     )
+
+
+@register.simple_tag
+def registered_url(name: str) -> str:
+    """The page an app registered for this role (workspaces/registry.py `PageLink`), or '' when none did."""
+    link = registry.LINKS.get(name)
+    return selectors.reversed_url(link.url) if link else ""
