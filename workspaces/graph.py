@@ -177,31 +177,24 @@ def attention(*, workspace: HasGraph, since: str) -> Attention:
 # changed since the moment are read one by one, so the cost follows the changes since, not the workspace's size. One
 # query, so one consistent moment of the graph. The members are PostgreSQL's, counted in the present.
 CHANGED_SINCE = (
-    """
-MATCH (h:"""
-    + history.CHANGE_LABEL
-    + """) WHERE h.at > $as_of
-WITH h.id AS id, min(h.at) AS first_at, collect(h) AS hs
-WITH [x IN hs WHERE x.at = first_at][0] AS first
-MATCH (first)-[:"""
-    + history.CHANGE_OF
-    + """]->(d) WHERE coalesce(d.created_at, '') <= $as_of
-RETURN collect({kind: first.kind, now: d.status, then: coalesce(first.from_status, first.to_status)__MORE__}) AS changed
-"""
+    "MATCH (h:" + history.CHANGE_LABEL + ") WHERE h.at > $as_of\n"
+    "WITH h.id AS id, min(h.at) AS first_at, collect(h) AS hs\n"
+    "WITH [x IN hs WHERE x.at = first_at][0] AS first\n"
+    "MATCH (first)-[:" + history.CHANGE_OF + "]->(d) WHERE coalesce(d.created_at, '') <= $as_of\n"
 )
+CHANGED_FIELDS = "kind: first.kind, now: d.status, then: coalesce(first.from_status, first.to_status)"
 
 
 def attention_as_of_query() -> str:
     """The one query of every registered part's counts as of `$as_of`, with the nodes changed since."""
     parts = list(registry.ATTENTION_PARTS.values())
     calls = "".join("CALL { " + body.strip() + " }\n" for part in parts for body in part.then)
-    more = "".join(", " + part.changed for part in parts if part.changed)
+    fields = "".join(", " + part.changed for part in parts if part.changed)
+    changed = "CALL { " + CHANGED_SINCE + "RETURN collect({" + CHANGED_FIELDS + fields + "}) AS changed }\n"
     columns = "".join(f", {column}: {column}" for part in parts for column in part.then_columns)
     return (
-        "OPTIONAL MATCH (w:Workspace)\n" + calls + "CALL { " + CHANGED_SINCE.strip().replace("__MORE__", more) + " }\n"
-        "RETURN {history_since: w.history_since, created_at: w.created_at, changed: changed"
-        + columns
-        + "} AS attention"
+        "OPTIONAL MATCH (w:Workspace)\n" + calls + changed + "RETURN {history_since: w.history_since, "
+        "created_at: w.created_at, changed: changed" + columns + "} AS attention"
     )
 
 
