@@ -14,7 +14,7 @@ from typing import Any
 from django import template
 
 from afterhack.errors import GraphError
-from workspaces import registry, selectors
+from workspaces import dashboard, registry, selectors
 from workspaces.models import Membership
 
 register = template.Library()
@@ -25,7 +25,7 @@ logger = logging.getLogger("workspaces")
 class NavState:
     is_admin: bool
     # The registered apps' links (workspaces/registry.py `MenuItem`), each with its badge.
-    links: list[selectors.MenuLink]
+    links: list[dashboard.MenuLink]
 
 
 @register.simple_tag(takes_context=True)
@@ -46,13 +46,13 @@ def nav_state(context: template.Context) -> NavState:
             attention = selectors.attention(workspace=workspace)
         except GraphError:
             logger.exception("menu badges of %s: graph unreadable", workspace.id)
-    return NavState(is_admin, selectors.menu_links(attention, workspace_id=workspace.id))
+    return NavState(is_admin, dashboard.menu_links(attention, workspace_id=workspace.id))
 
 
 @register.simple_tag
 def dashboard_tiles(counts: Any, workspace: Any, section: str, since: str = "", then: bool = False) -> list[Any]:
     """The dashboard's counts of one section ("attention" or "totals"), as the registered apps declared them."""
-    return selectors.dashboard_tiles(
+    return dashboard.dashboard_tiles(
         counts, workspace_id=workspace.id, attention=section == "attention", since=since, then=then
     )
 
