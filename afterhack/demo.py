@@ -15,9 +15,20 @@ from claims.services import sources as sources_services
 from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
+from workspaces.registry import AuditVerb, EventPage, register
 
 DEMO_NAME = "Demo: product launch"
 DEMO_LOADED = "demo.loaded"
+# Its audit verb (workspaces/registry.py): the demo's name is no workspace content; it links to the workspace.
+DEMO_VERB = AuditVerb(
+    DEMO_LOADED, "loaded the demo content", "Demo loaded", page=EventPage("workspaces:dashboard"), whole=True
+)
+
+
+def register_parts() -> None:
+    """Registers the demo's audit verb with workspaces (from afterhack/apps.py, once the apps are ready)."""
+    register(DEMO_VERB)
+
 
 LAUNCH_PLAN = """Launch plan — update from the March planning meeting
 

@@ -6,3 +6,9 @@ from django.apps import AppConfig
 
 class CorrectionsConfig(AppConfig):
     name = "corrections"
+
+    def ready(self) -> None:
+        # Its audit verbs, index, dashboard counts and menu links, registered with workspaces.
+        from corrections.registration import register_parts
+
+        register_parts()

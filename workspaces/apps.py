@@ -17,3 +17,8 @@ class WorkspacesConfig(AppConfig):
         # one module, so its URLs keep their order.
         for page in ("people", "workspaces", "audit", "tokens", "login"):
             import_module(f"workspaces.admin.{page}")
+
+        # Its own audit verbs, registered as the apps above register theirs (workspaces/registry.py).
+        from workspaces.registration import register_parts
+
+        register_parts()

@@ -1,30 +1,20 @@
-"""The workspace's slice of its graph: the graph's lifecycle, its indexes and its revision counter."""
+"""The workspace's slice of its graph: the graph's lifecycle, its indexes, its revision counter, and the one query of
+what needs attention composed from the apps' registered parts (workspaces/registry.py)."""
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import Any
 
 from afterhack import graph
 from afterhack import history_graph as history
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.history_graph import ACTION, CLAIM, DECISION
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus
-from claims.statuses import ClaimStatus, JobStatus
+from workspaces import registry
+from workspaces.registry import IndexSet
 
-# Every node the apps create carries an `id`; these labels are looked up by it.
-ID_INDEXED_LABELS = (
-    "Source",
-    "SourceVersion",
-    "SourceFragment",
-    "Claim",
-    "Decision",
-    "Action",
-    "Correction",
-    "AgentRun",
-    "Handoff",
-    "Extraction",
-)
+# Every node the apps create carries an `id`; the labels looked up by it, the other range indexes and the fulltext
+# indexes are the apps' own, registered with workspaces/registry.py (`IndexSet`); the history's are named here.
+HISTORY_INDEXES = IndexSet(ranges=(("Change", "id"),))
 
 
 # Other properties the apps look nodes up by EQUALITY (a change of belief by what changed: the as-of reads).
@@ -37,7 +27,15 @@ def is_time(prop: str) -> bool:
     return prop == "at" or prop.endswith(("_at", "_since"))
 
 
-EXTRA_RANGE_INDEXES = (("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"), ("Change", "id"))
+def id_indexed_labels() -> tuple[str, ...]:
+    """The labels the registered apps look nodes up by `id`."""
+    return tuple(label for indexes in registry.INDEXES for label in indexes.by_id)
+
+
+def extra_range_indexes() -> tuple[tuple[str, str], ...]:
+    """The other (label, property) pairs looked up by equality: the registered apps' and the history's."""
+    return tuple(pair for indexes in (*registry.INDEXES, HISTORY_INDEXES) for pair in indexes.ranges)
+
 
 WORKSPACE_NODE_CREATE = """
 MERGE (w:Workspace {id: $workspace_id})
@@ -55,73 +53,26 @@ CALL db.indexes() YIELD label, types
 RETURN {label: label, types: types} AS index
 """
 
-# What needs a person's attention, and how much there is, in one read of the whole graph. Each step counts one
-# label and carries the counts so far; the statuses come in as parameters (the apps' StrEnums). A decision is an
-# unanswered question as agents/graph/decisions.py DECISION_KIND says: its `kind`, or, on a graph written before
-# decisions stored one, an agent's decision that nothing supports (only the "no answer" decision is made so).
-UNANSWERED = """coalesce(d.kind, CASE WHEN d.origin = 'agent' AND size([(x)-[:SUPPORTS]->(d) | x]) = 0
-                           THEN $unanswered ELSE 'answered' END) = $unanswered"""
-ATTENTION = (
-    """
-OPTIONAL MATCH (s:Source) WITH count(s) AS sources
-OPTIONAL MATCH (c:Claim) WITH sources, count(c) AS claims
-OPTIONAL MATCH (d:Decision)
-WITH sources, claims, d, d.status = $needs_review AND d.dismissed_at IS NULL AS open,
-     """
-    + UNANSWERED
-    + """ AS unanswered
-WITH sources, claims, count(d) AS decisions,
-     sum(CASE WHEN open AND NOT unanswered THEN 1 ELSE 0 END) AS lost_support,
-     sum(CASE WHEN open AND unanswered THEN 1 ELSE 0 END) AS unanswered
-OPTIONAL MATCH (a:Action)
-WITH sources, claims, decisions, lost_support, unanswered, count(a) AS actions,
-     sum(CASE WHEN a.status = $held THEN 1 ELSE 0 END) AS held
-OPTIONAL MATCH (x:Correction)
-WITH sources, claims, decisions, lost_support, unanswered, actions, held, count(x) AS corrections,
-     sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent
-OPTIONAL MATCH (:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true})<-[:OF]-(e:Extraction)
-WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
-     v, max(e.started_at) AS newest, collect(e) AS runs
-WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
-     [r IN runs WHERE r.started_at = newest][0] AS latest
-WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
-     latest, latest.status IN $busy AS busy, latest.updated_at < $stale_before AS stale
-WITH sources, claims, decisions, lost_support, unanswered, actions, held, corrections, corrections_recent,
-     sum(CASE WHEN latest.status = $failed OR (busy AND stale) THEN 1 ELSE 0 END) AS extractions_failed,
-     sum(CASE WHEN busy AND NOT stale THEN 1 ELSE 0 END) AS extractions_running
-RETURN {sources: sources, claims: claims, decisions: decisions, lost_support: lost_support, unanswered: unanswered,
-        actions: actions, held: held, corrections: corrections, corrections_recent: corrections_recent,
-        extractions_failed: extractions_failed, extractions_running: extractions_running} AS attention
-"""
-)
-
-# The claims' words for lexical search (claims/fulltext.py says what a match is): English stemming and no stop
-# words, so that every word of a phrase counts. That is what FalkorDB 4.x gives an index made without options
-# (`createNodeIndex('Claim', 'statement')`, as earlier builds made it: db.indexes reports the same language and
-# stop words, and "the" is indexed), so existing graphs keep theirs; the options are spelled out here to say so.
-FULLTEXT_CLAIM_STATEMENT = (
-    "CALL db.idx.fulltext.createNodeIndex({label: 'Claim', stopwords: [], language: 'english'}, 'statement')"
-)
-
 
 def graph_create(*, workspace: HasGraph, workspace_id: str, created_at: str) -> None:
     """Creates the workspace's graph: its Workspace node (revision 0) and every index the apps need."""
     graph.query(workspace, WORKSPACE_NODE_CREATE, {"workspace_id": workspace_id, "created_at": created_at})
     existing = index_kinds(workspace=workspace)
-    for label in ID_INDEXED_LABELS:
+    for label in id_indexed_labels():
         if (label, "id", "RANGE") not in existing:
             # Labels are module constants, never input, so this cannot inject.
             graph.query(workspace, "CREATE INDEX FOR (n:" + label + ") ON (n.id)")
-    for label, prop in EXTRA_RANGE_INDEXES:
+    for label, prop in extra_range_indexes():
         if (label, prop, "RANGE") not in existing:
             graph.query(workspace, "CREATE INDEX FOR (n:" + label + ") ON (n." + prop + ")")
     for label, prop, kind in existing:
-        # A time range-indexed by an earlier build answers windows wrongly (see EXTRA_RANGE_INDEXES): drop it. The
+        # A time range-indexed by an earlier build answers windows wrongly (see `is_time`): drop it. The
         # names are the graph's own, checked to be plain names before they go into the query.
         if kind == "RANGE" and is_time(prop) and label.isidentifier() and prop.isidentifier():
             graph.query(workspace, "DROP INDEX FOR (n:" + label + ") ON (n." + prop + ")")
-    if ("Claim", "statement", "FULLTEXT") not in existing:
-        graph.query(workspace, FULLTEXT_CLAIM_STATEMENT)
+    for label, prop, create in (index for indexes in registry.INDEXES for index in indexes.fulltext):
+        if (label, prop, "FULLTEXT") not in existing:
+            graph.query(workspace, create)
 
 
 def graph_revision(*, workspace: HasGraph, workspace_id: str) -> int | None:
@@ -161,145 +112,121 @@ def revision_bump(*, workspace: HasGraph) -> None:
     graph.query(workspace, REVISION_BUMP)
 
 
-@dataclass(frozen=True)
+# -- what needs attention (the dashboard and the menu's badges), in one read of the whole graph ----------------
+#
+# Each app registers its counts (workspaces/registry.py `AttentionPart`): Cypher subqueries, one `CALL { ... }`
+# each, composed here into one query, so one consistent moment of the graph; their statuses come in as parameters
+# (the apps' StrEnums), what counts as recent as `$since`.
+
+
 class Attention:
-    """What needs a person's attention in a workspace's graph, and how much it holds of each kind."""
+    """What needs a person's attention in a workspace's graph, and how much it holds of each kind: each registered
+    column by its name (`attention.held`), 0 where the graph did not say."""
 
-    lost_support: int = 0
-    unanswered: int = 0
-    held: int = 0
-    extractions_failed: int = 0
-    extractions_running: int = 0
-    corrections_recent: int = 0
-    sources: int = 0
-    claims: int = 0
-    decisions: int = 0
-    actions: int = 0
-    corrections: int = 0
+    def __init__(self, counts: Mapping[str, int] | None = None) -> None:
+        self._counts = dict(counts or {})
+
+    def __getattr__(self, name: str) -> int:
+        if name.startswith("_") or name not in attention_columns():
+            raise AttributeError(name)
+        return self._counts.get(name, 0)
+
+    def __repr__(self) -> str:
+        return f"Attention({self._counts!r})"
 
 
-def attention(*, workspace: HasGraph, corrections_since: str, stale_before: str) -> Attention:
-    """The counts of what needs attention (corrections applied since `corrections_since`; an extraction that has
-    not reported progress since `stale_before` counts as failed) and the totals, in one query."""
-    params = {
-        "needs_review": DecisionStatus.NEEDS_REVIEW, "unanswered": DecisionKind.UNANSWERED,
-        "held": ActionStatus.HELD, "failed": JobStatus.FAILED, "busy": [JobStatus.QUEUED, JobStatus.RUNNING],
-        "corrections_since": corrections_since, "stale_before": stale_before,
-    }  # fmt: skip
-    rows = graph.ro_records(workspace, ATTENTION, params)
+def attention_columns() -> set[str]:
+    """Every column the registered attention parts count."""
+    return {column for part in registry.ATTENTION_PARTS.values() for column in part.columns}
+
+
+def _params(extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The registered parts' parameters with `extra`; two parts never give one name two values."""
+    params = dict(extra)
+    for part in registry.ATTENTION_PARTS.values():
+        for name, value in part.params().items():
+            if params.setdefault(name, value) != value:
+                raise registry.RegistryConflict(f"attention parameter ${name} given two values")
+    return params
+
+
+def attention_query() -> str:
+    """The one query of every registered part's counts, now."""
+    parts = list(registry.ATTENTION_PARTS.values())
+    calls = "".join("CALL { " + body.strip() + " }\n" for part in parts for body in part.now)
+    columns = ", ".join(f"{column}: {column}" for part in parts for column in part.columns)
+    return calls + "RETURN {" + columns + "} AS attention"
+
+
+def attention(*, workspace: HasGraph, since: str) -> Attention:
+    """The counts of what needs attention (what happened since `since` counts as recent) and the totals, in one
+    query."""
+    if not registry.ATTENTION_PARTS:
+        return Attention()
+    rows = graph.ro_records(workspace, attention_query(), _params({"since": since}))
     # An aggregate over no rows at all is null in FalkorDB: a graph without a single node counts nothing.
-    return Attention(**{name: int(value or 0) for name, value in rows[0].items()}) if rows else Attention()
+    return Attention({name: int(value or 0) for name, value in rows[0].items()}) if rows else Attention()
 
 
 # -- the dashboard as of a moment (docs/history.md, "Reading the past") -----------------------------------------
 #
 # Counted as the present is, then corrected by what changed since: the nodes made by $as_of are counted by their
-# present status (scans with a few groups each), and each node changed after $as_of comes with its first change
-# since (its status then: the from_status, or a migrated baseline's to_status) for `attention_as_of` to move it
-# from its present count to its count then. Only the nodes changed since the moment are read one by one, so the
-# cost follows the changes since, not the workspace's size. One query, so one consistent moment of the graph.
-# Extractions are not in the history and are left out; the members are PostgreSQL's, counted in the present.
-DECISION_OPEN = "d.status = $needs_review AND (d.dismissed_at IS NULL OR d.dismissed_at > $as_of)"
-
-ATTENTION_AS_OF = (
-    """
-OPTIONAL MATCH (w:Workspace)
-CALL { OPTIONAL MATCH (s:Source) WHERE coalesce(s.created_at, '') <= $as_of RETURN count(s) AS sources }
-CALL { OPTIONAL MATCH (x:Correction) WHERE x.applied_at <= $as_of
-       RETURN count(x) AS corrections,
-              sum(CASE WHEN x.applied_at >= $corrections_since THEN 1 ELSE 0 END) AS corrections_recent }
-CALL { MATCH (c:Claim) WHERE coalesce(c.created_at, '') <= $as_of
-       WITH c.status AS status, count(c) AS n RETURN collect([status, n]) AS claims }
-CALL { MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of
-       WITH a.status AS status, count(a) AS n RETURN collect([status, n]) AS actions }
-CALL { MATCH (d:Decision) WHERE coalesce(d.created_at, '') <= $as_of
-       WITH d.status AS status, """ + DECISION_OPEN + " AS open, " + UNANSWERED + """ AS unanswered, count(d) AS n
-       RETURN collect([status, open, unanswered, n]) AS decisions }
-CALL { MATCH (h:""" + history.CHANGE_LABEL + """) WHERE h.at > $as_of
-       WITH h.id AS id, min(h.at) AS first_at, collect(h) AS hs
-       WITH [x IN hs WHERE x.at = first_at][0] AS first
-       MATCH (first)-[:""" + history.CHANGE_OF + """]->(d) WHERE coalesce(d.created_at, '') <= $as_of
-       RETURN collect({kind: first.kind, now: d.status, then: coalesce(first.from_status, first.to_status),
-                       open_now: first.kind = 'decision' AND """ + DECISION_OPEN + """,
-                       dismissed_then: CASE WHEN first.cause = '""" + history.MIGRATION + """' THEN d.dismissed_at
-                                            ELSE first.from_dismissed_at END,
-                       unanswered: first.kind = 'decision' AND """ + UNANSWERED + """}) AS changed }
-RETURN {history_since: w.history_since, created_at: w.created_at, sources: sources, corrections: corrections,
-        corrections_recent: corrections_recent, claims: claims, actions: actions, decisions: decisions,
-        changed: changed} AS attention
-"""
-)  # fmt: skip
+# present status (scans with a few groups each, the parts' `then`), and each node changed after $as_of comes with its
+# first change since (its status then: the from_status, or a migrated baseline's to_status, and what the parts'
+# `changed` add) for each part's `read_then` to move it from its present count to its count then. Only the nodes
+# changed since the moment are read one by one, so the cost follows the changes since, not the workspace's size. One
+# query, so one consistent moment of the graph. The members are PostgreSQL's, counted in the present.
+CHANGED_SINCE = (
+    "MATCH (h:" + history.CHANGE_LABEL + ") WHERE h.at > $as_of\n"
+    "WITH h.id AS id, min(h.at) AS first_at, collect(h) AS hs\n"
+    "WITH [x IN hs WHERE x.at = first_at][0] AS first\n"
+    "MATCH (first)-[:" + history.CHANGE_OF + "]->(d) WHERE coalesce(d.created_at, '') <= $as_of\n"
+)
+CHANGED_FIELDS = "kind: first.kind, now: d.status, then: coalesce(first.from_status, first.to_status)"
 
 
-@dataclass(frozen=True)
+def attention_as_of_query() -> str:
+    """The one query of every registered part's counts as of `$as_of`, with the nodes changed since."""
+    parts = list(registry.ATTENTION_PARTS.values())
+    calls = "".join("CALL { " + body.strip() + " }\n" for part in parts for body in part.then)
+    fields = "".join(", " + part.changed for part in parts if part.changed)
+    changed = "CALL { " + CHANGED_SINCE + "RETURN collect({" + CHANGED_FIELDS + fields + "}) AS changed }\n"
+    columns = "".join(f", {column}: {column}" for part in parts for column in part.then_columns)
+    return (
+        "OPTIONAL MATCH (w:Workspace)\n" + calls + changed + "RETURN {history_since: w.history_since, "
+        "created_at: w.created_at, changed: changed" + columns + "} AS attention"
+    )
+
+
 class AttentionThen:
-    """What needed attention at a moment and what the graph held then: counts by status, of each kind."""
+    """What needed attention at a moment and what the graph held then: each registered part's counts by name
+    (`then.held`, `then.claims` by status, `then.claims_total`), and when the workspace's history began and when
+    its graph was made ('' when the graph does not say)."""
 
-    lost_support: int = 0
-    unanswered: int = 0
-    corrections_recent: int = 0
-    sources: int = 0
-    corrections: int = 0
-    claims: dict[str, int] = field(default_factory=dict)
-    decisions: dict[str, int] = field(default_factory=dict)
-    actions: dict[str, int] = field(default_factory=dict)
-    # When the workspace's history began, and when its graph was made ('' when the graph does not say).
-    history_since: str = ""
-    created_at: str = ""
+    def __init__(self, counts: Mapping[str, Any] | None = None, *, history_since: str = "", created_at: str = ""):
+        self._counts = dict(counts or {})
+        self.history_since = history_since
+        self.created_at = created_at
 
-    @property
-    def held(self) -> int:
-        return self.actions.get(ActionStatus.HELD, 0)
-
-    @property
-    def claims_total(self) -> int:
-        return sum(self.claims.values())
-
-    @property
-    def decisions_total(self) -> int:
-        return sum(self.decisions.values())
-
-    @property
-    def actions_total(self) -> int:
-        return sum(self.actions.values())
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._counts:
+            raise AttributeError(name)
+        return self._counts[name]
 
 
-def attention_as_of(*, workspace: HasGraph, as_of: str, corrections_since: str) -> AttentionThen:
-    """What needed attention at `as_of` (a graph time; corrections applied since `corrections_since` count as
-    recent) and the totals by status then, in one query (docs/history.md, "Reading the past")."""
-    params = {
-        "as_of": as_of, "corrections_since": corrections_since, "needs_review": DecisionStatus.NEEDS_REVIEW,
-        "unanswered": DecisionKind.UNANSWERED,
-    }  # fmt: skip
-    rows = graph.ro_records(workspace, ATTENTION_AS_OF, params)
+def attention_as_of(*, workspace: HasGraph, as_of: str, since: str) -> AttentionThen:
+    """What needed attention at `as_of` (a graph time; what happened since `since` counts as recent) and the totals
+    by status then, in one query (docs/history.md, "Reading the past")."""
+    rows = graph.ro_records(workspace, attention_as_of_query(), _params({"as_of": as_of, "since": since}))
     if not rows:
         return AttentionThen()
     row = rows[0]
-    counts: dict[str, Counter[str]] = {kind: Counter() for kind in (CLAIM, DECISION, ACTION)}
-    for status, n in row["claims"] or []:
-        counts[CLAIM][status] += n
-    for status, n in row["actions"] or []:
-        counts[ACTION][status] += n
-    open_counts: Counter[bool] = Counter()  # open decisions, by whether they are unanswered questions
-    for status, is_open, unanswered, n in row["decisions"] or []:
-        counts[DECISION][status] += n
-        open_counts[bool(unanswered)] += n if is_open else 0
-    for node in row["changed"] or []:
-        # Moved from its present count to its count then.
-        counts[node["kind"]][node["now"]] -= 1
-        counts[node["kind"]][node["then"]] += 1
-        if node["kind"] == DECISION:
-            dismissed = node["dismissed_then"]
-            open_then = node["then"] == DecisionStatus.NEEDS_REVIEW and (not dismissed or dismissed > as_of)
-            open_counts[bool(node["unanswered"])] += int(open_then) - int(bool(node["open_now"]))
-    return AttentionThen(
-        lost_support=open_counts[False], unanswered=open_counts[True],
-        corrections_recent=int(row["corrections_recent"] or 0), sources=int(row["sources"] or 0),
-        corrections=int(row["corrections"] or 0),
-        claims={str(s): counts[CLAIM][s] for s in ClaimStatus}, decisions={str(s): counts[DECISION][s] for s in DecisionStatus},
-        actions={str(s): counts[ACTION][s] for s in ActionStatus},
-        history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""),
-    )  # fmt: skip
+    changed = row["changed"] or []
+    counts: dict[str, Any] = {}
+    for part in registry.ATTENTION_PARTS.values():
+        if part.read_then is not None:
+            counts.update(part.read_then(row, changed, as_of))
+    return AttentionThen(counts, history_since=str(row["history_since"] or ""), created_at=str(row["created_at"] or ""))
 
 
 HISTORY_SINCE = "MATCH (w:Workspace) RETURN w.history_since, w.created_at"

@@ -18,14 +18,12 @@ from django.urls import NoReverseMatch, reverse
 from afterhack import graph, history_graph
 from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
-from afterhack.clock import stale_before
 from afterhack.history_graph import Change
 from afterhack.listing import Criteria, Filter, Listing, ListSpec
 from afterhack.pagination import Paged, page_of
 from workspaces import graph as workspace_graph
+from workspaces import registry
 from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole
-from workspaces.disclosure import CORRECTION as CORRECTION
-from workspaces.disclosure import impact_columns as impact_columns
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 logger = logging.getLogger("workspaces")
@@ -194,59 +192,43 @@ class EventRow:
     withheld: bool = False
 
 
-# Which page an event names, by verb: the URL name and the payload field holding the id it takes.
-EVENT_PAGES: dict[str, tuple[str, str, str]] = {
-    "source.added": ("claims:source", "source_id", "source_id"),
-    "extraction.requested": ("claims:source", "source_id", "source_id"),
-    "source.retracted": ("claims:source", "source_id", "source_id"),
-    "source.versioned": ("claims:source", "source_id", "source_id"),
-    "claim.added": ("claims:claim", "claim_id", "claim_id"),
-    "claim.derived": ("claims:claim", "claim_id", "claim_id"),
-    "correction.applied": ("corrections:detail", "correction_id", "correction_id"),
-    "decision.created": ("agents:decision", "decision_id", "decision_id"),
-    "decision.rejustified": ("agents:decision", "decision_id", "decision_id"),
-    "decision.dismissed": ("agents:decision", "decision_id", "decision_id"),
-    "decision.revised": ("agents:decision", "new_decision_id", "decision_id"),
-    "action.created": ("agents:action", "action_id", "action_id"),
-    "action.done": ("agents:action", "action_id", "action_id"),
-    "action.cancelled": ("agents:action", "action_id", "action_id"),
-    "action.reopened": ("agents:action", "action_id", "action_id"),
-    "agent.asked": ("agents:run", "run_id", "run_id"),
-}
-# Events about the workspace itself, and about its members (whose page only its admins may open).
-WORKSPACE_VERBS = {"workspace.created", "workspace.changed", "demo.loaded"}
-MEMBER_VERBS = {"member.added", "member.role_changed", "member.removed"}
-
-
 def event_url(event: AuditEvent, *, admin: bool = False) -> str:
-    """The page of what the event names, for a member of its workspace ('' for none: tokens, sessions, or a
-    member event for a reader who is not the workspace's admin). Actions without a page of their own (before
-    `agents:action` exists) link to their decision, or to the workspace's actions."""
-    if event.workspace_id is None:
+    """The page of what the event names (its verb's registered page, workspaces/registry.py), for a member of its
+    workspace ('' for none: tokens, sessions, or a page only the workspace's admins may open, for a reader who is
+    not its admin)."""
+    verb = registry.VERBS.get(event.verb)
+    page = verb.page if verb else None
+    if event.workspace_id is None or page is None or (page.admins and not admin):
         return ""
-    ws = {"ws_id": event.workspace_id}
-    if event.verb in WORKSPACE_VERBS:
-        return reverse("workspaces:dashboard", kwargs=ws)
-    if event.verb in MEMBER_VERBS:
-        return reverse("workspaces:members", kwargs=ws) if admin else ""
-    page = EVENT_PAGES.get(event.verb)
-    value = event.payload.get(page[1]) if page else None
-    if page is None or not isinstance(value, str) or not value:
+    if not page.field:
+        return _reversed(page.url, ws_id=event.workspace_id)
+    value = event.payload.get(page.field)
+    if not isinstance(value, str) or not value:
         return ""
-    url = _reversed(page[0], **ws, **{page[2]: value})
-    if url or not event.verb.startswith("action."):
-        return url
-    # No action page yet: a new action links to the decision it depends on, any other to the workspace's actions.
-    decisions = event.payload.get("decision_ids")
-    first = str(decisions[0]) if isinstance(decisions, list) and decisions else ""
-    return (first and _reversed("agents:decision", **ws, decision_id=first)) or _reversed("agents:actions", **ws)
+    return _page_url(page, workspace_id=event.workspace_id, node_id=value)
+
+
+def page_url(verb: str, *, workspace_id: UUID, node_id: str) -> str:
+    """The page of the thing with this id that events of `verb` name ('' when they name none)."""
+    registered = registry.VERBS.get(verb)
+    page = registered.page if registered else None
+    return _page_url(page, workspace_id=workspace_id, node_id=node_id) if page and page.field else ""
 
 
 def action_url(*, workspace_id: UUID, action_id: str) -> str:
-    """An action's page (`agents:action`), or the workspace's actions while actions have no page of their own."""
-    return _reversed("agents:action", ws_id=workspace_id, action_id=action_id) or _reversed(
-        "agents:actions", ws_id=workspace_id
-    )
+    """An action's page: the page its events name (kept for corrections/views.py until it asks agents itself)."""
+    return page_url("action.created", workspace_id=workspace_id, node_id=action_id)
+
+
+def _page_url(page: registry.EventPage, *, workspace_id: UUID, node_id: str) -> str:
+    """The page with this id, or the list page it falls back on while the page's URL name is not known."""
+    url = _reversed(page.url, ws_id=workspace_id, **{page.kwarg: node_id})
+    return url or (_reversed(page.fallback, ws_id=workspace_id) if page.fallback else "")
+
+
+def reversed_url(name: str, **kwargs: Any) -> str:
+    """The URL of this name with these arguments, or '' when no such URL is known."""
+    return _reversed(name, **kwargs)
 
 
 def _reversed(name: str, **kwargs: Any) -> str:
@@ -256,8 +238,11 @@ def _reversed(name: str, **kwargs: Any) -> str:
         return ""
 
 
-# The pages that can show the past (`?as_of=`, afterhack/as_of.py): a past page's links to them keep its moment.
-AS_OF_PAGES = {"claims:claim", "agents:decision", "agents:action"}
+def shows_the_past(verb: str) -> bool:
+    """Whether the page events of `verb` name can show the past (`?as_of=`, afterhack/as_of.py): a past page's links
+    to it keep its moment."""
+    registered = registry.VERBS.get(verb)
+    return bool(registered and registered.page and registered.page.as_of)
 
 
 def event_rows(
@@ -270,19 +255,25 @@ def event_rows(
     """Each event as its reader (a member of the workspaces in `memberships`) may read it, with what it names:
     linked where they may open it, otherwise its title alone, or its content withheld in words where they may not
     read its workspace (workspaces/disclosure.py); a link to a page that can show the past keeps `as_of_query`
-    ("?as_of=…"). The staff audit gives `corrected_from` (what each correction corrected, by its id): a correction
-    then says from, to and why."""
+    ("?as_of=…"). The staff audit gives `corrected_from` (what each thing an event names was before, by its id: what
+    each correction corrected): a verb that says so (its `summary_given`) then says from, to and why."""
     rows = []
     for event in events:
         membership = memberships.get(event.workspace_id) if event.workspace_id else None
         url = event_url(event, admin=membership.role == Role.ADMIN) if membership else ""
-        if url and as_of_query and EVENT_PAGES.get(event.verb, ("",))[0] in AS_OF_PAGES:
+        if url and as_of_query and shows_the_past(event.verb):
             url += as_of_query
         workspace_url = reverse("workspaces:dashboard", args=[event.workspace_id]) if membership else ""
-        before = None if corrected_from is None else corrected_from.get(str(event.payload.get("correction_id")), "")
+        before = None if corrected_from is None else corrected_from.get(str(event.payload.get(_named(event))), "")
         shown = event_shown(event, reads_workspace=membership is not None, corrected_from=before)
         rows.append(EventRow(event, shown.target, url, workspace_url, "", shown.summary, shown.payload, shown.withheld))
     return rows
+
+
+def _named(event: AuditEvent) -> str:
+    """The payload field holding the id of what the event names ('' for none)."""
+    registered = registry.VERBS.get(event.verb)
+    return registered.page.field if registered and registered.page else ""
 
 
 # How many people a name filter matches by their full name, at most (a name is for finding someone, not everyone).
@@ -428,7 +419,7 @@ def recent_since() -> str:
 
 def attention(*, workspace: Workspace) -> workspace_graph.Attention:
     """What needs attention in the workspace and how much its graph holds, in one graph query."""
-    return workspace_graph.attention(workspace=workspace, corrections_since=recent_since(), stale_before=stale_before())
+    return workspace_graph.attention(workspace=workspace, since=recent_since())
 
 
 @dataclass(frozen=True)
@@ -450,7 +441,7 @@ def dashboard_as_of(*, workspace: Workspace, as_of: str) -> DashboardThen:
     except OverflowError:  # a moment in the first days of year 1: every correction before it is recent
         since = ""
     try:
-        counts = workspace_graph.attention_as_of(workspace=workspace, as_of=as_of, corrections_since=since)
+        counts = workspace_graph.attention_as_of(workspace=workspace, as_of=as_of, since=since)
     except graph.GraphError:
         logger.exception("dashboard of %s as of %s: graph unreadable", workspace.id, as_of)
         return DashboardThen(

@@ -91,15 +91,15 @@ def _dashboard_then(request: HtmxRequest, membership: Membership, as_of: Moment)
     return render(request, "workspaces/dashboard.html", context)
 
 
-ACTIVITY = selectors.event_spec("activity")
-
-
 @require_GET
 @login_required
 def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """Everything audited in the workspace, newest first: paged, filtered by person, kind and day, searchable."""
     membership = get_membership(request.user, ws_id)
-    listing = selectors.event_listing(ACTIVITY, request.GET, path=request.path, workspace=membership.workspace)
+    # Made for each request: its kinds are the verbs the apps registered (workspaces/registry.py).
+    listing = selectors.event_listing(
+        selectors.event_spec("activity"), request.GET, path=request.path, workspace=membership.workspace
+    )
     rows = selectors.event_rows(listing.items, memberships={membership.workspace_id: membership})
     context = {"workspace": membership.workspace, "membership": membership, "listing": listing.with_items(rows)}
     template = "workspaces/activity.html#events" if request.htmx else "workspaces/activity.html"

@@ -8,10 +8,11 @@ from uuid import UUID
 
 from afterhack.errors import GraphError
 from afterhack.listing import ListSpec
+from corrections.disclosure import CORRECTION
 from corrections.selectors import corrections as corrections_selectors
 from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent, Membership, Workspace
-from workspaces.selectors import CORRECTION, EventRow
+from workspaces.selectors import EventRow
 
 logger = logging.getLogger("corrections")
 

@@ -16,6 +16,7 @@ from afterhack.pagination import Paged, workspace_page
 from claims.selectors import claims as claims_selectors
 from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus
+from corrections import disclosure
 from corrections.graph import chain as chain_graph
 from corrections.graph import corrections as corrections_graph
 from corrections.graph.chain import Chain as Chain
@@ -114,7 +115,7 @@ def applied_impact_outline(*, workspace: Workspace, correction_id: str) -> dict[
     """`applied_impact` as staff who may not read the workspace read it (workspaces/disclosure.py): what the
     correction touched, by title, and the ids alone of the decisions it left standing and of the supports that
     restated it, read so: their titles never leave the database."""
-    read = _applied_event(workspace, correction_id).values(**workspace_selectors.impact_columns()).first()
+    read = _applied_event(workspace, correction_id).values(**disclosure.impact_columns()).first()
     row: dict[str, Any] = dict(read or {})
     if row.pop("impact_type", None) != "object":
         return None

@@ -15,12 +15,12 @@ from django.views.decorators.http import require_GET
 
 from afterhack.errors import found
 from afterhack.htmx import HtmxRequest
+from corrections.disclosure import CORRECTION
 from corrections.selectors import audit as audit_selectors
 from corrections.selectors import detail as detail_selectors
 from corrections.views.staff import staff_only
 from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent
-from workspaces.selectors import CORRECTION
 
 
 @require_GET

@@ -52,9 +52,9 @@ VOCABULARY = "statuses"
 
 # What an app may import from another one: its services (writes) and selectors (reads), and the
 # vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits), and how a
-# caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share), and a
-# source's text as HTML (claims/highlight.py: a correction's passage picker shows it as the source page does).
-PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight"}
+# caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share), a
+# source's text as HTML (claims/highlight.py: a correction's passage picker shows it as the source page does), and how an app registers its parts with a lower one (workspaces/registry.py).
+PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight", "registry"}
 # A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
 # must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
 # shared among their own kind.

@@ -136,10 +136,10 @@ class ReconnectTests:
 class StringRangeIndexTests:
     """FalkorDB 4.22's range index drops a `<` or `<=` bound on a string when the value is a parameter, and answers
     every node (FalkorDB issue #2239). Times are strings here, and windows of time are read with `<`: so no time
-    is range-indexed (workspaces/graph.py EXTRA_RANGE_INDEXES)."""
+    is range-indexed (workspaces/graph.py `extra_range_indexes`, `is_time`)."""
 
     def test_the_upstream_bug_is_still_there(self, trio: Trio) -> None:
-        # When this fails, FalkorDB answers correctly: times may be indexed again (see EXTRA_RANGE_INDEXES).
+        # When this fails, FalkorDB answers correctly: times may be indexed again (see workspaces/graph.py `is_time`).
         target = trio.workspace
         graph.query(target, "UNWIND ['2026-01-01', '2026-02-01', '2026-03-01'] AS t CREATE (:Probe {at: t})")
         below = "MATCH (p:Probe) WHERE p.at < $before RETURN count(p)"

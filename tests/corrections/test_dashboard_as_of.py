@@ -1,6 +1,7 @@
-"""The dashboard as of a moment counts in Cypher (workspaces/graph.py ATTENTION_AS_OF: the present's counts,
-corrected by what changed since) what the single reads rewind in Python (afterhack/history.py): the two must
-agree, at every moment of a story with a correction, a dismissal, a person's mark and a re-justification."""
+"""The dashboard as of a moment counts in Cypher (workspaces/graph.py `attention_as_of`, composed of the apps'
+registered parts: the present's counts, corrected by what changed since) what the single reads rewind in Python
+(afterhack/history.py): the two must agree, at every moment of a story with a correction, a dismissal, a person's
+mark and a re-justification."""
 
 from __future__ import annotations
 

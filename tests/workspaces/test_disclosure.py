@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
+from corrections.disclosure import CORRECTION, impact_columns
 from workspaces.disclosure import (
     ACCESS_NAMESPACES,
-    CORRECTION,
     WITHHELD,
     WITHHELD_WORDS,
     event_shown,
-    impact_columns,
     is_whole,
     shown_whole,
 )

@@ -10,6 +10,7 @@ import pytest
 
 from afterhack import graph
 from afterhack.clock import now_iso
+from agents.coordinator import NO_ANSWER_TITLE
 from tests.conftest import MakeUser, Trio, client_for
 from workspaces.models import AuditEvent, Membership, Workspace
 
@@ -102,10 +103,12 @@ class DashboardTests:
     def test_it_counts_decisions_written_before_kinds_were_stored_as_the_review_page_does(self, trio: Trio) -> None:
         graph.query(
             trio.workspace,
-            # An agent's decision with nothing supporting it is its unanswered question; any other lost support.
-            "CREATE (:Decision {id: 'd1', status: 'needs_review', origin: 'agent'}),"
+            # An agent's decision with nothing supporting it and the no-answer title (the one its run gave every
+            # unanswered question) is its unanswered question (agents/graph.py DECISION_KIND); any other lost support.
+            "CREATE (:Decision {id: 'd1', status: 'needs_review', origin: 'agent', title: $no_answer}),"
             " (:Decision {id: 'd2', status: 'needs_review', origin: 'reviewer'}),"
             " (:Claim {id: 'c1'})-[:SUPPORTS]->(:Decision {id: 'd3', status: 'needs_review', origin: 'agent'})",
+            {"no_answer": NO_ANSWER_TITLE},
         )
         page = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/").content.decode()
         assert "<strong>2</strong> decisions that lost support" in page

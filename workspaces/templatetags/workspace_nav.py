@@ -1,4 +1,5 @@
-"""The workspace menu's state: whether the person may manage members, and the counts its badges show.
+"""The workspace menu's state (whether the person may manage members, the registered links and their badges) and the
+dashboard's counts as the registered apps declared them (workspaces/registry.py).
 
 Every workspace page includes the menu (templates/partials/workspace_nav.html), so this is computed once a page:
 one PostgreSQL read at most (when the page did not put the membership in its context) and one graph query.
@@ -13,7 +14,7 @@ from typing import Any
 from django import template
 
 from afterhack.errors import GraphError
-from workspaces import selectors
+from workspaces import dashboard, registry, selectors
 from workspaces.models import Membership
 
 register = template.Library()
@@ -23,9 +24,8 @@ logger = logging.getLogger("workspaces")
 @dataclass(frozen=True)
 class NavState:
     is_admin: bool
-    # Decisions that lost their support plus unanswered questions: what the Review page lists.
-    to_review: int
-    held: int
+    # The registered apps' links (workspaces/registry.py `MenuItem`), each with its badge.
+    links: list[dashboard.MenuLink]
 
 
 @register.simple_tag(takes_context=True)
@@ -46,5 +46,19 @@ def nav_state(context: template.Context) -> NavState:
             attention = selectors.attention(workspace=workspace)
         except GraphError:
             logger.exception("menu badges of %s: graph unreadable", workspace.id)
-            return NavState(is_admin, 0, 0)
-    return NavState(is_admin, attention.lost_support + attention.unanswered, attention.held)
+    return NavState(is_admin, dashboard.menu_links(attention, workspace_id=workspace.id))
+
+
+@register.simple_tag
+def dashboard_tiles(counts: Any, workspace: Any, section: str, since: str = "", then: bool = False) -> list[Any]:
+    """The dashboard's counts of one section ("attention" or "totals"), as the registered apps declared them."""
+    return dashboard.dashboard_tiles(
+        counts, workspace_id=workspace.id, attention=section == "attention", since=since, then=then
+    )
+
+
+@register.simple_tag
+def registered_url(name: str) -> str:
+    """The page an app registered for this role (workspaces/registry.py `PageLink`), or '' when none did."""
+    link = registry.LINKS.get(name)
+    return selectors.reversed_url(link.url) if link else ""

@@ -1,0 +1,23 @@
+"""Corrections' counts for the dashboard (workspaces/registry.py `AttentionPart`): the corrections and those applied
+since `$since`, now and as of `$as_of`, as Cypher subqueries workspaces/graph.py composes into one query."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CORRECTIONS = """
+OPTIONAL MATCH (x:Correction)
+RETURN count(x) AS corrections, sum(CASE WHEN x.applied_at >= $since THEN 1 ELSE 0 END) AS corrections_recent
+"""
+COLUMNS = ("corrections", "corrections_recent")
+
+CORRECTIONS_THEN = """
+OPTIONAL MATCH (x:Correction) WHERE x.applied_at <= $as_of
+RETURN count(x) AS corrections, sum(CASE WHEN x.applied_at >= $since THEN 1 ELSE 0 END) AS corrections_recent
+"""
+
+
+def corrections_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, int]:
+    """The corrections applied by the moment, and those of the days before it."""
+    return {"corrections": int(row["corrections"] or 0), "corrections_recent": int(row["corrections_recent"] or 0)}

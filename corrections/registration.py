@@ -1,0 +1,98 @@
+"""Corrections' parts of the workspaces registry (workspaces/registry.py), registered in corrections/apps.py: its
+audit verbs (the correction's reading for staff in corrections/disclosure.py), its label's index, its counts for the
+dashboard and the menu's links."""
+
+from __future__ import annotations
+
+from corrections import disclosure
+from corrections.graph import attention as attention_graph
+from workspaces.registry import (
+    AttentionPart,
+    AuditVerb,
+    DashboardItem,
+    EventPage,
+    IndexSet,
+    MenuItem,
+    PageLink,
+    register,
+)
+
+SOURCE = EventPage("claims:source", "source_id", "source_id")
+DECISION = EventPage("agents:decision", "decision_id", "decision_id", as_of=True)
+
+VERBS = (
+    AuditVerb(
+        disclosure.CORRECTION, "corrected a claim to “{target}”", "Correction",
+        page=EventPage("corrections:detail", "correction_id", "correction_id"),
+        target_whole=True, payload_whole=disclosure.PAYLOAD_WHOLE, summary_given=disclosure.correction_summary,
+    ),
+    AuditVerb(
+        "source.retracted", "retracted the source “{target}”", "Source retracted", page=SOURCE,
+        withheld="retracted a source (title withheld: not a member)",
+    ),
+    AuditVerb(
+        "source.versioned", "added a new version of “{target}”", "New source version", page=SOURCE,
+        withheld="added a new version of a source (title withheld: not a member)",
+    ),
+    AuditVerb(
+        "decision.rejustified", "gave “{target}” a new justification", "Re-justification", page=DECISION,
+        withheld="gave a decision a new justification (title withheld: not a member)",
+    ),
+    AuditVerb(
+        "decision.revised", "revised a decision into “{target}”", "Revision",
+        page=EventPage("agents:decision", "new_decision_id", "decision_id", as_of=True),
+        withheld="revised a decision into a new one (title withheld: not a member)",
+    ),
+    AuditVerb(
+        "decision.dismissed", "dismissed “{target}”", "Dismissal", page=DECISION,
+        withheld="dismissed a decision (title withheld: not a member)",
+    ),
+)  # fmt: skip
+
+INDEXES = IndexSet(by_id=("Correction",))
+
+ATTENTION = AttentionPart(
+    name="corrections",
+    now=(attention_graph.CORRECTIONS,),
+    columns=attention_graph.COLUMNS,
+    then=(attention_graph.CORRECTIONS_THEN,),
+    then_columns=attention_graph.COLUMNS,
+    read_then=attention_graph.corrections_then,
+)
+
+DASHBOARD = (
+    # The decisions that lost support and the unanswered questions are agents' counts; the page that lists them is
+    # the Review page.
+    DashboardItem(
+        "lost_support", ("decision that lost support", "decisions that lost support"), "corrections:review",
+        query="#lost-support", attention=True, alert=True, order=10, then_count="lost_support",
+        then_words=("decision that had lost support", "decisions that had lost support"),
+    ),
+    DashboardItem(
+        "unanswered", ("unanswered question", "unanswered questions"), "corrections:review", query="#unanswered",
+        attention=True, alert=True, order=20, then_count="unanswered",
+    ),
+    DashboardItem(
+        "corrections_recent", ("correction in the last 7 days", "corrections in the last 7 days"),
+        "corrections:history", query="?since={since}", attention=True, order=60, then_count="corrections_recent",
+        then_words=("correction in the 7 days before", "corrections in the 7 days before"),
+    ),
+    DashboardItem("corrections", ("correction", "corrections"), "corrections:history", order=50, then_count="corrections"),
+)  # fmt: skip
+
+MENU = (
+    MenuItem(
+        "Review", "corrections:review", "review", order=60, badge=("lost_support", "unanswered"),
+        badge_words=("{n} needs attention", "{n} need attention"),
+    ),
+    MenuItem("History", "corrections:history", "history", order=70),
+)  # fmt: skip
+
+
+# Where staff read every workspace's audit trail (the workspaces list points staff to it).
+STAFF_AUDIT = PageLink("staff_audit", "corrections:audit")
+
+
+def register_parts() -> None:
+    """Registers corrections' parts with workspaces."""
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, STAFF_AUDIT)
