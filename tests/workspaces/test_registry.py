@@ -37,7 +37,8 @@ def higher_labels() -> set[str]:
     return {
         label
         for app in HIGHER
-        for path in (ROOT / app).rglob("*graph*.py")
+        for path in (ROOT / app).rglob("*.py")
+        if "graph" in path.relative_to(ROOT / app).parts or "graph" in path.stem
         for label in NODE_LABEL.findall(path.read_text())
     } - OWN_LABELS
 
