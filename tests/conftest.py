@@ -48,6 +48,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(own, ignore_errors=True)
 
 
+# Folders whose every test carries a tier's marker (pyproject.toml lists the markers; `make check` leaves them out).
+FOLDER_MARKERS = {"e2e": "e2e", "cluster": "cluster"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test under tests/e2e or tests/cluster with its folder's marker, so no module can forget it."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        path = item.path.resolve()
+        if path.is_relative_to(tests) and (folder := path.relative_to(tests).parts[0]) in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[folder])
+
+
 @pytest.fixture(autouse=True)
 def _clean_graphs() -> Iterator[None]:
     """Deletes every graph a test created, so each test starts from the graphs it found."""

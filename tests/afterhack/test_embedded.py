@@ -92,6 +92,7 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
     embedded.wipe(root)
 
 
+@pytest.mark.subprocess
 class EmbeddedStoreTests:
     def test_it_stops_the_servers_when_the_last_user_leaves(self, data_dir: Path) -> None:
         env = store_env(data_dir)
@@ -151,6 +152,7 @@ def health(port: int) -> int:
         return int(answer.status)
 
 
+@pytest.mark.subprocess
 class LauncherTests:
     @pytest.mark.parametrize("delay", [0.0, 0.4, 1.0, 2.0])
     def test_it_stops_promptly_when_told_to_while_still_starting(self, data_dir: Path, delay: float) -> None:

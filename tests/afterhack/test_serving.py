@@ -29,6 +29,9 @@ from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_he
 from afterhack.serving import Sizing
 from tests.afterhack.test_embedded import ROOT, free_port, pids_whose_command, server_pids, start_app, store_env
 
+# Each test serves through `manage.py run` (gunicorn), some under 32 concurrent clients.
+pytestmark = [pytest.mark.subprocess, pytest.mark.load]
+
 PASSWORD = "a team can lean on it"
 
 

@@ -165,6 +165,8 @@ def timed(url: str, token: str = "") -> tuple[float, int | str]:
     return time.monotonic() - started, status
 
 
+@pytest.mark.subprocess
+@pytest.mark.load
 class SlowClientTests:
     def test_more_slow_clients_than_threads_leave_health_and_the_api_answering_within_a_second(
         self, served: Served
@@ -262,6 +264,7 @@ def endless_answer(environ: dict[str, object], start_response: Callable[..., obj
     return iter([b"ok"])
 
 
+@pytest.mark.subprocess
 class UnreadAnswerTests:
     def test_a_client_that_stops_reading_its_answer_frees_the_thread(self, tmp_path: Path) -> None:
         port = free_port()

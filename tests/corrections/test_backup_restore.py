@@ -112,6 +112,7 @@ def server_command(url: str, *command: str) -> Any:
         return server.execute_command(*command)
 
 
+@pytest.mark.subprocess
 def test_the_servers_own_files_restore_the_same_answers(world: World, tmp_path: Path) -> None:
     """A server holding the workspace's graph writes its RDB (BGSAVE) and its append-only files; a fresh server
     started on either answers the API as the original did."""
