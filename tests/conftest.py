@@ -29,6 +29,16 @@ MakeUser = Callable[..., Any]
 
 _OWN_BASETEMP = pytest.StashKey[Path]()
 
+# Under `pytest -n N` (pytest-xdist) each worker is a process of its own, named gw0, gw1, …; "" in a serial run.
+# Each worker has its own embedded stores (tests/settings.py: a data dir of its own) and its own test database
+# (pytest-django adds the name), and takes ports from a block of its own (worker_port).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def worker_port(first: int) -> int:
+    """`first` moved into this worker's block of 1,000 ports, so that two workers never probe for the same port."""
+    return first + 1000 * int(WORKER.removeprefix("gw") or 0)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
@@ -41,6 +51,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.basetemp is None:
         config.option.basetemp = tempfile.mkdtemp(prefix="afterhack-pytest-")
         config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+    if getattr(config.option, "numprocesses", None) and (
+        os.environ.get("FALKORDB_URL") or os.environ.get("FALKORDB_CLUSTER_NODES")
+    ):
+        # A graph's name is unique on its server, but the list of graphs is the whole server's (every db number's):
+        # the graph clean-up below and the tests that compare the list before and after would see the other workers'.
+        raise pytest.UsageError(
+            "pytest -n runs each worker on stores of its own, which a FalkorDB named by FALKORDB_URL (or started by "
+            "FALKORDB_BACKEND=docker) is not: run serially, or unset it to use the embedded stores"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -174,8 +193,8 @@ def no_llm(settings: Any) -> None:
 
 PG_USER = "company_admin"
 # Ports for the external PostgreSQL (and the launchers beside it): the first free one of 20 from
-# AFTERHACK_TEST_PG_PORT (default 17150).
-_FIRST_PG_PORT = int(os.environ.get("AFTERHACK_TEST_PG_PORT", "17150"))
+# AFTERHACK_TEST_PG_PORT (default 17150), in this xdist worker's block.
+_FIRST_PG_PORT = worker_port(int(os.environ.get("AFTERHACK_TEST_PG_PORT", "17150")))
 PORTS = range(_FIRST_PG_PORT, _FIRST_PG_PORT + 20)
 
 
