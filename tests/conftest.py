@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from afterhack import graph
 from tests.llm_server import EMBEDDING_DIMENSIONS
@@ -28,6 +29,13 @@ MakeUser = Callable[..., Any]
 
 
 _OWN_BASETEMP = pytest.StashKey[Path]()
+
+# The property tests draw the same examples every run (derandomize) and allow each example any time (no deadline),
+# so that neither chance nor the machine's speed decides a run. HYPOTHESIS_PROFILE=explore draws new examples each
+# run, to look further; a failure it finds prints the example to add with @example.
+hypothesis_settings.register_profile("afterhack", deadline=None, derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", deadline=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "afterhack"))
 
 # Under `pytest -n N` (pytest-xdist) each worker is a process of its own, named gw0, gw1, …; "" in a serial run.
 # Each worker has its own embedded stores (tests/settings.py: a data dir of its own) and its own test database
