@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import secrets
 import shutil
@@ -14,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import AppConfig
 from django.contrib.auth import get_user_model
+from django.db import connections
+from django.db.migrations.loader import MigrationLoader
+from django.db.models.signals import post_migrate
 from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
@@ -86,6 +91,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = item.path.resolve()
         if path.is_relative_to(tests) and (folder := path.relative_to(tests).parts[0]) in FOLDER_MARKERS:
             item.add_marker(FOLDER_MARKERS[folder])
+
+
+# A transactional test (django_db(transaction=True)) ends by emptying every table (a flush), and with them what the
+# data migrations made: the ready groups of workspaces 0006. pytest-django runs such tests after the others, so the
+# others found the groups only because of the order; made again after each flush, they are there whatever the order.
+_READY_GROUPS = importlib.import_module("workspaces.migrations.0006_ready_groups")
+
+
+def _ready_groups_again(sender: AppConfig, using: str = "default", **kwargs: Any) -> None:
+    from django.contrib.auth.models import Group
+
+    if sender.label != "workspaces" or Group.objects.using(using).filter(name__in=_READY_GROUPS.READY_GROUPS).exists():
+        return
+    # As the migration made them: on historical models, which no audit signal hears.
+    historical = MigrationLoader(connections[using]).project_state(("workspaces", "0006_ready_groups")).apps
+    _READY_GROUPS.make_groups(historical, None)
+
+
+post_migrate.connect(_ready_groups_again, dispatch_uid="tests.ready_groups_again")
 
 
 @pytest.fixture(autouse=True)
