@@ -1,4 +1,4 @@
-# Afterhack: `make run` serves the app, `make test` runs the whole suite against real stores.
+# Afterhack: `make run` serves the app, `make test` runs the whole suite against real stores, `make check` its fast tier.
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -13,7 +13,7 @@ FIND_PYTHON := for c in $(PYTHON_CANDIDATES); do \
   if "$$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then command -v "$$c"; exit 0; fi; \
 done; echo "No Python >= 3.12 found: install one or run make PYTHON=/path/to/python3.12" >&2; exit 1
 
-.PHONY: run test lint format bench bench-search cluster env clean-env
+.PHONY: run test check lint format bench bench-search cluster env clean-env
 
 $(VENV)/.synced: pyproject.toml uv.lock
 	@py=$$($(FIND_PYTHON)) && echo "Using $$py" && \
@@ -28,6 +28,12 @@ run: $(VENV)/.synced
 
 test: $(VENV)/.synced lint
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# The fast tier: lint, then every test but those marked as browser, cluster, subprocess, load or schemathesis ones
+# (the markers are listed in pyproject.toml). `make test` stays the whole suite, and what CI runs.
+FAST_TESTS := not (e2e or cluster or subprocess or load or schemathesis)
+check: $(VENV)/.synced lint
+	$(VENV)/bin/python -m pytest -m "$(FAST_TESTS)" $(PYTEST_ARGS)
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check .

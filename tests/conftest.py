@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import secrets
 import shutil
@@ -14,8 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.apps import AppConfig
 from django.contrib.auth import get_user_model
+from django.db import connections
+from django.db.migrations.loader import MigrationLoader
+from django.db.models.signals import post_migrate
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from afterhack import graph
 from tests.llm_server import EMBEDDING_DIMENSIONS
@@ -29,6 +35,23 @@ MakeUser = Callable[..., Any]
 
 _OWN_BASETEMP = pytest.StashKey[Path]()
 
+# The property tests draw the same examples every run (derandomize) and allow each example any time (no deadline),
+# so that neither chance nor the machine's speed decides a run. HYPOTHESIS_PROFILE=explore draws new examples each
+# run, to look further; a failure it finds prints the example to add with @example.
+hypothesis_settings.register_profile("afterhack", deadline=None, derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", deadline=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "afterhack"))
+
+# Under `pytest -n N` (pytest-xdist) each worker is a process of its own, named gw0, gw1, …; "" in a serial run.
+# Each worker has its own embedded stores (tests/settings.py: a data dir of its own) and its own test database
+# (pytest-django adds the name), and takes ports from a block of its own (worker_port).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def worker_port(first: int) -> int:
+    """`first` moved into this worker's block of 1,000 ports, so that two workers never probe for the same port."""
+    return first + 1000 * int(WORKER.removeprefix("gw") or 0)
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
@@ -41,11 +64,52 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.basetemp is None:
         config.option.basetemp = tempfile.mkdtemp(prefix="afterhack-pytest-")
         config.stash[_OWN_BASETEMP] = Path(config.option.basetemp)
+    if getattr(config.option, "numprocesses", None) and (
+        os.environ.get("FALKORDB_URL") or os.environ.get("FALKORDB_CLUSTER_NODES")
+    ):
+        # A graph's name is unique on its server, but the list of graphs is the whole server's (every db number's):
+        # the graph clean-up below and the tests that compare the list before and after would see the other workers'.
+        raise pytest.UsageError(
+            "pytest -n runs each worker on stores of its own, which a FalkorDB named by FALKORDB_URL (or started by "
+            "FALKORDB_BACKEND=docker) is not: run serially, or unset it to use the embedded stores"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if (own := config.stash.get(_OWN_BASETEMP, None)) is not None:
         shutil.rmtree(own, ignore_errors=True)
+
+
+# Folders whose every test carries a tier's marker (pyproject.toml lists the markers; `make check` leaves them out).
+FOLDER_MARKERS = {"e2e": "e2e", "cluster": "cluster"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks each test under tests/e2e or tests/cluster with its folder's marker, so no module can forget it."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        path = item.path.resolve()
+        if path.is_relative_to(tests) and (folder := path.relative_to(tests).parts[0]) in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[folder])
+
+
+# A transactional test (django_db(transaction=True)) ends by emptying every table (a flush), and with them what the
+# data migrations made: the ready groups of workspaces 0006. pytest-django runs such tests after the others, so the
+# others found the groups only because of the order; made again after each flush, they are there whatever the order.
+_READY_GROUPS = importlib.import_module("workspaces.migrations.0006_ready_groups")
+
+
+def _ready_groups_again(sender: AppConfig, using: str = "default", **kwargs: Any) -> None:
+    from django.contrib.auth.models import Group
+
+    if sender.label != "workspaces" or Group.objects.using(using).filter(name__in=_READY_GROUPS.READY_GROUPS).exists():
+        return
+    # As the migration made them: on historical models, which no audit signal hears.
+    historical = MigrationLoader(connections[using]).project_state(("workspaces", "0006_ready_groups")).apps
+    _READY_GROUPS.make_groups(historical, None)
+
+
+post_migrate.connect(_ready_groups_again, dispatch_uid="tests.ready_groups_again")
 
 
 @pytest.fixture(autouse=True)
@@ -161,8 +225,8 @@ def no_llm(settings: Any) -> None:
 
 PG_USER = "company_admin"
 # Ports for the external PostgreSQL (and the launchers beside it): the first free one of 20 from
-# AFTERHACK_TEST_PG_PORT (default 17150).
-_FIRST_PG_PORT = int(os.environ.get("AFTERHACK_TEST_PG_PORT", "17150"))
+# AFTERHACK_TEST_PG_PORT (default 17150), in this xdist worker's block.
+_FIRST_PG_PORT = worker_port(int(os.environ.get("AFTERHACK_TEST_PG_PORT", "17150")))
 PORTS = range(_FIRST_PG_PORT, _FIRST_PG_PORT + 20)
 
 

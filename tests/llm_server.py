@@ -78,6 +78,7 @@ class ScriptedLLM:
                 embeddings = self.path.rstrip("/").endswith("/embeddings")
                 reply = llm._embeddings(request) if embeddings else llm._next(request)
                 if reply.get("delay"):
+                    # The behaviour a test scripted: a model that takes this long to answer.
                     time.sleep(float(reply["delay"]))
                 status = int(reply.get("status", 200))
                 if "raw" in reply:

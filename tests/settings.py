@@ -52,7 +52,9 @@ def _docker_stores() -> None:
 
 def _test_data_dir() -> Path:
     # Never the developer's data dir: the suite starts from empty stores every run.
-    root = Path(tempfile.mkdtemp(prefix="ah-test-"))
+    # Under pytest-xdist each worker process comes here and gets stores of its own, named after it.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    root = Path(tempfile.mkdtemp(prefix=f"ah-test-{worker}-" if worker else "ah-test-"))
     os.environ["AFTERHACK_DATA_DIR"] = str(root)
     atexit.register(embedded.wipe, root)
     return root

@@ -16,10 +16,13 @@ import urllib.request
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from afterhack import embedded
 from tests.afterhack.test_embedded import start_app, store_env
 from tests.conftest import database_on, free_port
+
+pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,8 @@
 
 For each view, every query parameter, form field and id in its path gets each hostile value in turn
 (the other fields valid). The answer must never be a 5xx, and a refused request must leave both
-stores exactly as they were.
+stores exactly as they were: the stores are fingerprinted before and after each batch of requests
+(not around each of the ~2,500), and a batch that wrote is named with its requests.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -348,6 +350,38 @@ def sweep(page: Page, ids: Ids) -> list[tuple[str, str, str]]:
     return requests
 
 
+# Requests sent between two fingerprints of the stores; 1 names the very request that wrote, at ~20 times the cost.
+BATCH = 50
+
+
+def problems_of(
+    name: str,
+    requests: list[tuple[str, str, str]],
+    browser: Client,
+    fingerprint: Callable[[], str],
+    *,
+    batch: int = BATCH,
+) -> list[str]:
+    """Each request answered 5xx, and each batch of requests after which the stores are not as they were before it."""
+    problems = []
+    for first in range(0, len(requests), batch):
+        before, sent = fingerprint(), []
+        for n, (method, url, body) in enumerate(requests[first : first + batch], start=first):
+            # Every request gets a fresh idempotency key, so none is refused only for reusing one.
+            body = body.replace("idempotency_key=sweep", f"idempotency_key=sweep-{n}")
+            if method == "GET":
+                response = browser.get(url)
+            else:
+                response = browser.post(url, body, content_type="application/x-www-form-urlencoded")
+            sent.append(f"{method} {url[:100]} {body[:100]!r} → {response.status_code}")
+            if response.status_code >= 500:
+                problems.append(sent[-1])
+        if fingerprint() != before:
+            span = f"requests {first + 1}–{first + len(sent)} of {len(requests)}"
+            problems.append(f"{name}, {span}: the stores changed; one of them wrote:\n  " + "\n  ".join(sent))
+    return problems
+
+
 def form_body(page: Page, ids: Ids, hostile: dict[str, str]) -> str:
     fields = {name: ids.fill(value) for name, value in page.form.items() if name not in hostile}
     body = urlencode(fields)
@@ -364,21 +398,20 @@ class HostilePageTests:
         page = PAGES[name]
         ids = ids_of(world)
         browser = client(world.trio.owner if page.staff else world.trio.reviewer)
-        problems = []
-        for n, (method, url, body) in enumerate(sweep(page, ids)):
-            # Every request gets a fresh idempotency key, so none is refused only for reusing one.
-            body = body.replace("idempotency_key=sweep", f"idempotency_key=sweep-{n}")
-            before = stores(world.trio.workspace)
-            if method == "GET":
-                response = browser.get(url)
-            else:
-                response = browser.post(url, body, content_type="application/x-www-form-urlencoded")
-            shown = f"{method} {url[:100]} {body[:100]!r} → {response.status_code}"
-            if response.status_code >= 500:
-                problems.append(shown)
-            elif stores(world.trio.workspace) != before:
-                problems.append(f"{shown}: wrote something")
-        assert problems == []
+        assert problems_of(name, sweep(page, ids), browser, lambda: stores(world.trio.workspace)) == []
+
+    def test_a_batch_that_wrote_is_named_with_its_requests(self, world: World) -> None:
+        """The checker itself: one request that does write (a valid new source), among refused ones, fails its batch."""
+        refused = sweep(PAGES["source_new"], ids_of(world))
+        writes = ("POST", f"/w/{world.ws}/sources/new", urlencode({"title": "Written", "text": "It writes."}))
+        requests = [*refused[:3], writes, *refused[3:]]
+        browser = client(world.trio.reviewer)
+        problems = problems_of("source_new", requests, browser, lambda: stores(world.trio.workspace), batch=2)
+        assert len(problems) == 1, problems
+        assert problems[0].startswith(
+            f"source_new, requests 3–4 of {len(requests)}: the stores changed; one of them wrote:"
+        )
+        assert "title=Written" in problems[0] and "→ 302" in problems[0]
 
     def test_the_sweep_covers_every_page_of_the_apps(self) -> None:
         from django.urls import URLPattern, URLResolver, get_resolver, resolve

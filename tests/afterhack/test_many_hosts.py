@@ -14,7 +14,7 @@ import pytest
 from tests.afterhack.test_startup_refusals import ROOT, app_env
 from workspaces import services
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
 HOST = """
 import json, sys

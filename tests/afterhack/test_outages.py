@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from django.urls import include, path
 
 from afterhack.wsgi import with_chunked_bodies
 from tests.conftest import Trio, api_for, client_for
+from tests.waiting import poll
 
 
 def broken_view(request: HttpRequest) -> HttpResponse:
@@ -197,16 +197,18 @@ class PoolTests:
         connection.close()
         pool = connection.pool  # type: ignore[attr-defined]  # the PostgreSQL backend's
         assert pool is not None
-        # The pool resets a returned connection in a worker thread before handing it out again, so the lock
-        # is gone a moment later; without the reset the idle connection would keep it for good.
-        deadline, held = time.monotonic() + 10, 1
-        while held and time.monotonic() < deadline:
+
+        def held() -> int:
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s AND objid = 4242",
                     [backend],
                 )
-                held = cursor.fetchone()[0]
+                count = int(cursor.fetchone()[0])
             connection.close()
-            time.sleep(0.02)
-        assert held == 0
+            return count
+
+        # The pool resets a returned connection in a worker thread before handing it out again, so the lock
+        # is gone a moment later; without the reset the idle connection would keep it for good.
+        poll(lambda: held() == 0, seconds=10, every=0.02)
+        assert held() == 0

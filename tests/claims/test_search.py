@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from claims.selectors.search import content_words
 from tests.claims.test_sources_api import add_source
 from tests.conftest import Trio, api_for
+from tests.waiting import wait_until
 from workspaces import services as workspace_services
 
 pytestmark = pytest.mark.django_db
@@ -207,7 +208,6 @@ class IndexDefinitionTests:
     def test_the_index_an_earlier_build_made_answers_the_word_search_alike(self, trio: Trio) -> None:
         """graph_ensure keeps an existing index: the one made without options (as before words) has the same
         stemming and no stop words, so every phrase and word is found as in a new workspace."""
-        import time
 
         from afterhack import graph
         from workspaces import services as workspace_services
@@ -218,11 +218,12 @@ class IndexDefinitionTests:
         graph.query(trio.workspace, "CALL db.idx.fulltext.drop('Claim')")
         graph.query(trio.workspace, "CALL db.idx.fulltext.createNodeIndex('Claim', 'statement')")
         workspace_services.graph_ensure(workspace=trio.workspace)
-        for _ in range(100):  # FalkorDB fills an index made over existing claims in the background
-            read = "CALL db.indexes() YIELD label, status WHERE label = 'Claim' RETURN status"
-            if all(status == "OPERATIONAL" for [status] in graph.ro_query(trio.workspace, read)):
-                break
-            time.sleep(0.05)
+        # FalkorDB fills an index made over existing claims in the background.
+        read = "CALL db.indexes() YIELD label, status WHERE label = 'Claim' RETURN status"
+        wait_until(
+            lambda: all(status == "OPERATIONAL" for [status] in graph.ro_query(trio.workspace, read)),
+            seconds=30, what="the Claim indexes to be filled",
+        )  # fmt: skip
         assert [search(trio, quote(q)) for q in queries] == new
         assert len(new[0]["results"]) == 4 and new[-1]["results"] == []
 

@@ -300,6 +300,7 @@ class BackfillTests:
         assert "5 claim(s) embedded in all." in self.run()
 
 
+@pytest.mark.load
 class SearchBenchmarkTests:
     def test_the_search_benchmark_times_every_mode_on_a_small_workspace(self, trio: Trio, settings: Any) -> None:
         import random

@@ -1,8 +1,8 @@
 """The local FalkorDB cluster (3 primaries, a replica each) the cluster tests run on: docs/cluster.md.
 
 Started once per session, and only when a test here runs (`-m "not cluster"` leaves it out; AFTERHACK_TEST_CLUSTER=0
-skips these tests). Its six nodes use the first free ports from AFTERHACK_TEST_CLUSTER_PORT (default 17000) and each
-port + 10000; they run in one process group that dies with this process, and are stopped at the end of the session.
+skips these tests). Its six nodes use the first free ports from AFTERHACK_TEST_CLUSTER_PORT (default 17000; 1,000 more
+for each xdist worker: tests/conftest.py, worker_port) and each port + 10000; they run in one process group that dies with this process, and are stopped at the end of the session.
 PostgreSQL is the suite's own; only FALKORDB_URL points at the cluster, for each test of this folder.
 """
 
@@ -19,6 +19,7 @@ from afterhack import graph
 from afterhack.cluster import LocalCluster, free_ports
 
 # The correction story's fixture, for the cluster tests.
+from tests.conftest import worker_port
 from tests.corrections.conftest import world as world
 
 
@@ -26,7 +27,7 @@ from tests.corrections.conftest import world as world
 def falkordb_cluster() -> Iterator[LocalCluster]:
     if os.environ.get("AFTERHACK_TEST_CLUSTER", "1") == "0":
         pytest.skip("AFTERHACK_TEST_CLUSTER=0: the cluster tests are not run")
-    cluster = LocalCluster(free_ports(int(os.environ.get("AFTERHACK_TEST_CLUSTER_PORT", "17000"))))
+    cluster = LocalCluster(free_ports(worker_port(int(os.environ.get("AFTERHACK_TEST_CLUSTER_PORT", "17000")))))
     cluster.start()
     print(f"\nlocal FalkorDB cluster formed in {cluster.formed_in:.1f}s on ports {cluster.ports}")
     try:

@@ -14,6 +14,7 @@ from afterhack import graph
 from afterhack.cluster import LocalCluster
 from claims.selectors import claims as claims_selectors
 from tests.corrections.conftest import World
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.django_db]
 
@@ -29,8 +30,7 @@ class FailoverTests:
         # And a writer that does not stop: the primary dies between, or during, its writes.
         notes = _Writer(workspace)
         notes.start()
-        while len(notes.acknowledged) < 20:
-            time.sleep(0.01)
+        wait_until(lambda: len(notes.acknowledged) >= 20, seconds=60, every=0.01, what="the writer's first 20 notes")
 
         claims: list[Any] = []
         try:
@@ -95,6 +95,7 @@ class _Writer(threading.Thread):
                     self.refused.append(n)
                 if not self.count_at_failover:
                     self.count_at_failover = len(self.acknowledged)
+                # The writer's pace while refused, as a client backing off: the behaviour under test.
                 time.sleep(0.02)
 
     def stop(self) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from django.test import override_settings
 from afterhack import embedded, graph
 from tests.conftest import api_for
 from tests.corrections.conftest import World, june_to_july
+from tests.waiting import wait_until
 from workspaces.models import AuditEvent, Workspace
 
 # Real dumps: the rows must be committed for pg_dump (another connection) to see them.
@@ -96,10 +96,10 @@ def private_falkordb(folder: Path, *, appendonly: bool = True) -> Iterator[str]:
     command = embedded._redis_command(folder, sock, pidfile)
     command[command.index("--appendonly") + 1] = "yes" if appendonly else "no"
     subprocess.run(command, check=True)
-    deadline = time.monotonic() + 15
-    while not embedded._redis_pings(sock):
-        assert time.monotonic() < deadline, (folder / "redis.log").read_text()[-2000:]
-        time.sleep(0.02)
+    wait_until(
+        lambda: embedded._redis_pings(sock), seconds=15, every=0.02,
+        what=lambda: "the server to answer: " + (folder / "redis.log").read_text()[-2000:],
+    )  # fmt: skip
     try:
         yield f"unix://{sock}?db=0"
     finally:
@@ -112,6 +112,7 @@ def server_command(url: str, *command: str) -> Any:
         return server.execute_command(*command)
 
 
+@pytest.mark.subprocess
 def test_the_servers_own_files_restore_the_same_answers(world: World, tmp_path: Path) -> None:
     """A server holding the workspace's graph writes its RDB (BGSAVE) and its append-only files; a fresh server
     started on either answers the API as the original did."""
@@ -127,10 +128,10 @@ def test_the_servers_own_files_restore_the_same_answers(world: World, tmp_path: 
             graph.graph_restore(name, payload)
             assert answers(world, client, launch, before) == kept
         server_command(first, "BGSAVE")
-        deadline = time.monotonic() + 30
-        while server_command(first, "INFO", "persistence")["rdb_bgsave_in_progress"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(
+            lambda: not server_command(first, "INFO", "persistence")["rdb_bgsave_in_progress"],
+            seconds=30, what="BGSAVE to end",
+        )  # fmt: skip
         assert server_command(first, "INFO", "persistence")["rdb_last_bgsave_status"] == "ok"
         (tmp_path / "from-rdb").mkdir()
         shutil.copy(tmp_path / "first" / "dump.rdb", tmp_path / "from-rdb" / "dump.rdb")
@@ -142,12 +143,11 @@ def test_the_servers_own_files_restore_the_same_answers(world: World, tmp_path: 
         assert graph.list_graph_names() == [name]
         assert answers(world, client, launch, before) == kept
         server_command(fresh, "CONFIG", "SET", "appendonly", "yes")
-        deadline = time.monotonic() + 30
-        while (tmp_path / "from-rdb" / "appendonlydir").exists() is False or server_command(
-            fresh, "INFO", "persistence"
-        )["aof_rewrite_in_progress"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_until(
+            lambda: (tmp_path / "from-rdb" / "appendonlydir").exists()
+            and not server_command(fresh, "INFO", "persistence")["aof_rewrite_in_progress"],
+            seconds=30, what="the append-only file to be written",
+        )  # fmt: skip
     with private_falkordb(tmp_path / "from-rdb") as again, override_settings(FALKORDB_URL=again):
         assert answers(world, client, launch, before) == kept
     with private_falkordb(tmp_path / "from-aof") as fresh, override_settings(FALKORDB_URL=fresh):

@@ -9,7 +9,7 @@ from afterhack import graph
 from corrections.bench_memory import bench_memory
 from tests.conftest import Trio
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.load, pytest.mark.django_db]
 
 
 def test_the_memory_benchmark_reports_the_server_and_the_graph_on_a_small_workspace(trio: Trio) -> None:

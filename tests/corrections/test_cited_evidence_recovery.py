@@ -15,7 +15,7 @@ from tests.corrections.test_cited_evidence import PASSAGE, add_risks, apply, cla
 from tests.corrections.test_processes import ROOT, env, release, wait_until_key_is_free
 from workspaces.models import AuditEvent
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
 APPLY_CITING = """
 import sys

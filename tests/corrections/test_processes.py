@@ -20,7 +20,7 @@ from tests.conftest import api_for
 from tests.corrections.conftest import World
 from workspaces.models import AuditEvent
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from tests.corrections.conftest import World
 from tests.corrections.test_processes import APPLY, ROOT, env, invariants, release, wait_until_key_is_free
 from workspaces.models import AuditEvent
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
 RECOVER = """
 import json, sys

@@ -4,7 +4,6 @@ statements, and a second applier of the same key that waits for the first one's 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
 from tests.corrections.conftest import World
+from tests.waiting import wait_until
 from workspaces.models import AuditEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,10 +107,7 @@ class SameKeyTests:
         try:
             waiter.start()
             # It waits in the statement that takes the lock with the intent (polled: never a timed assertion).
-            for _ in range(600):
-                if waiting_for_advisory_lock():
-                    break
-                time.sleep(0.05)
+            wait_until(waiting_for_advisory_lock, seconds=30, what="the second apply to wait for the advisory lock")
             assert waiting_for_advisory_lock() and not answers
         finally:
             with connection.cursor() as cursor:

@@ -40,6 +40,7 @@ class AsOfTests:
         workspace = demo_workspace
         june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
         # A whole second after the story was loaded, and a whole second before the correction: the picker's moment.
+        # These sleeps are the scenario, not waits for something: the picker reads whole seconds, so time must pass.
         time.sleep(1.1)
         moment = datetime.now(UTC).replace(microsecond=0)
         time.sleep(1.1)

@@ -289,6 +289,7 @@ class StepTests:
         assert shown["step_count"] == 4
 
 
+@pytest.mark.subprocess
 class StdioTests:
     def test_every_tool_over_stdio_in_the_processs_one_session(self, launch: Launch) -> None:
         ws, budget = launch.ws, launch.budget
