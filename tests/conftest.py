@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from afterhack import graph
-from tests.llm_server import EMBEDDING_DIMENSIONS
+from benchmarks.llm_server import EMBEDDING_DIMENSIONS
 from workspaces import services
 from workspaces.models import Role, Workspace
 
@@ -118,7 +118,7 @@ def api_for(user: Any) -> ApiClient:
 
 @pytest.fixture(scope="session")
 def llm_server() -> Iterator[Any]:
-    from tests.llm_server import ScriptedLLM
+    from benchmarks.llm_server import ScriptedLLM
 
     server = ScriptedLLM()
     yield server

@@ -10,10 +10,10 @@ from urllib.parse import quote
 import pytest
 
 from agents import services as agents_services
+from benchmarks.llm_server import json_reply
 from claims import services as claims_services
 from corrections import services as corrections_services
 from tests.conftest import ApiClient, Trio, api_for
-from tests.llm_server import json_reply
 from workspaces import services as workspace_services
 from workspaces.models import Role
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from afterhack.context_processors import VOCABULARY
-from afterhack.demo import demo_load
 from afterhack.templatetags.afterhack import IN_WORDS, in_words
 from agents import selectors as agents_selectors
 from claims import selectors as claims_selectors
+from config.context_processors import VOCABULARY
+from config.demo import demo_load
 from corrections import selectors as corrections_selectors
 from corrections import services as corrections_services
 from tests.conftest import MakeUser, client_for

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from afterhack.clock import now_iso
+from benchmarks.llm_server import json_reply
 from claims import graph as claims_graph
 from claims.services import claim_key, cut_fragments, fragment_ids
 from claims.text import Span, page_breaks_as_line_breaks
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for
-from tests.llm_server import json_reply
 from workspaces.models import Workspace
 
 pytestmark = pytest.mark.django_db

@@ -10,6 +10,7 @@ from uuid import uuid4
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from benchmarks.llm_server import json_reply
 from claims import graph as claims_graph
 from claims import services
 from claims.graph import ClaimSpan
@@ -17,7 +18,6 @@ from claims.selectors import SourceClaim, highlight
 from claims.views import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
-from tests.llm_server import json_reply
 
 pytestmark = pytest.mark.django_db
 

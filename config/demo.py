@@ -9,9 +9,9 @@ from typing import Any
 
 from django.db import transaction
 
+from afterhack import graph
 from agents import services as agents_services
 from claims import services as claims_services
-from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
 
@@ -58,7 +58,7 @@ def demo_load(*, owner: Any) -> Workspace | None:
         try:
             demo_fill(workspace, owner)
         except Exception:
-            workspace_graph.graph_drop(workspace=workspace)
+            graph.graph_delete(workspace)
             raise
         workspace_services.record_event(actor=owner, workspace=workspace, verb=DEMO_LOADED, target=DEMO_NAME)
     return workspace

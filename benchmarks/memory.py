@@ -12,9 +12,9 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.clock import now_iso
+from benchmarks import corrections_graph as bench_graph
+from benchmarks.claims import Figure
 from claims import graph as claims_graph
-from claims.bench import Figure
-from corrections import bench_graph
 from workspaces import services as workspace_services
 
 BATCH = 2_000

@@ -15,12 +15,14 @@ from typing import Any
 
 from django.db import connection
 
-from afterhack import graph, loadtest
+from afterhack import graph
 from afterhack.clock import now_iso
 from agents import selectors as agents_selectors
+from benchmarks import corrections_graph as bench_graph
+from benchmarks import loadtest
+from benchmarks.claims import Figure, percentiles
 from claims import selectors as claims_selectors
-from claims.bench import Figure, percentiles
-from corrections import bench_graph, selectors, services
+from corrections import selectors, services
 from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
 

@@ -30,11 +30,12 @@ from redis.crc import key_slot
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster, free_ports
+from benchmarks import corrections as corrections_bench
+from benchmarks import corrections_graph as bench_graph
+from benchmarks.claims import Figure
 from claims import selectors as claims_selectors
-from claims.bench import Figure
 from claims.statuses import SearchMode
-from corrections import bench as corrections_bench
-from corrections import bench_graph, services
+from corrections import services
 from workspaces import services as workspace_services
 from workspaces.models import Workspace
 

@@ -16,8 +16,9 @@ from django.test import Client, override_settings
 
 from afterhack import graph, llm
 from afterhack.clock import now_iso
-from claims import bench_graph, selectors, services
+from benchmarks import claims_graph as bench_graph
 from claims import graph as claims_graph
+from claims import selectors, services
 from claims.evidence import validate_quote
 from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
