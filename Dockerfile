@@ -24,6 +24,8 @@ COPY claims claims
 COPY agents agents
 COPY corrections corrections
 COPY mcp_server mcp_server
+COPY config config
+COPY benchmarks benchmarks
 COPY templates templates
 COPY manage.py ./
 RUN uv sync --frozen --no-dev \
@@ -34,4 +36,4 @@ USER afterhack
 EXPOSE 8000
 # The web server: the same gunicorn and flags `make run` uses (afterhack/serving.py, gunicorn_command), bound to
 # every interface of the container instead of 127.0.0.1. compose.yaml gives the worker and the beat their commands.
-CMD ["sh", "-c", "exec gunicorn afterhack.wsgi:application --bind 0.0.0.0:8000 --worker-class afterhack.web_worker.WholeRequestWorker --workers ${AFTERHACK_WEB_WORKERS:-3} --threads ${AFTERHACK_WEB_THREADS:-8} --timeout 60 --graceful-timeout 20 --keep-alive 5 --max-requests 5000 --max-requests-jitter 5000 --backlog 2048 --access-logfile - --access-logformat '%(h)s \"%(r)s\" %(s)s %(B)s %(M)sms \"%(a)s\"' --error-logfile - --capture-output --name afterhack-web --no-control-socket"]
+CMD ["sh", "-c", "exec gunicorn config.wsgi:application --bind 0.0.0.0:8000 --worker-class afterhack.web_worker.WholeRequestWorker --workers ${AFTERHACK_WEB_WORKERS:-3} --threads ${AFTERHACK_WEB_THREADS:-8} --timeout 60 --graceful-timeout 20 --keep-alive 5 --max-requests 5000 --max-requests-jitter 5000 --backlog 2048 --access-logfile - --access-logformat '%(h)s \"%(r)s\" %(s)s %(B)s %(M)sms \"%(a)s\"' --error-logfile - --capture-output --name afterhack-web --no-control-socket"]

@@ -123,7 +123,7 @@ def refusal_of(fields: dict[str, FieldInfo], problems: list[Any]) -> tuple[str, 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
     """Pydantic's errors as one sentence a person can act on; each error's location is the path of field names in
-    the input (an MCP tool's arguments, a request body), without django-ninja's prefix (afterhack.api strips it)."""
+    the input (an MCP tool's arguments, a request body), without django-ninja's prefix (config.api strips it)."""
     parts = []
     for error in errors[:5]:
         location = [str(p) for p in error.get("loc", ())]

@@ -76,7 +76,7 @@ class Sizing:
 def gunicorn_command(*, port: int, sizing: Sizing) -> list[str]:
     """gunicorn serving the app on 127.0.0.1:`port`: threaded workers, access log on stdout, errors on stderr."""
     return [
-        sys.executable, "-m", "gunicorn", "afterhack.wsgi:application",
+        sys.executable, "-m", "gunicorn", "config.wsgi:application",
         "--bind", f"127.0.0.1:{port}",
         # gunicorn's threaded worker, reading each request whole before a thread serves it: a slow client holds
         # no thread (afterhack/web_worker.py).

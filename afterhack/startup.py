@@ -1,7 +1,7 @@
 """What stops Afterhack from starting on a configuration that would go wrong across hosts, in words.
 
 The same sentences stop every process that serves or runs jobs: the launcher (`manage.py run`, and `runserver`),
-gunicorn (the WSGI app, afterhack.wsgi), Celery's worker and beat (afterhack.celery), and `manage.py check`
+gunicorn (the WSGI app, config.wsgi), Celery's worker and beat (config.celery), and `manage.py check`
 (with or without --deploy), for a deployment to try its environment. Other `manage.py` commands (`migrate`,
 `createsuperuser`, `backup`, ...) refuse only what the settings alone show (a missing shared key, a number that is
 not one): the broker's check asks a server over the network (one INFO, up to 2 s when nothing answers), and a

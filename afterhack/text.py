@@ -9,7 +9,7 @@ from afterhack.ids import unstorable
 
 # How long each kind of typed text may be. The services refuse more (clean_text), the forms and
 # the API schemas say so, and the pages' inputs stop there: templates read them as
-# `limits.<NAME>` (afterhack.context_processors), e.g. maxlength="{{ limits.MAX_TITLE_CHARS }}".
+# `limits.<NAME>` (config.context_processors), e.g. maxlength="{{ limits.MAX_TITLE_CHARS }}".
 MAX_QUESTION_CHARS = 2_000
 # A decision's, an action's or a source's title.
 MAX_TITLE_CHARS = 300

@@ -24,8 +24,7 @@ from django.db import connections
 from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
 
-from afterhack.api import bearer_challenge
-from afterhack.middleware import PERMISSIONS_POLICY
+from afterhack.http import PERMISSIONS_POLICY, bearer_challenge
 from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
 from mcp_server import services
 from mcp_server.models import Transport

@@ -24,7 +24,7 @@ from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
 from afterhack import graph
-from tests.llm_server import EMBEDDING_DIMENSIONS
+from benchmarks.llm_server import EMBEDDING_DIMENSIONS
 from workspaces import services
 from workspaces.models import Role, Workspace
 
@@ -182,7 +182,7 @@ def api_for(user: Any) -> ApiClient:
 
 @pytest.fixture(scope="session")
 def llm_server() -> Iterator[Any]:
-    from tests.llm_server import ScriptedLLM
+    from benchmarks.llm_server import ScriptedLLM
 
     server = ScriptedLLM()
     yield server

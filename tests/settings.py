@@ -66,7 +66,7 @@ TEST_DATA_DIR = _test_data_dir()
 # the suite's child processes (manage.py commands, launchers) inherit this one.
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-suite-key-" + os.urandom(16).hex())
 
-from afterhack.settings import *  # noqa: E402,F403
+from config.settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True

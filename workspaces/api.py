@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from afterhack.api import ApiError
+from afterhack.http import ApiError
 from afterhack.pagination import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS

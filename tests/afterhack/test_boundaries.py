@@ -8,13 +8,16 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server")
+# The application: the base, the apps and the wiring on top.
+APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config")
+# The benchmarks (`make bench`): on top of the application, which never runs them but through its bench command.
+BENCHMARKS = "benchmarks"
 
 
 def modules_importing(package: str, root: Path = ROOT) -> set[str]:
     """Project modules (outside tests) that import `package` or a submodule of it."""
     found = set()
-    for folder in APP_DIRS:
+    for folder in (*APP_DIRS, BENCHMARKS):
         for path in (root / folder).rglob("*.py"):
             tree = ast.parse(path.read_text(), filename=str(path))
             for node in ast.walk(tree):
@@ -30,19 +33,14 @@ def modules_importing(package: str, root: Path = ROOT) -> set[str]:
 
 # -- layering: which module may import which -----------------------------------------------------
 
-# The apps, lowest first: each imports only apps below it. `afterhack` is the foundation (the gateways,
-# errors, ids, pagination, schemas) that every app uses, and it imports none of them...
-LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server")
-# ...except in the project's wiring, which composes the apps: the URLconf, the API that mounts each app's
-# router, the demo data, the request-size guard (the longest source a form may send) and the commands.
-WIRING = (
-    "afterhack/urls.py",
-    "afterhack/api.py",
-    "afterhack/wsgi.py",
-    "afterhack/demo.py",
-    "afterhack/middleware.py",
-    "afterhack/management/",
-)
+# The layers, lowest first: each imports only layers below it. `afterhack` is the base (the gateways, errors, ids,
+# pagination, schemas) that every app uses, and it imports none of them; `config` is the wiring on top, which
+# composes the apps (settings, the URLconf, the API that mounts each app's router, the WSGI app that mounts /mcp,
+# Celery, the middleware, the demo, the commands), and nothing imports it.
+LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config")
+# The benchmarks sit above every layer: they measure the apps from the inside, so they may import any module of any
+# layer (an app's graph modules too), and no layer imports them but the command that runs them.
+RUNS_BENCHMARKS = "config/management/commands/bench.py"
 # The named vocabulary (each app's statuses.py: StrEnums that import nothing of the project) is a leaf, so
 # any layer may name it: the holds rule and the templates speak every app's statuses.
 VOCABULARY = "statuses"
@@ -56,17 +54,23 @@ VOCABULARY = "statuses"
 # source's text as HTML (claims/highlight.py: a correction's passage picker shows it as the source page does), and how an app registers its parts with a lower one (workspaces/registry.py).
 PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight", "registry"}
 # A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
-# must be one query across slices lives in the app that owns the operation; benchmarks and API schemas are
-# shared among their own kind.
-SHARED_WITH = {"graph": {"graph", "bench"}, "bench": {"bench"}, "api": {"api"}}
+# must be one query across slices lives in the app that owns the operation; API schemas and routers are shared among
+# the API modules (the API root mounts each app's router), and the WSGI app mounts the MCP transport at /mcp.
+SHARED_WITH = {"graph": {"graph"}, "api": {"api"}, "transport": {"wsgi"}}
 
 # The ways in: pages, the JSON API, the admin and Celery tasks read through selectors and write through services.
 ENTRY_MODULES = {"views.py", "api.py", "admin.py", "tasks.py", "tools.py"}
 
 
 def project_files(root: Path = ROOT) -> list[Path]:
-    """The project's Python files (not migrations: they describe the database, not the layers)."""
-    return [p for folder in LAYERS for p in sorted((root / folder).rglob("*.py")) if "migrations" not in p.parts]
+    """The project's Python files, benchmarks included (not migrations: they describe the database, not the layers)."""
+    folders = (*LAYERS, BENCHMARKS)
+    return [p for folder in folders for p in sorted((root / folder).rglob("*.py")) if "migrations" not in p.parts]
+
+
+def level(folder: str) -> int:
+    """How high a top-level folder sits: its place in LAYERS, and the benchmarks above them all."""
+    return LAYERS.index(folder) if folder in LAYERS else len(LAYERS)
 
 
 def imports_in(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
@@ -92,11 +96,9 @@ def app_module(module: str) -> str:
 
 
 def kind(name: str) -> str:
-    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), a
-    benchmark (`bench`, or `bench_<part>` once an app's benchmarks are split), or the name itself (`views`, ...)."""
-    if name == "graph" or name.endswith("_graph"):
-        return "graph"
-    return "bench" if name.startswith("bench_") else name
+    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), or
+    the name itself (`views`, ...)."""
+    return "graph" if name == "graph" or name.endswith("_graph") else name
 
 
 def module_kind(path: Path, root: Path = ROOT) -> str:
@@ -126,13 +128,11 @@ def upward_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
     found: dict[tuple[str, str], str] = {}
     for path in project_files(root):
         name = str(path.relative_to(root))
-        if name.startswith(WIRING):
-            continue
         for line, module in imports_in(path, root):
             app, _, rest = module.partition(".")
-            if rest.split(".")[0] == VOCABULARY:
+            if rest.split(".")[0] == VOCABULARY or (name == RUNS_BENCHMARKS and app == BENCHMARKS):
                 continue
-            if app in LAYERS and LAYERS.index(app) > LAYERS.index(path.relative_to(root).parts[0]):
+            if app in (*LAYERS, BENCHMARKS) and level(app) > level(path.relative_to(root).parts[0]):
                 found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
     return found
 
@@ -145,7 +145,7 @@ def private_imports(root: Path = ROOT) -> dict[tuple[str, str], str]:
         name, own = str(path.relative_to(root)), path.relative_to(root).parts[0]
         for line, module in imports_in(path, root):
             parts = module.split(".")
-            if parts[0] not in LAYERS[1:] or parts[0] == own or len(parts) < 2 or name.startswith(WIRING):
+            if parts[0] not in LAYERS[1:] or parts[0] == own or len(parts) < 2 or own == BENCHMARKS:
                 continue
             if parts[1] not in PUBLIC and module_kind(path, root) not in SHARED_WITH.get(kind(parts[1]), set()):
                 found.setdefault((name, app_module(module)), f"{name}:{line} imports {app_module(module)}")
@@ -200,8 +200,10 @@ class LayeringTests:
         assert [app for app in LAYERS if app not in loggers] == []
 
     def test_the_layering_checks_notice_what_they_forbid(self, tmp_path: Path) -> None:
-        for app in LAYERS:
+        for app in (*LAYERS, BENCHMARKS):
             (tmp_path / app).mkdir()
+        (tmp_path / "config" / "management" / "commands").mkdir(parents=True)
+        (tmp_path / "claims" / "graph").mkdir()
         (tmp_path / "claims" / "views.py").write_text(
             "from claims import graph\nimport agents.graph as g\nfrom .graph import Claim\nfrom . import selectors\n"
         )
@@ -217,6 +219,21 @@ class LayeringTests:
         (tmp_path / "agents" / "bench.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
         (tmp_path / "workspaces" / "selectors.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
         (tmp_path / "workspaces" / "graph.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
+        # Nothing imports the wiring; only its bench command imports the benchmarks, which may import any module.
+        (tmp_path / "corrections" / "services.py").write_text("from config.demo import demo_load\n")
+        (tmp_path / "claims" / "selectors.py").write_text("from benchmarks.claims import Figure\n")
+        (tmp_path / "config" / "demo.py").write_text("from benchmarks import claims\nfrom workspaces import services\n")
+        (tmp_path / "config" / "wsgi.py").write_text("from mcp_server.transport import with_mcp\n")
+        (tmp_path / "config" / "urls.py").write_text("from workspaces.views import workspace_list\n")
+        (tmp_path / "config" / "management" / "commands" / "bench.py").write_text("from benchmarks import claims\n")
+        (tmp_path / BENCHMARKS / "claims.py").write_text(
+            'from claims.graph import claim_get\nfrom config.demo import demo_fill\nQ = """MATCH (w:Workspace) RETURN w"""\n'
+        )
+        (tmp_path / BENCHMARKS / "claims_graph.py").write_text('Q = """MATCH (w:Workspace) RETURN w"""\n')
+        # An app's Cypher split into a graph package is still in a graph module.
+        (tmp_path / "claims" / "graph" / "sources.py").write_text(
+            'from workspaces.graph import graph_create\nQ = """MATCH (w:Workspace) RETURN w"""\n'
+        )
         assert sorted(graph_imports_of_entries(tmp_path)) == [
             "agents/tasks.py:1 imports agents.review_graph",
             "claims/views.py:1 imports claims.graph",
@@ -225,14 +242,20 @@ class LayeringTests:
         ]
         assert sorted(upward_imports(tmp_path).values()) == [
             "claims/api.py:1 imports corrections.selectors",
+            "claims/selectors.py:1 imports benchmarks.claims",
             "claims/views.py:2 imports agents.graph",
+            "config/demo.py:1 imports benchmarks.claims",
+            "corrections/services.py:1 imports config.demo",
         ]
         assert sorted(private_imports(tmp_path).values()) == [
             "agents/services.py:1 imports claims.graph",
             "claims/views.py:2 imports agents.graph",
+            "config/urls.py:1 imports workspaces.views",
+            "corrections/services.py:1 imports config.demo",
         ]
         assert sorted(cypher_outside_graph_modules(tmp_path)) == [
             "agents/bench.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
+            "benchmarks/claims.py:3 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
             "workspaces/selectors.py:1 holds Cypher: 'MATCH (w:Workspace) RETURN w'",
         ]
 
@@ -291,7 +314,7 @@ def status_writes(cypher: str) -> list[str]:
 def graph_queries(folder: str) -> dict[str, str]:
     """Every module-level string of the folder's graph modules, as the app runs it (fragments joined), by name."""
     queries = {}
-    for path in sorted(p for p in (ROOT / folder).rglob("*.py") if module_kind(p) == "graph" and p.stem != "__init__"):
+    for path in sorted(p for p in (ROOT / folder).rglob("*.py") if module_kind(p) == "graph"):
         module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
         for name, value in vars(module).items():
             if isinstance(value, str) and name.isupper():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from afterhack.demo import DEMO_NAME, demo_load
 from claims.graph import sources as sources_graph
+from config.demo import DEMO_NAME, demo_load
 from tests.conftest import MakeUser, client_for
 from workspaces.models import Workspace
 

@@ -48,7 +48,7 @@ def test_the_images_web_server_runs_with_make_runs_flags_on_every_interface() ->
         assert flags.pop(sized).startswith("${AFTERHACK_WEB_"), sized
         theirs.pop(sized)
     assert flags == theirs
-    assert words[:2] == ours[:2] == ["gunicorn", "afterhack.wsgi:application"]
+    assert words[:2] == ours[:2] == ["gunicorn", "config.wsgi:application"]
 
 
 def test_workers_are_replaced_after_counts_drawn_far_apart() -> None:

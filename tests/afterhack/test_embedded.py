@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from afterhack.loadtest import free_port
+from benchmarks.loadtest import free_port
 from tests.waiting import poll, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +51,7 @@ print(sorted(r[0] for r in rows))
 
 def store_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "FALKORDB_URL", "CELERY_BROKER_URL"}}
-    env.update(AFTERHACK_DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="afterhack.settings", PYTHONPATH=str(ROOT))
+    env.update(AFTERHACK_DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(ROOT))
     return env
 
 
@@ -218,7 +218,7 @@ class LauncherTests:
 def launcher_module() -> Any:
     """`manage.py run`'s module, imported when a test runs: gunicorn loads tests/afterhack/test_slow_clients.py
     (which imports this module) as a WSGI app before Django is set up, and the launcher's module imports models."""
-    from afterhack.management.commands import run
+    from config.management.commands import run
 
     return run
 

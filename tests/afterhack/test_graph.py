@@ -65,7 +65,7 @@ class BrokerTests:
         import redis
         from django.conf import settings
 
-        from afterhack.celery import app
+        from config.celery import app
 
         assert settings.CELERY_BROKER_URL.endswith("virtual_host=1")
         app.send_task("afterhack.no_such_task_for_this_test", queue="ah-test-queue")

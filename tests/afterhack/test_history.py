@@ -18,7 +18,7 @@ NOT_BELIEF = {"AgentRun", "Extraction", "RejectedClaim", "Source", "SourceVersio
 NOT_YET_RECORDED: set[str] = set()
 
 # Queries that are not the application's writes (the benchmark's bare queries, which never touch a workspace).
-NOT_APPLICATION = {"corrections/bench_graph.py"}
+NOT_APPLICATION = {"benchmarks/corrections_graph.py"}
 
 
 def status_sets(cypher: str) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from afterhack.api import in_the_input
+from afterhack.http import in_the_input
 from afterhack.schemas import NOT_AN_OBJECT, describe_validation_errors
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.test import Client, override_settings
 from django.urls import include, path
 
-from afterhack.wsgi import with_chunked_bodies
+from config.wsgi import with_chunked_bodies
 from tests.conftest import Trio, api_for, client_for
 from tests.waiting import poll
 
@@ -27,7 +27,7 @@ def broken_view(request: HttpRequest) -> HttpResponse:
 urlpatterns = [
     path("boom/", broken_view),
     path("api/v1/boom/", broken_view),
-    path("", include("afterhack.urls")),
+    path("", include("config.urls")),
 ]
 handler500 = "afterhack.outages.server_error"
 
@@ -164,7 +164,7 @@ def forget_broker_connections(app: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 class BrokerOutageTests:
     def test_asking_the_agent_names_the_task_queue_when_it_cannot_be_reached(self, trio: Trio, tmp_path: Path) -> None:
-        from afterhack.celery import app
+        from config.celery import app
 
         saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "broker_connection_timeout")}
         app.conf.update(

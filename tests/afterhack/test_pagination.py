@@ -11,13 +11,13 @@ import pytest
 
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
+from benchmarks.llm_server import json_reply
 from claims.services import claims as claims_services
 from claims.services import extraction as extraction_services
 from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.conftest import ApiClient, Trio, api_for
-from tests.llm_server import json_reply
 from workspaces import services as workspace_services
 from workspaces.models import Role
 

@@ -25,8 +25,8 @@ import psycopg
 import pytest
 
 from afterhack import embedded
-from afterhack.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
 from afterhack.serving import Sizing
+from benchmarks.loadtest import LoadReport, Target, run_load, unreadable, wait_healthy
 from tests.afterhack.test_embedded import ROOT, free_port, pids_whose_command, server_pids, start_app, store_env
 from tests.waiting import poll, wait_until
 

@@ -21,7 +21,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("AFTERHACK_", "DJANGO_", "PORT"))}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT, env={**clean, "AFTERHACK_STORES": "none", "DJANGO_SETTINGS_MODULE": "afterhack.settings", **env},
+        cwd=ROOT, env={**clean, "AFTERHACK_STORES": "none", "DJANGO_SETTINGS_MODULE": "config.settings", **env},
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 

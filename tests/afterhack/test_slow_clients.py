@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from afterhack.loadtest import wait_healthy
 from afterhack.serving import Sizing, gunicorn_command
 from afterhack.web_worker import Arrival, Framing
+from benchmarks.loadtest import wait_healthy
 from tests.afterhack.test_embedded import ROOT, free_port
 from tests.afterhack.test_serving import Served, serving
 
@@ -257,16 +257,6 @@ class SlowClientTests:
         assert answer.status == 401 and b"100 Continue" not in answer.raw
 
 
-def endless_answer(environ: dict[str, object], start_response: Callable[..., object]) -> Iterator[bytes]:
-    """A WSGI app for the worker alone: /endless answers a megabyte after another, without end; any other path
-    "ok"."""
-    if environ["PATH_INFO"] == "/endless":
-        start_response("200 OK", [("Content-Length", str(1 << 40))])
-        return iter(lambda: b"x" * (1 << 20), b"")
-    start_response("200 OK", [("Content-Length", "2")])
-    return iter([b"ok"])
-
-
 @pytest.mark.subprocess
 class UnreadAnswerTests:
     def test_a_client_that_stops_reading_its_answer_frees_the_thread(self, tmp_path: Path) -> None:
@@ -279,7 +269,7 @@ class UnreadAnswerTests:
         command = gunicorn_command(
             port=port, sizing=Sizing(web_workers=1, web_threads=1, worker_concurrency=1, worker_pool=1)
         )
-        command[command.index("afterhack.wsgi:application")] = "tests.afterhack.test_slow_clients:endless_answer"
+        command[command.index("config.wsgi:application")] = "tests.afterhack.endless_app:endless_answer"
         server = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )

@@ -102,7 +102,7 @@ def app_env(**values: str | None) -> dict[str, str]:
     from django.db import connection
 
     database = urlparse(settings.SERVICES.database_url)._replace(path="/" + connection.settings_dict["NAME"])
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "afterhack.settings", "DATABASE_URL": database.geturl(),
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": database.geturl(),
            "FALKORDB_URL": settings.FALKORDB_URL, "AFTERHACK_DB_POOL_SIZE": "1"}  # fmt: skip
     env.pop("CELERY_BROKER_URL", None)
     env.pop("FALKORDB_CLUSTER_NODES", None)
@@ -128,8 +128,8 @@ def refused(command: list[str], env: dict[str, str], words: str) -> None:
 
 
 CHECK = [sys.executable, "manage.py", "check"]
-WSGI = [sys.executable, "-c", "import afterhack.wsgi"]
-WORKER = [sys.executable, "-m", "celery", "-A", "afterhack", "worker", "--pool=solo", "--without-mingle",
+WSGI = [sys.executable, "-c", "import config.wsgi"]
+WORKER = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--without-mingle",
           "--without-gossip", "--loglevel=WARNING"]  # fmt: skip
 RUN = [sys.executable, "manage.py", "run", "--no-worker"]
 

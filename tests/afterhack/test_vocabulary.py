@@ -7,10 +7,10 @@ from pathlib import Path
 
 from django.conf import settings
 
-from afterhack.context_processors import VOCABULARY, vocabulary
 from afterhack.text import LIMITS
 from agents.selectors.runs import EVENT_TEMPLATES
 from agents.statuses import TrajectoryEventKind
+from config.context_processors import VOCABULARY, vocabulary
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates"
 ENUMS = {enum.__name__: enum for enum in VOCABULARY}

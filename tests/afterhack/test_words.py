@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from afterhack.context_processors import VOCABULARY
-from afterhack.demo import demo_load
 from afterhack.templatetags.afterhack import IN_WORDS, in_words
 from agents.selectors import decisions as agents_selectors
 from claims.selectors import search as search_selectors
+from config.context_processors import VOCABULARY
+from config.demo import demo_load
 from corrections.selectors import corrections as corrections_selectors
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from afterhack import graph
+from benchmarks.llm_server import json_reply
 from tests.agents.conftest import last_tool_result, tool_call
 from tests.conftest import api_for
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story
-from tests.llm_server import json_reply
 from workspaces.models import AuditEvent
 
 pytestmark = pytest.mark.django_db

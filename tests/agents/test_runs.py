@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from afterhack import graph
+from benchmarks.llm_server import json_reply
 from tests.agents.conftest import INJECTION, Story, claim, last_tool_result, proposal_in, tool_call
 from tests.conftest import api_for
-from tests.llm_server import json_reply
 from workspaces import services as workspace_services
 
 pytestmark = pytest.mark.django_db

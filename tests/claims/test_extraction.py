@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from afterhack import graph
+from benchmarks.llm_server import json_reply
 from tests.claims.test_sources_api import LAUNCH, add_source
 from tests.conftest import Trio, api_for
-from tests.llm_server import json_reply
 
 pytestmark = pytest.mark.django_db
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from afterhack.clock import now_iso
+from benchmarks.llm_server import json_reply
 from claims.graph import claims as claims_graph
 from claims.graph import sources as sources_graph
 from claims.services.claims import claim_key
@@ -19,7 +20,6 @@ from claims.services.sources import cut_fragments, fragment_ids
 from claims.text import Span, page_breaks_as_line_breaks
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for
-from tests.llm_server import json_reply
 from workspaces.models import Workspace
 
 pytestmark = pytest.mark.django_db

@@ -10,6 +10,7 @@ from uuid import uuid4
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from benchmarks.llm_server import json_reply
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim
 from claims.graph.sources import ClaimSpan
@@ -20,7 +21,6 @@ from claims.services import sources as sources_services
 from claims.views.sources import SourceClaimItems
 from tests.claims.test_sources_api import LAUNCH
 from tests.conftest import Trio, client_for
-from tests.llm_server import json_reply
 
 pytestmark = pytest.mark.django_db
 

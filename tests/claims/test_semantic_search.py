@@ -305,7 +305,7 @@ class SearchBenchmarkTests:
     def test_the_search_benchmark_times_every_mode_on_a_small_workspace(self, trio: Trio, settings: Any) -> None:
         import random
 
-        from claims.bench import bench_search
+        from benchmarks.claims import bench_search
 
         settings.AFTERHACK_EMBEDDING_MODEL = ""
         figures = bench_search(random.Random(1), trio.owner, [300], [8])  # noqa: S311 - synthetic data
@@ -322,7 +322,7 @@ class SearchBenchmarkTests:
     def test_without_vectors_it_times_the_lexical_search_and_its_fallback_alone(self, trio: Trio) -> None:
         import random
 
-        from claims.bench import bench_search
+        from benchmarks.claims import bench_search
 
         figures = bench_search(random.Random(2), trio.owner, [300], [0])  # noqa: S311 - synthetic data
         assert [figure.name for figure in figures] == [

@@ -12,7 +12,8 @@ import pytest
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster
-from corrections import bench_graph, bench_shards
+from benchmarks import corrections_graph as bench_graph
+from benchmarks import shards as bench_shards
 from tests.conftest import MakeUser
 from workspaces import services
 

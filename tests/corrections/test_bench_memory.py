@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from afterhack import graph
-from corrections.bench_memory import bench_memory
+from benchmarks.memory import bench_memory
 from tests.conftest import Trio
 
 pytestmark = [pytest.mark.load, pytest.mark.django_db]

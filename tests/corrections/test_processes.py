@@ -58,7 +58,7 @@ def env(**extra: str) -> dict[str, str]:
     )
     values = dict(os.environ)
     values.update(
-        DATABASE_URL=url, FALKORDB_URL=settings.FALKORDB_URL, DJANGO_SETTINGS_MODULE="afterhack.settings",
+        DATABASE_URL=url, FALKORDB_URL=settings.FALKORDB_URL, DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(ROOT), AFTERHACK_FAULT_INJECTION="",
     )  # fmt: skip
     values.update(extra)

@@ -84,7 +84,7 @@ def celery_worker_thread() -> Iterator[Any]:
     """A real Celery worker (in a thread of this process) on the real broker, instead of eager tasks."""
     from celery.contrib.testing.worker import start_worker
 
-    from afterhack.celery import app
+    from config.celery import app
 
     app.conf.task_always_eager = False
     try:
@@ -107,7 +107,7 @@ def log_in(page: Any, live_server: Any, user: Any) -> None:
 @pytest.fixture
 def demo_workspace(page: Any, live_server: Any, make_user: Any) -> Any:
     """The demo workspace (the launch story), with its admin logged in to the browser."""
-    from afterhack.demo import demo_load
+    from config.demo import demo_load
 
     admin = make_user("admin", is_staff=True, is_superuser=True)
     workspace = demo_load(owner=admin)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import LAUNCH_PLAN
 from claims.graph import search as search_graph
+from config.demo import LAUNCH_PLAN
 from tests.e2e.conftest import screenshot, settled
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.csp import build_policy
 
-from afterhack.demo import demo_load
 from claims.graph import search as search_graph
+from config.demo import demo_load
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from workspaces.models import Workspace

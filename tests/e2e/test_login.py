@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import DEMO_NAME, demo_load
+from config.demo import DEMO_NAME, demo_load
 from tests.conftest import PASSWORD
 from tests.e2e.conftest import screenshot
 

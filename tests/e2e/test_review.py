@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from afterhack.demo import demo_load
 from agents.services import decisions as agents_services
 from claims.graph import search as search_graph
+from config.demo import demo_load
 from tests.conftest import MakeUser
 from tests.e2e.conftest import log_in, preview_correction, screenshot, settled
 from tests.e2e.test_csp import WATCH_VIOLATIONS, Watch

@@ -1,4 +1,4 @@
-"""MCP clients of the official SDK against the real WSGI app (afterhack.wsgi.application, /mcp included) served
+"""MCP clients of the official SDK against the real WSGI app (config.wsgi.application, /mcp included) served
 by a real threaded HTTP server on the real stores, and over stdio (`manage.py mcp --user`)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class QuietHandler(WSGIRequestHandler):
 @pytest.fixture
 def mcp_url(transactional_db: None) -> Iterator[str]:
     """The URL of /mcp on a threaded WSGI server running the app as gunicorn runs it."""
-    from afterhack.wsgi import application
+    from config.wsgi import application
 
     server = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler, allow_reuse_address=False)
     server.daemon_threads = True
@@ -115,7 +115,7 @@ def store_env() -> dict[str, str]:
     from django.db import connection
 
     database = urlparse(settings.SERVICES.database_url)._replace(path="/" + connection.settings_dict["NAME"])
-    return {**os.environ, "DJANGO_SETTINGS_MODULE": "afterhack.settings", "DATABASE_URL": database.geturl(),
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": database.geturl(),
             "FALKORDB_URL": settings.FALKORDB_URL, "AFTERHACK_DB_POOL_SIZE": "2"}  # fmt: skip
 
 

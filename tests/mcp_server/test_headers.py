@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx2
 
-from afterhack.middleware import PERMISSIONS_POLICY
+from afterhack.http import PERMISSIONS_POLICY
 from tests.mcp_server.conftest import Launch
 from tests.mcp_server.test_outages import pool_taken
 

@@ -179,7 +179,7 @@ class UnexpectedErrorTests:
     def test_it_answers_an_unexpected_api_error_as_json_500_and_leaves_pages_alone(self) -> None:
         from django.test import RequestFactory
 
-        from afterhack.middleware import ApiErrorFormatMiddleware
+        from config.middleware import ApiErrorFormatMiddleware
 
         middleware = ApiErrorFormatMiddleware(lambda request: None)  # type: ignore[arg-type,return-value]
         answer = middleware.process_exception(RequestFactory().get("/api/v1/workspaces"), RuntimeError("boom"))

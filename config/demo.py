@@ -9,10 +9,10 @@ from typing import Any
 
 from django.db import transaction
 
+from afterhack import graph
 from agents.services import decisions as agents_services
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
-from workspaces import graph as workspace_graph
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
 from workspaces.registry import AuditVerb, EventPage, register
@@ -70,7 +70,7 @@ def demo_load(*, owner: Any) -> Workspace | None:
         try:
             demo_fill(workspace, owner)
         except Exception:
-            workspace_graph.graph_drop(workspace=workspace)
+            graph.graph_delete(workspace)
             raise
         workspace_services.record_event(actor=owner, workspace=workspace, verb=DEMO_LOADED, target=DEMO_NAME)
     return workspace

@@ -39,9 +39,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections, transaction
 
 from afterhack import embedded
-from afterhack.demo import demo_load
 from afterhack.errors import UserError
 from afterhack.serving import Sizing, gunicorn_command
+from config.demo import demo_load
 from workspaces.services import graphs_reconcile
 
 PR_SET_PDEATHSIG = 1
@@ -142,7 +142,7 @@ class Command(BaseCommand):
             connections.close_all()
             connection.close_pool()  # type: ignore[attr-defined]  # PostgreSQL backends have it
             if not options["no_worker"]:
-                self._spawn("worker", [sys.executable, "-m", "celery", "-A", "afterhack", "worker",
+                self._spawn("worker", [sys.executable, "-m", "celery", "-A", "config", "worker",
                                        "--loglevel=INFO", f"--concurrency={sizing.worker_concurrency}",
                                        "--without-gossip", "--without-mingle", "--without-heartbeat", "-B",
                                        "-s", str(self._logs() / "celerybeat-schedule")],
@@ -279,7 +279,7 @@ class Command(BaseCommand):
             # are handed the store URLs, and must not be taken for hosts of their own without a key.
             DJANGO_SECRET_KEY=settings.SECRET_KEY,
             AFTERHACK_DB_POOL_SIZE=str(pool),
-            DJANGO_SETTINGS_MODULE="afterhack.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             PYTHONUNBUFFERED="1",
         )
         return env

@@ -20,10 +20,11 @@ from ninja.parser import Parser
 from ninja.security import APIKeyCookie, HttpBearer
 
 from afterhack.errors import FORBIDDEN, INTERNAL_ERROR, NOT_FOUND, GraphError, GraphUnavailable, UserError
-from afterhack.middleware import takes_sources
+from afterhack.http import ApiError, bearer_challenge, in_the_input
 from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from afterhack.text import MAX_USERNAME_CHARS
+from config.middleware import takes_sources
 from workspaces import services as workspace_services
 from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
@@ -112,28 +113,12 @@ api = JsonApi(
 )
 
 
-class ApiError(Exception):
-    """An error answered as {"error", "detail"} with its status code."""
-
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail, self.extra = status, code, detail, extra
-
-
 def error_response(request: HttpRequest, status: int, code: str, detail: str, **extra: Any) -> HttpResponse:
     """The API's one error shape; a 401 says how to authenticate (WWW-Authenticate, as HTTP requires)."""
     response = api.create_response(request, {"error": code, "detail": detail, **extra}, status=status)
     if status == 401:
         response["WWW-Authenticate"] = bearer_challenge(request.headers.get("Authorization", ""))
     return response
-
-
-def bearer_challenge(authorization: str) -> str:
-    """The WWW-Authenticate of a 401 to a request with this Authorization header (RFC 6750, 3): `Bearer`, and
-    `error="invalid_token"` when it sent a bearer token that was refused (unknown, expired or revoked), so a client
-    can tell "get a new token" from "send one". /mcp answers the same."""
-    scheme, _, token = authorization.strip().partition(" ")
-    return 'Bearer error="invalid_token"' if scheme.lower() == "bearer" and token.strip() else "Bearer"
 
 
 @api.exception_handler(ApiError)
@@ -211,13 +196,6 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
     return workspace_gate(request) or error_response(
         request, 422, code, detail or describe_validation_errors([in_the_input(e) for e in exc.errors])
     )
-
-
-def in_the_input(error: dict[str, Any]) -> dict[str, Any]:
-    """django-ninja's error with its location as a path in the input: without the part of the request it names
-    first ("body", "query", "path") and, in a body, the endpoint's parameter name ("payload") after it."""
-    location = tuple(error.get("loc", ()))
-    return {**error, "loc": location[2:] if location[:1] == ("body",) else location[1:]}
 
 
 @api.exception_handler(HttpError)

@@ -12,12 +12,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.test import Client
 
-from afterhack import graph, loadtest
-from agents import bench as agents_bench
-from claims import bench as claims_bench
-from corrections import bench as corrections_bench
-from corrections import bench_memory, bench_shards
-from mcp_server import bench as mcp_bench
+from afterhack import graph
+from benchmarks import agents as agents_bench
+from benchmarks import claims as claims_bench
+from benchmarks import corrections as corrections_bench
+from benchmarks import loadtest
+from benchmarks import mcp_server as mcp_bench
+from benchmarks import memory as bench_memory
+from benchmarks import shards as bench_shards
 from workspaces import services as workspace_services
 
 

@@ -6,7 +6,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import beat_init, worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "afterhack.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("afterhack")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.utils.cache import add_never_cache_headers
 
 from afterhack.errors import INTERNAL_ERROR
+from afterhack.http import PERMISSIONS_POLICY
 from afterhack.outages import store_outage, unavailable_response
 from claims.text import MAX_SOURCE_CHARS
 
@@ -85,7 +86,7 @@ class PrivateAnswersMiddleware:
     Judged by what the request carries (a session cookie, an Authorization header, the portal's user header), never
     by asking the session store who the user is: this runs after the view, also when a store is down. Anonymous
     answers (/healthz, public errors) are left as they are (the login page is never cached by Django itself, the
-    answer with a new API token by `afterhack.api.auth_token`; /mcp, served beside Django, by its transport);
+    answer with a new API token by `config.api.auth_token`; /mcp, served beside Django, by its transport);
     static files never reach it (WhiteNoise answers them first and keeps its year-long caching).
     """
 
@@ -106,27 +107,6 @@ def _carries_credentials(request: HttpRequest) -> bool:
         or "Authorization" in request.headers
         or bool(portal and portal in request.headers)
     )
-
-
-# The powerful browser features the app never uses, denied to its pages and to anything they could embed (the
-# admin's and Swagger UI's pages included): a page taken over by injected markup still cannot reach the camera, the
-# microphone, the location, payments or devices. Writing to the clipboard stays allowed to the app's own pages
-# (a new token's copy button, which still copies on a click); reading it is denied. Only features Chromium knows are
-# named: an unknown one is a console warning on every page ("bluetooth" was, in Chromium 150).
-PERMISSIONS_POLICY = ", ".join(
-    [
-        *(
-            f"{feature}=()"
-            for feature in (
-                "accelerometer", "autoplay", "browsing-topics", "camera", "clipboard-read",
-                "display-capture", "encrypted-media", "fullscreen", "geolocation", "gyroscope", "hid",
-                "idle-detection", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
-                "publickey-credentials-get", "screen-wake-lock", "serial", "usb", "xr-spatial-tracking",
-            )
-        ),
-        "clipboard-write=(self)",
-    ]
-)  # fmt: skip
 
 
 class PermissionsPolicyMiddleware:

@@ -9,12 +9,12 @@ from typing import Any
 from django.test import override_settings
 
 from afterhack import graph
-from afterhack.demo import demo_fill
 from agents.graph import runs as runs_graph
 from agents.graph.shapes import Run
 from agents.services import runs as run_services
-from claims.bench import Figure
+from benchmarks.claims import Figure
 from claims.statuses import JobStatus
+from config.demo import demo_fill
 from workspaces import services as workspace_services
 
 QUESTION = "When is the product launch?"
@@ -52,7 +52,7 @@ def bench_agent_runs(user: Any) -> list[Figure]:
 
 def _scripted_run(workspace: Any, user: Any) -> tuple[float, int, Run]:
     # The tests' scripted server: a real HTTP round trip through the openai client, no thinking.
-    from tests.llm_server import ScriptedLLM, json_reply
+    from benchmarks.llm_server import ScriptedLLM, json_reply
 
     def read_first(request: dict[str, Any]) -> dict[str, Any]:
         found = json.loads([m for m in request["messages"] if m["role"] == "tool"][-1]["content"])["claims"]

@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn serves `afterhack.wsgi:application`)."""
+"""WSGI entry point (gunicorn serves `config.wsgi:application`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "afterhack.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 Environ = dict[str, Any]
 StartResponse = Callable[..., Any]

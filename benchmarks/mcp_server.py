@@ -16,8 +16,8 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from afterhack import graph
-from afterhack.demo import demo_fill
-from claims.bench import Figure
+from benchmarks.claims import Figure
+from config.demo import demo_fill
 from workspaces import services as workspace_services
 
 QUERY = "When is the product launch?"
@@ -31,8 +31,8 @@ class QuietHandler(WSGIRequestHandler):
 
 @contextmanager
 def served() -> Iterator[str]:
-    """The app as `afterhack.wsgi` serves it (/mcp included), on a threaded HTTP server of this process."""
-    from afterhack.wsgi import application
+    """The app as `config.wsgi` serves it (/mcp included), on a threaded HTTP server of this process."""
+    from config.wsgi import application
 
     server = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler, allow_reuse_address=False)
     server.daemon_threads = True

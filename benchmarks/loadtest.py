@@ -237,7 +237,7 @@ def server_env() -> dict[str, str]:
         # With DATABASE_URL set a server refuses to start without a shared key: this process's own.
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "AFTERHACK_LOG_LEVEL": "WARNING",
-        "DJANGO_SETTINGS_MODULE": "afterhack.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
 
 

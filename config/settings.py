@@ -123,6 +123,8 @@ INSTALLED_APPS = [
     "agents",
     "corrections",
     "mcp_server",
+    # The wiring: its commands (`manage.py run`, `bench`, `load_demo`) compose the apps.
+    "config",
 ]
 
 # The company portal's reverse proxy names the logged-in user in this header. Only set it
@@ -133,12 +135,12 @@ REMOTE_USER_HEADER = os.environ.get("AFTERHACK_REMOTE_USER_HEADER", "").strip()
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before WhiteNoise, so that static files carry it too.
-    "afterhack.middleware.PermissionsPolicyMiddleware",
+    "config.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # After WhiteNoise: static files keep their year-long caching; everything else answered to credentials is no-store.
-    "afterhack.middleware.PrivateAnswersMiddleware",
+    "config.middleware.PrivateAnswersMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    "afterhack.middleware.ApiErrorFormatMiddleware",
+    "config.middleware.ApiErrorFormatMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -156,8 +158,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
-ROOT_URLCONF = "afterhack.urls"
-WSGI_APPLICATION = "afterhack.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -169,7 +171,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "afterhack.context_processors.vocabulary",
+                "config.context_processors.vocabulary",
             ],
             # Every page names statuses in words (`|in_words`) and times (`|when`) without loading the tags first.
             "builtins": ["afterhack.templatetags.afterhack"],
@@ -289,6 +291,7 @@ LOGGING = {
         "agents": {"handlers": ["console"], "level": LOG_LEVEL},
         "corrections": {"handlers": ["console"], "level": LOG_LEVEL},
         "mcp_server": {"handlers": ["console"], "level": LOG_LEVEL},
+        "config": {"handlers": ["console"], "level": LOG_LEVEL},
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
@@ -305,7 +308,7 @@ AFTERHACK_LOGIN_MAX_FAILURES = number("AFTERHACK_LOGIN_MAX_FAILURES", 5, minimum
 AFTERHACK_LOGIN_WINDOW_SECONDS = number("AFTERHACK_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 # Every page loads its scripts, styles, images and data from this server only; no inline
 # script runs, and no inline style but one carrying the response's nonce (Django's admin marks its own).
-# The API docs page adds data: images for Swagger UI's icons (afterhack.api.docs_policy).
+# The API docs page adds data: images for Swagger UI's icons (config.api.docs_policy).
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],

@@ -15,14 +15,15 @@ from typing import Any
 
 from django.db import connection
 
-from afterhack import graph, loadtest
+from afterhack import graph
 from afterhack.clock import now_iso
 from agents.selectors import decisions as agents_selectors
-from claims.bench import Figure, percentiles
+from benchmarks import corrections_graph as bench_graph
+from benchmarks import loadtest
+from benchmarks.claims import Figure, percentiles
 from claims.selectors import claims as claims_selectors
 from claims.selectors import picker as picker_selectors
 from claims.selectors import provenance as provenance_selectors
-from corrections import bench_graph
 from corrections.selectors import changes as changes_selectors
 from corrections.selectors import timeline as timeline_selectors
 from corrections.services import apply as apply_services

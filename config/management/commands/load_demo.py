@@ -3,7 +3,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from afterhack.demo import demo_load
+from config.demo import demo_load
 
 
 class Command(BaseCommand):

@@ -30,11 +30,11 @@ from redis.crc import key_slot
 
 from afterhack import graph
 from afterhack.cluster import LocalCluster, free_ports
-from claims.bench import Figure
+from benchmarks import corrections as corrections_bench
+from benchmarks import corrections_graph as bench_graph
+from benchmarks.claims import Figure
 from claims.selectors import search as search_selectors
 from claims.statuses import SearchMode
-from corrections import bench as corrections_bench
-from corrections import bench_graph
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from workspaces import services as workspace_services

@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from afterhack.api import api
 from afterhack.health import healthz, readyz
+from config.api import api
 from workspaces.auth import ThrottledLoginView
 
 urlpatterns = [

@@ -12,9 +12,9 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.clock import now_iso
-from claims.bench import Figure
+from benchmarks import corrections_graph as bench_graph
+from benchmarks.claims import Figure
 from claims.graph import embeddings as embeddings_graph
-from corrections import bench_graph
 from workspaces import services as workspace_services
 
 BATCH = 2_000

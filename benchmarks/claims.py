@@ -16,7 +16,7 @@ from django.test import Client, override_settings
 
 from afterhack import graph, llm
 from afterhack.clock import now_iso
-from claims import bench_graph
+from benchmarks import claims_graph as bench_graph
 from claims.evidence import validate_quote
 from claims.graph import claims as claims_graph
 from claims.graph import embeddings as embeddings_graph
