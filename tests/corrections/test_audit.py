@@ -84,7 +84,7 @@ class AuditKindsTests:
     def test_every_verb_the_code_records_has_words(self) -> None:
         root = Path(__file__).resolve().parents[2]
         recorded = set()
-        for folder in ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server"):
+        for folder in ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config"):
             for path in (root / folder).rglob("*.py"):
                 recorded |= set(re.findall(r'verb="([a-z_]+\.[a-z_]+)"', path.read_text()))
                 recorded |= set(

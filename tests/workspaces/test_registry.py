@@ -20,7 +20,7 @@ from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPa
 from workspaces.services import graph_ensure
 
 ROOT = Path(__file__).resolve().parents[2]
-HIGHER = ("claims", "agents", "corrections", "mcp_server")
+HIGHER = ("claims", "agents", "corrections", "mcp_server", "config")
 # workspaces' own Python and templates: what it must be able to read without knowing the apps above it.
 OWN_FILES = [
     *(p for p in sorted((ROOT / "workspaces").rglob("*.py")) if "migrations" not in p.parts),
