@@ -1,4 +1,4 @@
-"""The controls of a paged, sorted and filtered list (afterhack/listing.py): the filter form, the sortable
+"""The controls of a paged, sorted and filtered list (afterhack/lists/spec.py): the filter form, the sortable
 column headers and the pager. Every link is a plain link (the list works without JavaScript); inside a
 list's section (`{% list_section listing %}`…) htmx swaps only that section and keeps the address."""
 
@@ -9,7 +9,7 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 
-from afterhack.listing import Listing
+from afterhack.lists.spec import Listing
 
 register = template.Library()
 

@@ -10,7 +10,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.errors import found
-from afterhack.pagination import Page, PresentPageIn
+from afterhack.lists.cursors import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, errors
 from agents.api.decisions import Title
 from agents.selectors import decisions as decision_selectors

@@ -9,7 +9,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.errors import found
-from afterhack.pagination import Page, PresentPageIn
+from afterhack.lists.cursors import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
 from agents.selectors import decisions as decision_selectors

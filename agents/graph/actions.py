@@ -15,8 +15,7 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params
-from agents.graph.node_list import status_page
+from afterhack.lists.graph import after_params, status_page
 from agents.graph.shapes import Action
 
 ACTION_CREATE = (

@@ -14,9 +14,8 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import holds
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params
+from afterhack.lists.graph import after_params, status_page
 from agents.coordinator import NO_ANSWER_TITLE
-from agents.graph.node_list import status_page
 from agents.graph.shapes import Decision
 
 # The supports are looked up by id among claims and decisions; the decision is created only

@@ -1,5 +1,5 @@
-"""The list pages' queries of decisions, actions and runs (afterhack/listing.py): one query for a page, one for the
-count, each a NodeList (agents/graph/node_list.py).
+"""The list pages' queries of decisions, actions and runs (afterhack/lists/spec.py): one query for a page, one for the
+count, each a NodeList (afterhack/lists/graph.py).
 
 Every filter is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
 columns below (graph.order_by), never written from a request. What a row shows of its neighbours is read by
@@ -12,10 +12,10 @@ from typing import Any
 
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from afterhack.listing import Criteria
+from afterhack.lists.graph import NodeList, made, made_params
+from afterhack.lists.spec import Criteria
 from agents.graph.actions import ACTION_FIELDS
 from agents.graph.decisions import DECISION_FIELDS, DECISION_KIND, KIND_PARAMS, SUPPORT_FIELDS
-from agents.graph.node_list import NodeList, made, made_params
 from agents.graph.runs import RUN_FIELDS
 from agents.graph.shapes import Action, Decision, Run
 

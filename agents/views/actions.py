@@ -18,7 +18,7 @@ from afterhack import confirm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.picker import filter_params, query_in
 from afterhack.text import MAX_TITLE_CHARS
 from agents.selectors import decisions as decision_selectors

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.picker import (
     Picker,
     cannot_support,

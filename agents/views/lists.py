@@ -1,9 +1,9 @@
-"""The agents app's lists as the pages show them (afterhack/listing.py): what each sorts and filters by, and the
+"""The agents app's lists as the pages show them (afterhack/lists/spec.py): what each sorts and filters by, and the
 statuses, kinds and origins in words."""
 
 from __future__ import annotations
 
-from afterhack.listing import Filter, ListSpec
+from afterhack.lists.spec import Filter, ListSpec
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.statuses import JobStatus
 

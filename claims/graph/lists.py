@@ -1,4 +1,4 @@
-"""The pages' lists of sources and claims (afterhack/listing.py): one query for a page, one for the count."""
+"""The pages' lists of sources and claims (afterhack/lists/spec.py): one query for a page, one for the count."""
 
 from __future__ import annotations
 
@@ -9,21 +9,12 @@ from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from afterhack.listing import Criteria
+from afterhack.lists.graph import made, made_params
+from afterhack.lists.spec import Criteria
 
 # Every filter is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
 # columns below (graph.order_by), never written from a request. A page's rows are sorted again after their
 # reads, on the same columns, so the reads cannot reorder them.
-
-
-def _words(criteria: Criteria, name: str) -> str:
-    """A text filter as the queries compare it: lower-cased (they lower-case what they compare it with)."""
-    return criteria.get(name).lower()
-
-
-def _days(criteria: Criteria) -> dict[str, str]:
-    since, before = criteria.day_range()
-    return {"since": since, "before": before}
 
 
 # What an extraction's state reads as on the sources list: queued counts as running.
@@ -33,10 +24,9 @@ EXTRACTION_STATE = (
 SOURCE_ROWS_MATCH = (
     "MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true}) "
     "WHERE ($q = '' OR toLower(s.title) CONTAINS $q) AND ($status = '' OR s.status = $status) "
-    "AND ($author = '' OR toLower(coalesce(s.created_by, '')) CONTAINS $author) "
-    "AND ($since = '' OR s.created_at >= $since) AND ($before = '' OR s.created_at < $before) "
+    + made("s")
     # The latest extraction of the current version (by when it started), if any.
-    "OPTIONAL MATCH (v)<-[:OF]-(x:Extraction) "
+    + "OPTIONAL MATCH (v)<-[:OF]-(x:Extraction) "
     "WITH s, v, collect(x) AS runs "
     "WITH s, v, reduce(e = null, x IN runs | CASE WHEN e IS NULL OR x.started_at > e.started_at THEN x ELSE e END) AS e "
     "WITH s, v, e, " + EXTRACTION_STATE + " AS extraction "
@@ -81,8 +71,8 @@ class SourceRow:
 
 def _source_params(criteria: Criteria) -> dict[str, Any]:
     return {
-        "q": criteria.q.lower(), "status": criteria.get("status"), "author": _words(criteria, "author"),
-        "extraction": criteria.get("extraction"), **_days(criteria),
+        "q": criteria.q.lower(), "status": criteria.get("status"), "extraction": criteria.get("extraction"),
+        **made_params(criteria),
     }  # fmt: skip
 
 
@@ -103,10 +93,7 @@ def source_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
 CLAIM_ROWS_ALL = "MATCH (c:Claim) WITH c, 0 AS rank "
 CLAIM_ROWS_RANKED = "UNWIND range(0, size($ids) - 1) AS rank MATCH (c:Claim {id: $ids[rank]}) WITH c, rank "
 CLAIM_ROWS_FILTER = (
-    "WHERE ($status = '' OR c.status = $status) "
-    "AND ($author = '' OR toLower(coalesce(c.created_by, '')) CONTAINS $author) "
-    "AND ($since = '' OR c.created_at >= $since) AND ($before = '' OR c.created_at < $before) "
-    "AND ($source_id = '' OR c.source_id = $source_id) "
+    "WHERE ($status = '' OR c.status = $status) " + made("c") + "AND ($source_id = '' OR c.source_id = $source_id) "
     "OPTIONAL MATCH (s:Source {id: c.source_id}) "
     "WITH c, rank, s WHERE $source_title = '' OR toLower(coalesce(s.title, '')) CONTAINS $source_title "
 )
@@ -140,7 +127,7 @@ def _claim_params(criteria: Criteria, ids: list[str] | None) -> dict[str, Any]:
     source = criteria.get("source")
     source_id = parse_id(source) or ""
     return {
-        "status": criteria.get("status"), "author": _words(criteria, "author"), **_days(criteria),
+        "status": criteria.get("status"), **made_params(criteria),
         "source_id": source_id, "source_title": "" if source_id else source.lower(), "ids": ids or [],
     }  # fmt: skip
 

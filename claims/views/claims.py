@@ -19,7 +19,7 @@ from afterhack import llm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing, tidy
+from afterhack.lists.spec import Filter, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS
 from claims.selectors import claims as claims_selectors

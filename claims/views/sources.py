@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing
+from afterhack.lists.spec import Filter, ListSpec, render_listing
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims.selectors import sources as sources_selectors

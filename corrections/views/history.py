@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec
+from afterhack.lists.spec import Filter, ListSpec
 from afterhack.picker import filter_params, query_in
 from claims.selectors import picker as picker_selectors
 from corrections.selectors import corrections as corrections_selectors

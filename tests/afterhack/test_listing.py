@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.template import Context, Template
 
-from afterhack.listing import Filter, ListSpec
+from afterhack.lists.spec import Filter, ListSpec
 
 SPEC = ListSpec(
     name="things",

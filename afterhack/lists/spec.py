@@ -11,7 +11,7 @@ and `{% pager listing %}` (afterhack/templatetags/listing.py), inside a section 
 
 A value the list does not know (a hand-edited address) is not an error page: it is ignored and the
 page says so in a sentence (`Listing.notes`). Pages are numbered (offset paging): a reviewer jumps to
-"page 4 of 9"; the JSON API keeps its keyset cursors (afterhack/pagination.py) for scripts that walk a
+"page 4 of 9"; the JSON API keeps its keyset cursors (afterhack/lists/cursors.py) for scripts that walk a
 whole list while it grows.
 """
 

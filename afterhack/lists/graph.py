@@ -1,6 +1,7 @@
-"""Generic list machinery of the agents app's graph modules, kept in one module so that it can move whole to the
-base's list toolkit: the "made by / when" condition and its params, NodeList (a filtered, sorted, offset list) and
-status_page (a keyset list with an optional status)."""
+"""The Cypher side of every app's lists: keyset pages (the WHERE condition and ORDER BY of a page that starts after
+where the previous one ended, and its parameters), the "made by / when" condition, NodeList (a filtered, sorted,
+offset list) and status_page (a keyset list with an optional status). It names no label: each app's graph modules
+pass theirs."""
 
 from __future__ import annotations
 
@@ -9,8 +10,28 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.graph import HasGraph
-from afterhack.listing import Criteria
-from afterhack.listing_graph import keyset
+from afterhack.lists.spec import Criteria
+
+
+def keyset(node: str, *, at: str = "created_at", key: str = "id", newest_first: bool = True) -> tuple[str, str]:
+    """The WHERE condition and ORDER BY of a keyset page over `node`, ordered by (`at`, `key`).
+
+    The condition keeps the rows after the position ($after_at, $after_key) where the previous
+    page ended ($after_at = '' on the first page), so rows added meanwhile never shift a page.
+    Every app's lists are paged with it.
+    """
+    after, direction = ("<", " DESC") if newest_first else (">", "")
+    condition = (
+        f"($after_at = '' OR {node}.{at} {after} $after_at "
+        f"OR ({node}.{at} = $after_at AND {node}.{key} {after} $after_key))"
+    )
+    return condition, f"{node}.{at}{direction}, {node}.{key}{direction}"
+
+
+def after_params(after: tuple[str, str] | None) -> dict[str, str]:
+    """The $after_at and $after_key of a keyset page: where the previous page ended, or '' for the first."""
+    at, key = after or ("", "")
+    return {"after_at": at, "after_key": key}
 
 
 # Who made it and when, as every list filters them: $author (lower-cased, partial) and the days [$since, $before).
@@ -53,8 +74,13 @@ class NodeList:
 
 def made_params(criteria: Criteria, person: str = "author") -> dict[str, str]:
     """The params of `made` from the criteria: who (the `person` filter, lower-cased) and the days."""
+    return {"author": criteria.get(person).lower(), **days(criteria)}
+
+
+def days(criteria: Criteria) -> dict[str, str]:
+    """$since and $before of the criteria's `from` and `to` days: the first day and the day after the last."""
     since, before = criteria.day_range()
-    return {"author": criteria.get(person).lower(), "since": since, "before": before}
+    return {"since": since, "before": before}
 
 
 def status_page(node: str, label: str, *, read: str, fields: str, alias: str) -> tuple[str, str]:
