@@ -54,6 +54,8 @@ class Filter:
     choices: tuple[tuple[str, str], ...] = ()
     # The words of a choice filter's empty choice (no filter, or the list's default).
     blank: str = "All"
+    # The most characters a typed filter's input takes (its maxlength); a longer value is cut to MAX_QUERY_CHARS.
+    max_chars: int = MAX_QUERY_CHARS
 
     def clean(self, name: str, raw: str) -> tuple[str, str | None]:
         """The value to filter by ('' for none) and, when the raw value was refused, a sentence why."""
@@ -325,6 +327,7 @@ class Listing[Item]:
                 "widget": spec.kind,
                 "choices": spec.choices,
                 "blank": spec.blank,
+                "max_chars": spec.max_chars,
                 "value": self.criteria.get(name),
             }
             for name, spec in self.spec.filters.items()
