@@ -20,7 +20,8 @@ from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
 from afterhack.history_graph import Change
 from afterhack.lists.cursors import Paged, page_of
-from afterhack.lists.spec import Criteria, Filter, Listing, ListSpec
+from afterhack.lists.filters import Criteria, Filter
+from afterhack.lists.spec import Listing, ListSpec
 from workspaces import graph as workspace_graph
 from workspaces import registry
 from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole

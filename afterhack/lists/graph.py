@@ -1,16 +1,17 @@
 """The Cypher side of every app's lists: keyset pages (the WHERE condition and ORDER BY of a page that starts after
-where the previous one ended, and its parameters), the "made by / when" condition, NodeList (a filtered, sorted,
-offset list) and status_page (a keyset list with an optional status). It names no label: each app's graph modules
-pass theirs."""
+where the previous one ended, and its parameters), the WHERE and $params of a list's filters (each declared once with
+its condition, afterhack/lists/filters.py), NodeList (a filtered, sorted, offset list) and status_page (a keyset
+list with an optional status). It names no label: each app's graph modules pass theirs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
 from afterhack.graph import HasGraph
-from afterhack.lists.spec import Criteria
+from afterhack.lists.filters import Criteria, Filter
 
 
 def keyset(node: str, *, at: str = "created_at", key: str = "id", newest_first: bool = True) -> tuple[str, str]:
@@ -34,17 +35,18 @@ def after_params(after: tuple[str, str] | None) -> dict[str, str]:
     return {"after_at": at, "after_key": key}
 
 
-# Who made it and when, as every list filters them: $author (lower-cased, partial) and the days [$since, $before).
-def made(node: str) -> str:
-    """The condition on who made `node` (a variable of the caller's query) and when."""
-    return (
-        "AND ($author = '' OR toLower(coalesce(" + node + ".created_by, '')) CONTAINS $author) "
-        "AND ($since = '' OR "
-        + node
-        + ".created_at >= $since) AND ($before = '' OR "
-        + node
-        + ".created_at < $before) "
-    )
+def where(filters: Mapping[str, Filter], *names: str) -> str:
+    """The Cypher conditions of these filters of a list (each declared once, afterhack/lists/filters.py), ANDed."""
+    return " AND ".join("(" + filters[name].cypher + ")" for name in names) + " "
+
+
+def filter_params(filters: Mapping[str, Filter], criteria: Criteria) -> dict[str, Any]:
+    """The $params of the Cypher conditions of a list's filters, from what the list was asked for."""
+    params: dict[str, Any] = {}
+    for name, spec in filters.items():
+        if spec.cypher:
+            params.update(spec.params(name, criteria.get(name)))
+    return params
 
 
 @dataclass(frozen=True)
@@ -72,25 +74,14 @@ class NodeList:
         return int(graph.ro_query(workspace, self.match + "RETURN count(" + self.node + ")", params)[0][0])
 
 
-def made_params(criteria: Criteria, person: str = "author") -> dict[str, str]:
-    """The params of `made` from the criteria: who (the `person` filter, lower-cased) and the days."""
-    return {"author": criteria.get(person).lower(), **days(criteria)}
-
-
-def days(criteria: Criteria) -> dict[str, str]:
-    """$since and $before of the criteria's `from` and `to` days: the first day and the day after the last."""
-    since, before = criteria.day_range()
-    return {"since": since, "before": before}
-
-
-def status_page(node: str, label: str, *, read: str, fields: str, alias: str) -> tuple[str, str]:
+def status_page(node: str, label: str, *, status: Filter, read: str, fields: str, alias: str) -> tuple[str, str]:
     """The page query and the count query of a list of `label` nodes (bound to `node`), newest first after
-    the keyset position, optionally only those of $status: `read` gathers what each needs, `fields` returns it
-    as one map `alias`."""
+    the keyset position, optionally only those of $status (the list's `status` filter): `read` gathers what each
+    needs, `fields` returns it as one map `alias`."""
     # The variable and the label are the calling module's constants (Cypher takes no label as a parameter);
     # every value comes in as a $param.
     after, order = keyset(node)
-    where = "MATCH (" + node + ":" + label + ") WHERE ($status = '' OR " + node + ".status = $status) "
+    where = "MATCH (" + node + ":" + label + ") WHERE (" + status.cypher + ") "
     page = (
         where + "AND " + after + " WITH " + node + " ORDER BY " + order + " SKIP $offset LIMIT $limit "
         + read + "RETURN " + fields + " ORDER BY " + keyset(alias)[1]

@@ -3,7 +3,7 @@ how many match."""
 
 from __future__ import annotations
 
-from afterhack.lists.spec import Criteria
+from afterhack.lists.filters import Criteria
 from agents.graph import lists as lists_graph
 from agents.graph.shapes import Action, Decision, Run
 from workspaces.models import Workspace

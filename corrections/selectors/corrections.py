@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from afterhack.ids import parse_id
 from afterhack.lists.cursors import Paged, workspace_page
-from afterhack.lists.spec import Criteria
+from afterhack.lists.filters import Criteria
 from claims.selectors import claims as claims_selectors
 from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus

@@ -10,7 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.spec import Filter, ListSpec
+from afterhack.lists.filters import Filter
+from afterhack.lists.spec import ListSpec
 from afterhack.picker import filter_params, query_in
 from afterhack.text import MAX_USERNAME_CHARS
 from claims.selectors import picker as picker_selectors
