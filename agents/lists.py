@@ -7,7 +7,7 @@ in words."""
 from __future__ import annotations
 
 from afterhack.ids import parse_id
-from afterhack.lists.filters import Filter, made
+from afterhack.lists.filters import Filter, choice, made
 from afterhack.lists.spec import ListSpec
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.statuses import JobStatus
@@ -44,12 +44,8 @@ def _depends_on(decision: str) -> dict[str, str]:
 
 
 # Also the API's `?status=` of GET …/decisions and …/actions (agents/api/, agents/graph/{decisions,actions}.py).
-DECISION_STATUS = Filter(
-    "Status", kind="choice", choices=DECISION_STATUS_WORDS, cypher="$status = '' OR d.status = $status"
-)
-ACTION_STATUS = Filter(
-    "Status", kind="choice", choices=ACTION_STATUS_WORDS, cypher="$status = '' OR a.status = $status"
-)
+DECISION_STATUS = choice("Status", DECISION_STATUS_WORDS, param="status", of="d.status")
+ACTION_STATUS = choice("Status", ACTION_STATUS_WORDS, param="status", of="a.status")
 
 DECISIONS = ListSpec(
     name="decisions",
@@ -58,7 +54,7 @@ DECISIONS = ListSpec(
     default_sort="-created",
     filters={
         "status": DECISION_STATUS,
-        "kind": Filter("Kind", kind="choice", choices=DECISION_KIND_WORDS, cypher="$kind = '' OR kind = $kind"),
+        "kind": choice("Kind", DECISION_KIND_WORDS, param="kind", of="kind"),
         **made("d"),
     },
     search="Title",
@@ -84,15 +80,8 @@ RUNS = ListSpec(
     sorts={"question": "Question", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "origin": Filter(
-            "Origin",
-            kind="choice",
-            choices=RUN_ORIGIN_WORDS,
-            cypher=f"$origin = '' OR coalesce(r.origin, '{RunOrigin.AGENT}') = $origin",
-        ),
-        "status": Filter(
-            "Status", kind="choice", choices=RUN_STATUS_WORDS, cypher="$status = '' OR r.status = $status"
-        ),
+        "origin": choice("Origin", RUN_ORIGIN_WORDS, param="origin", of=f"coalesce(r.origin, '{RunOrigin.AGENT}')"),
+        "status": choice("Status", RUN_STATUS_WORDS, param="status", of="r.status"),
         **made("r", by="Asked by", since="Asked from", until="Asked to", person="person"),
     },
     search="Question",

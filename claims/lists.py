@@ -6,7 +6,7 @@ statuses in words."""
 from __future__ import annotations
 
 from afterhack.ids import parse_id
-from afterhack.lists.filters import Filter, made
+from afterhack.lists.filters import Filter, choice, made
 from afterhack.lists.spec import ListSpec
 from claims.statuses import ClaimStatus, SourceStatus
 
@@ -29,12 +29,8 @@ SOURCES = ListSpec(
     sorts={"title": "Title", "claims": "Claims", "author": "Added by", "created": "Added"},
     default_sort="-created",
     filters={
-        "status": Filter(
-            "Status", kind="choice", choices=SOURCE_STATUS_WORDS, cypher="$status = '' OR s.status = $status"
-        ),
-        "extraction": Filter(
-            "Extraction", kind="choice", choices=EXTRACTION_WORDS, cypher="$extraction = '' OR extraction = $extraction"
-        ),
+        "status": choice("Status", SOURCE_STATUS_WORDS, param="status", of="s.status"),
+        "extraction": choice("Extraction", EXTRACTION_WORDS, param="extraction", of="extraction"),
         **made("s", by="Added by", since="Added from", until="Added to"),
     },
     search="Title",
@@ -53,9 +49,7 @@ CLAIMS = ListSpec(
     sorts={"statement": "Claim", "status": "Status", "created": "Added"},
     default_sort="-created",
     filters={
-        "status": Filter(
-            "Status", kind="choice", choices=CLAIM_STATUS_WORDS, cypher="$status = '' OR c.status = $status"
-        ),
+        "status": choice("Status", CLAIM_STATUS_WORDS, param="status", of="c.status"),
         "source": Filter(
             "Source",
             cypher="($source_id = '' OR c.source_id = $source_id) "

@@ -1,8 +1,8 @@
 """A list's filters, each declared once: what the page shows (its label, its kind of input, its choices), how the
 address's value is cleaned (`Filter.clean`), the Cypher condition that keeps what it asks for with the $params it
 reads (`Filter.cypher`, `Filter.params`: afterhack/lists/graph.py joins them into a WHERE), and, for a filter the
-JSON API takes too, the words its query parameter is refused with (`Filter.refuse`). `made` declares the
-"made by / when" filters every list of nodes has; `Criteria` is what a list was asked for, cleaned."""
+JSON API takes too, the words its query parameter is refused with (`Filter.refuse`). `choice` declares a choice
+of a node's property, `made` the "made by / when" filters every list of nodes has; `Criteria` is what a list was asked for, cleaned."""
 
 from __future__ import annotations
 
@@ -100,6 +100,12 @@ class Filter:
     def refuse(self, name: str) -> Refuse:
         """How the JSON API refuses a value of its query parameter `name` that is none of the choices."""
         return Refuse(words=f"“{name}” must be one of: {', '.join(value for value, _ in self.choices)}.")
+
+
+def choice(label: str, choices: tuple[tuple[str, str], ...], *, param: str, of: str) -> Filter:
+    """A choice filter (named `param` in its list) whose condition keeps the rows where `of`, a Cypher expression,
+    is the value chosen."""
+    return Filter(label, kind="choice", choices=choices, param=param, cypher=f"${param} = '' OR {of} = ${param}")
 
 
 def made(
