@@ -416,7 +416,7 @@ def ro_records_of(workspace: HasGraph, cypher: str, **node_ids: str) -> list[dic
 
 
 def order_by(columns: Mapping[str, str], *, sort: str, descending: bool, tiebreak: str) -> str:
-    """The ORDER BY of a page of a list (afterhack/listing.py): the column expression of the sort key, chosen
+    """The ORDER BY of a page of a list (afterhack/lists/spec.py): the column expression of the sort key, chosen
     from the caller's constants (never text from a request), then `tiebreak` in the same direction, so that
     rows with equal values keep one order and pages never overlap."""
     direction = " DESC" if descending else ""

@@ -11,7 +11,7 @@ from pydantic import StrictInt
 
 from afterhack.clock import moment_iso
 from afterhack.errors import UserError
-from afterhack.pagination import Page, PageIn
+from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import (
     MAX_MOMENT_CHARS,
     DocumentText,

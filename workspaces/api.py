@@ -10,7 +10,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.http import ApiError
-from afterhack.pagination import Page, PageIn
+from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
 from workspaces import selectors, services

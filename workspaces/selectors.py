@@ -19,8 +19,9 @@ from afterhack import graph, history_graph
 from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
 from afterhack.history_graph import Change
-from afterhack.listing import Criteria, Filter, Listing, ListSpec
-from afterhack.pagination import Paged, page_of
+from afterhack.lists.cursors import Paged, page_of
+from afterhack.lists.filters import Criteria, Filter
+from afterhack.lists.spec import Listing, ListSpec
 from workspaces import graph as workspace_graph
 from workspaces import registry
 from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole

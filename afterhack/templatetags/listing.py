@@ -1,4 +1,4 @@
-"""The controls of a paged, sorted and filtered list (afterhack/listing.py): the filter form, the sortable
+"""The controls of a paged, sorted and filtered list (afterhack/lists/spec.py): the filter form, the sortable
 column headers and the pager. Every link is a plain link (the list works without JavaScript); inside a
 list's section (`{% list_section listing %}`…) htmx swaps only that section and keeps the address."""
 
@@ -9,17 +9,22 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 
-from afterhack.listing import Listing
+from afterhack.lists.spec import Listing
 
 register = template.Library()
 
 
 @register.inclusion_tag("partials/list_filters.html", takes_context=True)
-def list_filters(context: template.Context, listing: Listing[Any], picker: Any = None) -> dict[str, Any]:
+def list_filters(
+    context: template.Context, listing: Listing[Any], picker: Any = None, classes: str = "", zero: bool = True
+) -> dict[str, Any]:
     """The search box and filters of a list, what is in use in words, and a way to clear them. A `picker`
-    (afterhack/picker.py) stands in for the filter named like its field (a decision chosen by its title)."""
+    (afterhack/picker.py) stands in for the filter named like its field (a decision chosen by its title);
+    `classes` are the form's own classes besides `list-filters`; `zero=False` leaves out the "0 … match" sentence
+    where the list's own empty message names the filters."""
     return {
         "listing": listing, "picker": picker, "workspace": context.get("workspace"), "limits": context.get("limits"),
+        "classes": classes, "zero": zero,
     }  # fmt: skip
 
 

@@ -10,9 +10,10 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.errors import found
-from afterhack.pagination import Page, PresentPageIn
+from afterhack.lists.cursors import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, errors
 from agents.api.decisions import Title
+from agents.lists import ACTION_STATUS
 from agents.selectors import decisions as decision_selectors
 from agents.services import decisions as decision_services
 from agents.statuses import ActionStatus, Origin
@@ -44,7 +45,7 @@ class ActionStatusIn(Input):
 class ActionFilter(PresentPageIn):
     status: Annotated[
         ActionStatus | None,
-        Refuse(words="“status” must be one of: pending, held, done, cancelled."),
+        ACTION_STATUS.refuse("status"),
     ] = None
 
 

@@ -9,9 +9,10 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from afterhack.errors import found
-from afterhack.pagination import Page, PresentPageIn
+from afterhack.lists.cursors import Page, PresentPageIn
 from afterhack.schemas import AsOfIn, Id, IdOut, Input, PathId, Refuse, Text, Timestamp, Words, errors
 from afterhack.text import MAX_RATIONALE_CHARS, MAX_TITLE_CHARS
+from agents.lists import DECISION_STATUS
 from agents.selectors import decisions as decision_selectors
 from agents.services import decisions as decision_services
 from agents.statuses import DecisionKind, DecisionStatus, Origin, RevisedActions
@@ -73,7 +74,7 @@ class ReviseIn(DecisionIn):
 class DecisionFilter(PresentPageIn):
     status: Annotated[
         DecisionStatus | None,
-        Refuse(words="“status” must be one of: supported, needs_review, superseded."),
+        DECISION_STATUS.refuse("status"),
     ] = None
 
 

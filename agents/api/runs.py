@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
-from afterhack.pagination import Page, PageIn
+from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import IdOut, Input, PathId, Refuse, Timestamp, Words, errors
 from afterhack.text import MAX_QUESTION_CHARS
 from agents.api.actions import ActionOut, action_out

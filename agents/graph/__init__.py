@@ -4,5 +4,6 @@ the claims they rest on; each write is one query and bumps the workspace revisio
 (that is corrections' graph modules). `shapes` has the dataclasses every read returns; `decisions` creates and reads
 decisions; `past` reads decisions and actions as they were; `actions` creates, marks and reads actions; `runs`
 writes and reads the built-in agent's runs; `mcp` writes outside agents' runs over MCP (steps and decisions under
-rule 2); `review` reads the review queue; `lists` holds the list pages' queries, built on the generic `node_list`.
+rule 2); `review` reads the review queue; `lists` holds the list pages' queries, built on the base's list toolkit
+(afterhack/lists/graph.py).
 """

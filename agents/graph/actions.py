@@ -15,9 +15,9 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params
-from agents.graph.node_list import status_page
+from afterhack.lists.graph import after_params, status_page
 from agents.graph.shapes import Action
+from agents.lists import ACTION_STATUS
 
 ACTION_CREATE = (
     """
@@ -150,7 +150,9 @@ ACTION_DECISIONS = (
 
 ACTION_GET = "MATCH (a:Action {id: $action_id}) " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
 
-ACTION_LIST, ACTION_COUNT = status_page("a", "Action", read=ACTION_DECISIONS, fields=ACTION_FIELDS, alias="action")
+ACTION_LIST, ACTION_COUNT = status_page(
+    "a", "Action", status=ACTION_STATUS, read=ACTION_DECISIONS, fields=ACTION_FIELDS, alias="action"
+)
 
 
 def action_get(*, workspace: HasGraph, action_id: str) -> Action | None:

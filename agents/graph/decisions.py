@@ -14,10 +14,10 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import holds
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params
+from afterhack.lists.graph import after_params, status_page
 from agents.coordinator import NO_ANSWER_TITLE
-from agents.graph.node_list import status_page
 from agents.graph.shapes import Decision
+from agents.lists import DECISION_STATUS
 
 # The supports are looked up by id among claims and decisions; the decision is created only
 # if every one exists and holds (a current claim, a supported decision).
@@ -149,6 +149,7 @@ def decision_get(*, workspace: HasGraph, decision_id: str) -> Decision | None:
 DECISION_LIST, DECISION_COUNT = status_page(
     "d",
     "Decision",
+    status=DECISION_STATUS,
     read=DECISION_SUPPORTS + DECISION_ACTIONS,
     fields=DECISION_FIELDS,
     alias="decision",

@@ -1,7 +1,8 @@
-"""The list pages' queries of decisions, actions and runs (afterhack/listing.py): one query for a page, one for the
-count, each a NodeList (agents/graph/node_list.py).
+"""The list pages' queries of decisions, actions and runs (afterhack/lists/spec.py): one query for a page, one for the
+count, each a NodeList (afterhack/lists/graph.py).
 
-Every filter is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
+Each filter's condition is declared once with the list (agents/lists.py) and read here with `where`; every filter
+is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
 columns below (graph.order_by), never written from a request. What a row shows of its neighbours is read by
 pattern comprehensions (no aggregation, so the page keeps its order), and the page is sorted again at the end.
 """
@@ -11,20 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 from afterhack.graph import HasGraph
-from afterhack.ids import parse_id
-from afterhack.listing import Criteria
+from afterhack.lists.filters import Criteria
+from afterhack.lists.graph import NodeList, filter_params, where
 from agents.graph.actions import ACTION_FIELDS
 from agents.graph.decisions import DECISION_FIELDS, DECISION_KIND, KIND_PARAMS, SUPPORT_FIELDS
-from agents.graph.node_list import NodeList, made, made_params
 from agents.graph.runs import RUN_FIELDS
 from agents.graph.shapes import Action, Decision, Run
+from agents.lists import ACTIONS, DECISIONS, RUNS
 
 DECISION_ROWS_MATCH = (
-    "MATCH (d:Decision) WHERE ($status = '' OR d.status = $status) AND ($q = '' OR toLower(d.title) CONTAINS $q) "
-    + made("d")
+    "MATCH (d:Decision) WHERE "
+    + where(DECISIONS.filters, "status", "author", "from", "to")
+    + "AND ($q = '' OR toLower(d.title) CONTAINS $q) "
     + "WITH d, "
     + DECISION_KIND
-    + " AS kind WHERE $kind = '' OR kind = $kind "
+    + " AS kind WHERE "
+    + where(DECISIONS.filters, "kind")
 )
 DECISION_ROWS = NodeList(
     "d",
@@ -36,10 +39,7 @@ DECISION_ROWS = NodeList(
 
 
 def _decision_params(criteria: Criteria) -> dict[str, Any]:
-    return {
-        "q": criteria.q.lower(), "status": criteria.get("status"), "kind": criteria.get("kind"),
-        **made_params(criteria), **KIND_PARAMS,
-    }  # fmt: skip
+    return {"q": criteria.q.lower(), **filter_params(DECISIONS.filters, criteria), **KIND_PARAMS}
 
 
 def decision_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Decision]:
@@ -55,10 +55,10 @@ def decision_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
 
 
 ACTION_ROWS_MATCH = (
-    "MATCH (a:Action) WHERE ($status = '' OR a.status = $status) AND ($q = '' OR toLower(a.title) CONTAINS $q) "
-    + made("a")
-    + "WITH a, [(a)-[:DEPENDS_ON]->(x:Decision) | x.id] AS depends_on "
-    "WHERE $decision = '' OR $decision IN depends_on "
+    "MATCH (a:Action) WHERE "
+    + where(ACTIONS.filters, "status", "author", "from", "to")
+    + "AND ($q = '' OR toLower(a.title) CONTAINS $q) "
+    "WITH a, [(a)-[:DEPENDS_ON]->(x:Decision) | x.id] AS depends_on WHERE " + where(ACTIONS.filters, "decision")
 )
 ACTION_ROWS = NodeList(
     "a",
@@ -70,12 +70,7 @@ ACTION_ROWS = NodeList(
 
 
 def _action_params(criteria: Criteria) -> dict[str, Any]:
-    decision = criteria.get("decision")
-    # A decision that is not an id matches no action (rather than every one).
-    return {
-        "q": criteria.q.lower(), "status": criteria.get("status"),
-        "decision": (parse_id(decision) or "no such decision") if decision else "", **made_params(criteria),
-    }  # fmt: skip
+    return {"q": criteria.q.lower(), **filter_params(ACTIONS.filters, criteria)}
 
 
 def action_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Action]:
@@ -92,9 +87,8 @@ def action_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
     return ACTION_ROWS.count(workspace, params=_action_params(criteria))
 
 
-RUN_ROWS_MATCH = (
-    "MATCH (r:AgentRun) WHERE ($q = '' OR toLower(r.question) CONTAINS $q) AND ($status = '' OR r.status = $status) "
-    "AND ($origin = '' OR coalesce(r.origin, 'agent') = $origin) " + made("r")
+RUN_ROWS_MATCH = "MATCH (r:AgentRun) WHERE ($q = '' OR toLower(r.question) CONTAINS $q) AND " + where(
+    RUNS.filters, "status", "origin", "person", "from", "to"
 )
 # A run as a list shows it: without its trajectory, with the decisions it recorded.
 RUN_ROWS = NodeList(
@@ -107,8 +101,7 @@ RUN_ROWS = NodeList(
 
 
 def _run_params(criteria: Criteria) -> dict[str, Any]:
-    return {"q": criteria.q.lower(), "status": criteria.get("status"), "origin": criteria.get("origin"),
-            **made_params(criteria, person="person")}  # fmt: skip
+    return {"q": criteria.q.lower(), **filter_params(RUNS.filters, criteria)}
 
 
 def run_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[Run]:

@@ -11,7 +11,7 @@ from afterhack import graph
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params, keyset
+from afterhack.lists.graph import after_params, keyset
 from agents.graph import mcp as mcp_graph
 from agents.graph.shapes import Run
 from agents.mcp_trajectory import mcp_trajectory

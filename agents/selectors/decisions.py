@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from afterhack.holds import status_holds
-from afterhack.pagination import Paged, workspace_page
+from afterhack.lists.cursors import Paged, workspace_page
 from agents import history as agents_history
 from agents.graph import actions as actions_graph
 from agents.graph import decisions as decisions_graph

@@ -1,9 +1,9 @@
-"""The list pages' rows of decisions, actions and runs (afterhack/listing.py): one page as the criteria ask, and
+"""The list pages' rows of decisions, actions and runs (afterhack/lists/spec.py): one page as the criteria ask, and
 how many match."""
 
 from __future__ import annotations
 
-from afterhack.listing import Criteria
+from afterhack.lists.filters import Criteria
 from agents.graph import lists as lists_graph
 from agents.graph.shapes import Action, Decision, Run
 from workspaces.models import Workspace

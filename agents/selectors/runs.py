@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from afterhack.pagination import Paged, workspace_page
+from afterhack.lists.cursors import Paged, workspace_page
 from agents.graph import decisions as decisions_graph
 from agents.graph import runs as runs_graph
 from agents.graph.shapes import Action, Decision

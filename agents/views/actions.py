@@ -18,15 +18,15 @@ from afterhack import confirm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.picker import filter_params, query_in
 from afterhack.text import MAX_TITLE_CHARS
+from agents.lists import ACTION_STATUS_WORDS, ACTIONS
 from agents.selectors import decisions as decision_selectors
 from agents.selectors import lists as list_selectors
 from agents.selectors import picker as picker_selectors
 from agents.services import decisions as decision_services
 from agents.statuses import ActionStatus
-from agents.views.lists import ACTION_STATUS_WORDS, ACTIONS
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 

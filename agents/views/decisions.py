@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.picker import (
     Picker,
     cannot_support,
@@ -30,11 +30,11 @@ from afterhack.picker import (
     query_in,
 )
 from afterhack.text import MAX_TITLE_CHARS
+from agents.lists import DECISION_KIND_WORDS, DECISION_STATUS_WORDS, DECISIONS
 from agents.selectors import decisions as decision_selectors
 from agents.selectors import lists as list_selectors
 from agents.selectors import picker as picker_selectors
 from agents.services import decisions as decision_services
-from agents.views.lists import DECISION_KIND_WORDS, DECISION_STATUS_WORDS, DECISIONS
 from claims.selectors import picker as claim_picker_selectors
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at

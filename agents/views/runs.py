@@ -13,12 +13,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.text import MAX_QUESTION_CHARS
+from agents.lists import RUN_STATUS_WORDS, RUNS
 from agents.selectors import lists as list_selectors
 from agents.selectors import runs as run_selectors
 from agents.services import runs as run_services
-from agents.views.lists import RUN_STATUS_WORDS, RUNS
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
 

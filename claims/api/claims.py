@@ -11,7 +11,7 @@ from pydantic import ConfigDict, StrictInt
 from pydantic.config import JsonDict
 
 from afterhack.errors import found
-from afterhack.pagination import Page, PageIn
+from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import (
     AsOfIn,
     DocumentText,

@@ -13,7 +13,7 @@ from pydantic import ValidationError, WithJsonSchema
 
 from afterhack.clock import STALLED_ERROR
 from afterhack.errors import found
-from afterhack.pagination import Page, PageIn
+from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import (
     DocumentWords,
     ErrorOut,

@@ -1,4 +1,5 @@
-"""The pages' lists of sources and claims (afterhack/listing.py): one query for a page, one for the count."""
+"""The pages' lists of sources and claims (afterhack/lists/spec.py): one query for a page, one for the count; each
+filter's condition is declared once with its list (claims/lists.py) and read here with `where`."""
 
 from __future__ import annotations
 
@@ -8,22 +9,13 @@ from typing import Any
 from afterhack import graph
 from afterhack.clock import is_stale
 from afterhack.graph import HasGraph
-from afterhack.ids import parse_id
-from afterhack.listing import Criteria
+from afterhack.lists.filters import Criteria
+from afterhack.lists.graph import filter_params, where
+from claims.lists import CLAIMS, SOURCES
 
 # Every filter is a $param that is '' when not asked; the ORDER BY is chosen by sort key from the constant
 # columns below (graph.order_by), never written from a request. A page's rows are sorted again after their
 # reads, on the same columns, so the reads cannot reorder them.
-
-
-def _words(criteria: Criteria, name: str) -> str:
-    """A text filter as the queries compare it: lower-cased (they lower-case what they compare it with)."""
-    return criteria.get(name).lower()
-
-
-def _days(criteria: Criteria) -> dict[str, str]:
-    since, before = criteria.day_range()
-    return {"since": since, "before": before}
 
 
 # What an extraction's state reads as on the sources list: queued counts as running.
@@ -32,15 +24,14 @@ EXTRACTION_STATE = (
 )
 SOURCE_ROWS_MATCH = (
     "MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {current: true}) "
-    "WHERE ($q = '' OR toLower(s.title) CONTAINS $q) AND ($status = '' OR s.status = $status) "
-    "AND ($author = '' OR toLower(coalesce(s.created_by, '')) CONTAINS $author) "
-    "AND ($since = '' OR s.created_at >= $since) AND ($before = '' OR s.created_at < $before) "
+    "WHERE ($q = '' OR toLower(s.title) CONTAINS $q) AND "
+    + where(SOURCES.filters, "status", "author", "from", "to")
     # The latest extraction of the current version (by when it started), if any.
-    "OPTIONAL MATCH (v)<-[:OF]-(x:Extraction) "
+    + "OPTIONAL MATCH (v)<-[:OF]-(x:Extraction) "
     "WITH s, v, collect(x) AS runs "
     "WITH s, v, reduce(e = null, x IN runs | CASE WHEN e IS NULL OR x.started_at > e.started_at THEN x ELSE e END) AS e "
     "WITH s, v, e, " + EXTRACTION_STATE + " AS extraction "
-    "WHERE $extraction = '' OR extraction = $extraction "
+    "WHERE " + where(SOURCES.filters, "extraction")
 )
 SOURCE_ROWS_COUNT = SOURCE_ROWS_MATCH + "RETURN count(s)"
 SOURCE_COLUMNS = {
@@ -80,10 +71,7 @@ class SourceRow:
 
 
 def _source_params(criteria: Criteria) -> dict[str, Any]:
-    return {
-        "q": criteria.q.lower(), "status": criteria.get("status"), "author": _words(criteria, "author"),
-        "extraction": criteria.get("extraction"), **_days(criteria),
-    }  # fmt: skip
+    return {"q": criteria.q.lower(), **filter_params(SOURCES.filters, criteria)}
 
 
 def source_rows(*, workspace: HasGraph, criteria: Criteria, offset: int, limit: int) -> list[SourceRow]:
@@ -102,13 +90,8 @@ def source_rows_count(*, workspace: HasGraph, criteria: Criteria) -> int:
 # The claims of a list: every claim (`rank` 0), or the claims a search ranked (`rank` their place in $ids).
 CLAIM_ROWS_ALL = "MATCH (c:Claim) WITH c, 0 AS rank "
 CLAIM_ROWS_RANKED = "UNWIND range(0, size($ids) - 1) AS rank MATCH (c:Claim {id: $ids[rank]}) WITH c, rank "
-CLAIM_ROWS_FILTER = (
-    "WHERE ($status = '' OR c.status = $status) "
-    "AND ($author = '' OR toLower(coalesce(c.created_by, '')) CONTAINS $author) "
-    "AND ($since = '' OR c.created_at >= $since) AND ($before = '' OR c.created_at < $before) "
-    "AND ($source_id = '' OR c.source_id = $source_id) "
-    "OPTIONAL MATCH (s:Source {id: c.source_id}) "
-    "WITH c, rank, s WHERE $source_title = '' OR toLower(coalesce(s.title, '')) CONTAINS $source_title "
+CLAIM_ROWS_FILTER = "OPTIONAL MATCH (s:Source {id: c.source_id}) WITH c, rank, s WHERE " + where(
+    CLAIMS.filters, "status", "author", "from", "to", "source"
 )
 CLAIM_COLUMNS = {
     "relevance": "rank",
@@ -137,12 +120,7 @@ class ClaimRow:
 
 
 def _claim_params(criteria: Criteria, ids: list[str] | None) -> dict[str, Any]:
-    source = criteria.get("source")
-    source_id = parse_id(source) or ""
-    return {
-        "status": criteria.get("status"), "author": _words(criteria, "author"), **_days(criteria),
-        "source_id": source_id, "source_title": "" if source_id else source.lower(), "ids": ids or [],
-    }  # fmt: skip
+    return {**filter_params(CLAIMS.filters, criteria), "ids": ids or []}
 
 
 def claim_rows(

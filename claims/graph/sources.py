@@ -10,7 +10,7 @@ from typing import Any
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from afterhack.listing_graph import after_params, keyset
+from afterhack.lists.graph import after_params, keyset
 from claims.graph.shapes import Fragment
 
 

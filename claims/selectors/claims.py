@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from afterhack import history
-from afterhack.listing import Criteria
+from afterhack.lists.filters import Criteria
 from claims import history as claims_history
 from claims.graph import claims as claims_graph
 from claims.graph import embeddings as embeddings_graph

@@ -13,7 +13,7 @@ from django.conf import settings
 from afterhack import history_graph, llm
 from afterhack.clock import now_iso
 from afterhack.ids import storable
-from afterhack.pagination import Paged, paged, position_after
+from afterhack.lists.cursors import Paged, paged, position_after
 from afterhack.text import MAX_SEARCH_CHARS
 from claims import fulltext
 from claims import history as claims_history

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
-from afterhack.listing import Criteria
-from afterhack.pagination import Paged, workspace_page
+from afterhack.lists.cursors import Paged, workspace_page
+from afterhack.lists.filters import Criteria
 from claims.evidence import REASON_LABELS, Reason
 from claims.graph import extraction as extraction_graph
 from claims.graph import lists as lists_graph

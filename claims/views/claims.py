@@ -19,17 +19,18 @@ from afterhack import llm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing, tidy
+from afterhack.lists.filters import Filter, tidy
+from afterhack.lists.spec import ListSpec, render_listing
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS
+from claims.lists import CLAIM_STATUS_WORDS, CLAIMS
 from claims.selectors import claims as claims_selectors
 from claims.selectors import picker as picker_selectors
 from claims.selectors import provenance as provenance_selectors
 from claims.selectors import search as search_selectors
 from claims.selectors import sources as sources_selectors
 from claims.services import claims as claims_services
-from claims.statuses import ClaimStatus, SearchMode
-from claims.views.sources import ADDED
+from claims.statuses import SearchMode
 from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership
@@ -40,32 +41,10 @@ class DerivedClaimForm(forms.Form):
     statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
 
 
-# Claim statuses in words, for the list's filter and badges.
-CLAIM_STATUS_WORDS = (
-    (ClaimStatus.CURRENT, "Current"),
-    (ClaimStatus.SUPERSEDED, "Superseded by a correction"),
-    (ClaimStatus.RETRACTED, "Retracted"),
-    (ClaimStatus.UNSUPPORTED, "Unsupported (its premises fell)"),
-)
-
-
 # The modes the claims page offers, in words (only with an embeddings model: without one, search is by words).
 # No mode is the default, words and meaning fused.
 SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Words only"))
 
-CLAIMS = ListSpec(
-    name="claims",
-    noun=("claim", "claims"),
-    sorts={"statement": "Claim", "status": "Status", "created": "Added"},
-    default_sort="-created",
-    filters={
-        "status": Filter("Status", kind="choice", choices=CLAIM_STATUS_WORDS),
-        "source": Filter("Source"),
-        **ADDED,
-    },
-    search="Search",
-    live=True,
-)
 # With a search: the same list, ranked by the search (best first) unless another sort is chosen.
 CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
 MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")

@@ -23,14 +23,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing
+from afterhack.lists.spec import render_listing
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
+from claims.lists import EXTRACTION_WORDS, SOURCE_STATUS_WORDS, SOURCES
 from claims.selectors import sources as sources_selectors
 from claims.services import claims as claims_services
 from claims.services import extraction as extraction_services
 from claims.services import sources as sources_services
-from claims.statuses import JobStatus, SourceStatus
+from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user
 
@@ -70,29 +71,6 @@ def extractor_label() -> str:
     if llm.is_configured():
         return f"Model: {llm.model_name()}"
     return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
-
-
-# Statuses and states in words, for the lists' filters and badges.
-SOURCE_STATUS_WORDS = ((SourceStatus.ACTIVE, "Active"), (SourceStatus.RETRACTED, "Retracted"))
-EXTRACTION_WORDS = (
-    ("failed", "Failed"), ("running", "Queued or running"), ("done", "Done"), ("none", "Never extracted"),
-)  # fmt: skip
-
-
-ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
-
-SOURCES = ListSpec(
-    name="sources",
-    noun=("source", "sources"),
-    sorts={"title": "Title", "claims": "Claims", "author": "Added by", "created": "Added"},
-    default_sort="-created",
-    filters={
-        "status": Filter("Status", kind="choice", choices=SOURCE_STATUS_WORDS),
-        "extraction": Filter("Extraction", kind="choice", choices=EXTRACTION_WORDS),
-        **ADDED,
-    },
-    search="Title",
-)
 
 
 @require_GET

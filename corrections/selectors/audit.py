@@ -7,7 +7,7 @@ import logging
 from uuid import UUID
 
 from afterhack.errors import GraphError
-from afterhack.listing import ListSpec
+from afterhack.lists.spec import ListSpec
 from corrections.disclosure import CORRECTION
 from corrections.selectors import corrections as corrections_selectors
 from workspaces import selectors as workspace_selectors

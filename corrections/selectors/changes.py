@@ -7,7 +7,7 @@ from afterhack.errors import UserError
 from afterhack.history_graph import CAUSES as CAUSES
 from afterhack.history_graph import KINDS as KINDS
 from afterhack.history_graph import Change as Change
-from afterhack.pagination import Paged, page_of
+from afterhack.lists.cursors import Paged, page_of
 from workspaces.models import Workspace
 
 # What a change is of and its causes are re-exported (`X as X`), so the API names them without a graph module.

@@ -11,8 +11,8 @@ from typing import Any
 from django.db.models import QuerySet
 
 from afterhack.ids import parse_id
-from afterhack.listing import Criteria
-from afterhack.pagination import Paged, workspace_page
+from afterhack.lists.cursors import Paged, workspace_page
+from afterhack.lists.filters import Criteria
 from claims.selectors import claims as claims_selectors
 from claims.selectors.claims import Claim
 from claims.statuses import ClaimStatus

@@ -10,7 +10,7 @@ from uuid import UUID
 from django.urls import reverse
 
 from afterhack import history_graph
-from afterhack.listing import Criteria
+from afterhack.lists.filters import Criteria
 from afterhack.templatetags.afterhack import in_words
 from corrections.graph import timeline as timeline_graph
 from workspaces import selectors as workspace_selectors

@@ -10,8 +10,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec
+from afterhack.lists.filters import Filter
+from afterhack.lists.spec import ListSpec
 from afterhack.picker import filter_params, query_in
+from afterhack.text import MAX_USERNAME_CHARS
 from claims.selectors import picker as picker_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import detail as detail_selectors
@@ -24,7 +26,7 @@ HISTORY = ListSpec(
     sorts={"applied": "When", "actor": "Who"},
     default_sort="-applied",
     filters={
-        "actor": Filter("Person"),
+        "actor": Filter("Person", max_chars=MAX_USERNAME_CHARS),
         "claim": Filter("Claim", "id"),
         "kind": Filter("Kind", "choice", (
             (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),

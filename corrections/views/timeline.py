@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET
 
 from afterhack.clock import BadMoment, moment_iso, now_iso
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing
+from afterhack.lists.filters import Filter
+from afterhack.lists.spec import ListSpec, render_listing
 from corrections.selectors import timeline as timeline_selectors
 from workspaces.access import get_membership
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.template import Context, Template
 
-from afterhack.listing import Filter, ListSpec
+from afterhack.lists.filters import Filter
+from afterhack.lists.spec import ListSpec
 
 SPEC = ListSpec(
     name="things",

@@ -7,6 +7,8 @@ import re
 import pytest
 
 from afterhack import graph
+from agents import lists
+from agents import statuses as vocabulary
 from agents.services import decisions as decision_services
 from agents.services import runs as run_services
 from tests.agents.conftest import Story
@@ -124,3 +126,18 @@ class RunListTests:
         assert "“email” is not a origin this list knows" in html and "cannot be sorted by “--created”" in html
         assert "No runs yet." in html
         assert client_for(story.trio.outsider).get(f"/w/{story.trio.workspace.id}/runs/").status_code == 404
+
+
+class DeclaredOnceTests:
+    """A status filter is declared once (agents/lists.py) for the page, the Cypher and the API's `?status=`."""
+
+    @pytest.mark.parametrize(
+        ("declared", "statuses"),
+        [("DECISION_STATUS", "DecisionStatus"), ("ACTION_STATUS", "ActionStatus")],
+    )
+    def test_the_page_offers_every_status_the_api_takes_and_refuses_others_naming_them(
+        self, declared: str, statuses: str
+    ) -> None:
+        status, enum = getattr(lists, declared), getattr(vocabulary, statuses)
+        assert [value for value, _ in status.choices] == list(enum)
+        assert status.refuse("status").words == f"“status” must be one of: {', '.join(enum)}."

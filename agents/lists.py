@@ -1,9 +1,14 @@
-"""The agents app's lists as the pages show them (afterhack/listing.py): what each sorts and filters by, and the
-statuses, kinds and origins in words."""
+"""The agents app's lists of decisions, actions and runs, each described once (afterhack/lists/spec.py): what each
+sorts by, and each filter declared once for the page (its words), the Cypher (its condition on the variables the
+list queries of agents/graph/lists.py bind: d, a, r, and the decision's computed `kind` and the action's
+`depends_on`) and, for `status`, the JSON API's query parameter (agents/api/); and the statuses, kinds and origins
+in words."""
 
 from __future__ import annotations
 
-from afterhack.listing import Filter, ListSpec
+from afterhack.ids import parse_id
+from afterhack.lists.filters import Filter, choice, made
+from afterhack.lists.spec import ListSpec
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.statuses import JobStatus
 
@@ -31,7 +36,16 @@ RUN_STATUS_WORDS = (
     (JobStatus.FAILED, "Failed"),
 )
 RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "This app (page or API)"), (RunOrigin.MCP, "An outside agent (MCP)"))
-MADE = {"author": Filter("By"), "from": Filter("From", kind="day"), "to": Filter("To", kind="day")}
+
+
+def _depends_on(decision: str) -> dict[str, str]:
+    # A decision that is not an id matches no action (rather than every one).
+    return {"decision": (parse_id(decision) or "no such decision") if decision else ""}
+
+
+# Also the API's `?status=` of GET …/decisions and …/actions (agents/api/, agents/graph/{decisions,actions}.py).
+DECISION_STATUS = choice("Status", DECISION_STATUS_WORDS, param="status", of="d.status")
+ACTION_STATUS = choice("Status", ACTION_STATUS_WORDS, param="status", of="a.status")
 
 DECISIONS = ListSpec(
     name="decisions",
@@ -39,9 +53,9 @@ DECISIONS = ListSpec(
     sorts={"title": "Decision", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=DECISION_STATUS_WORDS),
-        "kind": Filter("Kind", kind="choice", choices=DECISION_KIND_WORDS),
-        **MADE,
+        "status": DECISION_STATUS,
+        "kind": choice("Kind", DECISION_KIND_WORDS, param="kind", of="kind"),
+        **made("d"),
     },
     search="Title",
 )
@@ -52,9 +66,11 @@ ACTIONS = ListSpec(
     sorts={"title": "Action", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=ACTION_STATUS_WORDS),
-        "decision": Filter("Depends on decision"),
-        **MADE,
+        "status": ACTION_STATUS,
+        "decision": Filter(
+            "Depends on decision", cypher="$decision = '' OR $decision IN depends_on", to_params=_depends_on
+        ),
+        **made("a"),
     },
     search="Title",
 )
@@ -64,11 +80,9 @@ RUNS = ListSpec(
     sorts={"question": "Question", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "origin": Filter("Origin", kind="choice", choices=RUN_ORIGIN_WORDS),
-        "status": Filter("Status", kind="choice", choices=RUN_STATUS_WORDS),
-        "person": Filter("Asked by"),
-        "from": Filter("Asked from", kind="day"),
-        "to": Filter("Asked to", kind="day"),
+        "origin": choice("Origin", RUN_ORIGIN_WORDS, param="origin", of=f"coalesce(r.origin, '{RunOrigin.AGENT}')"),
+        "status": choice("Status", RUN_STATUS_WORDS, param="status", of="r.status"),
+        **made("r", by="Asked by", since="Asked from", until="Asked to", person="person"),
     },
     search="Question",
 )

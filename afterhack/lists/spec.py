@@ -11,7 +11,7 @@ and `{% pager listing %}` (afterhack/templatetags/listing.py), inside a section 
 
 A value the list does not know (a hand-edited address) is not an error page: it is ignored and the
 page says so in a sentence (`Listing.notes`). Pages are numbered (offset paging): a reviewer jumps to
-"page 4 of 9"; the JSON API keeps its keyset cursors (afterhack/pagination.py) for scripts that walk a
+"page 4 of 9"; the JSON API keeps its keyset cursors (afterhack/lists/cursors.py) for scripts that walk a
 whole list while it grows.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,87 +27,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from afterhack.ids import is_storable, parse_id
+from afterhack.lists.filters import MAX_QUERY_CHARS, Criteria, Filter, tidy
 
 DEFAULT_PER_PAGE = 25
-MAX_QUERY_CHARS = 200
 # How many numbered page links the pager shows around the current page.
 PAGE_WINDOW = 2
-
-
-def tidy(raw: str) -> str | None:
-    """A typed filter value with its whitespace folded and cut to MAX_QUERY_CHARS, or None when it holds what
-    no store can take (NUL, lone surrogates)."""
-    if not is_storable(raw):
-        return None
-    return " ".join(raw.split())[:MAX_QUERY_CHARS]
-
-
-@dataclass(frozen=True)
-class Filter:
-    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial),
-    "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive) or "id" (a node's id, made canonical)."""
-
-    label: str
-    kind: str = "text"
-    choices: tuple[tuple[str, str], ...] = ()
-    # The words of a choice filter's empty choice (no filter, or the list's default).
-    blank: str = "All"
-
-    def clean(self, name: str, raw: str) -> tuple[str, str | None]:
-        """The value to filter by ('' for none) and, when the raw value was refused, a sentence why."""
-        value = tidy(raw)
-        if value is None:
-            return (
-                "",
-                f"The {self.label.lower()} filter could not be read (it holds characters text cannot); showing all.",
-            )
-        if not value:
-            return "", None
-        if self.kind == "choice" and value not in dict(self.choices):
-            known = ", ".join(f"“{label}”" for _, label in self.choices)
-            return "", f"“{value}” is not a {self.label.lower()} this list knows ({known}); showing all."
-        if self.kind == "id":
-            canonical = parse_id(value)
-            if canonical is None:
-                return (
-                    "",
-                    f"“{value[:60]}” is not the id of a {self.label.lower()}; the {self.label.lower()} filter was left out.",
-                )
-            return canonical, None
-        if self.kind == "day":
-            try:
-                return date.fromisoformat(value).isoformat(), None
-            except ValueError:
-                return "", f"“{value}” is not a date like 2026-05-12; the {self.label.lower()} filter was left out."
-        return value, None
-
-    def shown(self, value: str) -> str:
-        """The value as a person reads it in the 'filtered by' sentence."""
-        return dict(self.choices).get(value, value) if self.kind == "choice" else f"“{value}”"
-
-
-@dataclass(frozen=True)
-class Criteria:
-    """What a list was asked for, cleaned: the graph or ORM query reads only this.
-
-    `filters` holds every filter of the spec ('' when not asked); `sort` is one of the spec's sort keys.
-    """
-
-    q: str
-    filters: Mapping[str, str]
-    sort: str
-    descending: bool
-
-    def get(self, name: str) -> str:
-        return self.filters.get(name, "")
-
-    def day_range(self, start: str = "from", end: str = "to") -> tuple[str, str]:
-        """The first day asked and the day after the last (both 'YYYY-MM-DD', '' when not asked), so that a
-        query keeps `since <= created_at < before` and the last day is in it whole."""
-        last = self.get(end)
-        after = (date.fromisoformat(last) + timedelta(days=1)).isoformat() if last and last < "9999-12-31" else ""
-        return self.get(start), after
 
 
 @dataclass(frozen=True)
@@ -325,6 +248,7 @@ class Listing[Item]:
                 "widget": spec.kind,
                 "choices": spec.choices,
                 "blank": spec.blank,
+                "max_chars": spec.max_chars,
                 "value": self.criteria.get(name),
             }
             for name, spec in self.spec.filters.items()
