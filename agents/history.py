@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from afterhack import history
-from afterhack import history_graph as changes_graph
+from afterhack.history_graph import ChangeCause
 from agents.graph.past import ActionThen, DecisionThen
 from agents.graph.shapes import Action, Decision
 
@@ -20,7 +20,7 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
     if not history.existed(decision.created_at, as_of):
         return None
     changes = history.after(then.changes, as_of)
-    rejustified = history.first_of(changes, changes_graph.REJUSTIFICATION)
+    rejustified = history.first_of(changes, ChangeCause.REJUSTIFICATION)
     below = rejustified.get("justifications_from") if rejustified else None
     supports = [
         replace(support, status=history.status_at(support.status, history.after(then.support_changes.get(support.id, []), as_of)))
@@ -28,7 +28,7 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
         if (below is None or support.justification < below)
         and history.existed(then.support_created.get(support.id), as_of)
     ]  # fmt: skip
-    revised = history.first_of(changes, changes_graph.REVISION) is not None
+    revised = history.first_of(changes, ChangeCause.REVISION) is not None
     dismissed_at = history.kept(decision.dismissed_at, changes, "dismissed_at", kept_by=history.DISMISSAL_KEPT_BY)
     if dismissed_at and dismissed_at > as_of:
         # Only a migration's baseline stands between: a dismissal after the moment had not happened then.

@@ -7,14 +7,14 @@ from dataclasses import replace
 from typing import Any
 
 from afterhack import history
-from afterhack import history_graph as changes_graph
+from afterhack.history_graph import ChangeCause
 from claims.graph.search import SearchHit
 from claims.graph.shapes import CITED_PASSAGE_ROLE, Claim, Fragment
 
 
 def moved_since(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The first move to a new version among a claim's changes after T: its evidence at T, or None (unmoved)."""
-    return history.first_of(changes, changes_graph.NEW_VERSION)
+    return history.first_of(changes, ChangeCause.NEW_VERSION)
 
 
 def old_fragment_ids(changes: list[dict[str, Any]]) -> list[str]:

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import HasGraph
 from claims import fulltext
+from claims.statuses import ClaimStatus
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
 SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
@@ -32,7 +34,9 @@ CLAIM_SEARCH_FULLTEXT = (
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> """
+    + word(ClaimStatus.CURRENT)
+    + """, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -48,9 +52,13 @@ WITH collect(node.id) AS above
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score, above
 WHERE $before = '' OR c.created_at <= $before
-WITH c, score, above ORDER BY c.status <> 'current', score DESC, c.id LIMIT $window
+WITH c, score, above ORDER BY c.status <> """
+    + word(ClaimStatus.CURRENT)
+    + """, score DESC, c.id LIMIT $window
 WITH c, score WHERE NOT c.id IN above
-WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> """
+    + word(ClaimStatus.CURRENT)
+    + """, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -64,7 +72,9 @@ UNWIND $terms AS term
 CALL db.idx.fulltext.queryNodes('Claim', term) YIELD node, score
 WITH node AS c, count(*) AS hits, sum(score) AS score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, hits, score ORDER BY hits DESC, c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, hits, score ORDER BY hits DESC, c.status <> """
+    + word(ClaimStatus.CURRENT)
+    + """, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )

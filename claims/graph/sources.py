@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 from afterhack.listing_graph import after_params, keyset
 from claims.graph.shapes import Fragment
+from claims.statuses import SourceStatus
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,13 @@ class ClaimSpan:
 
 
 # Sources, each with its first version and all its fragments; one row of $sources a source.
-SOURCES_CREATE = """
+SOURCES_CREATE = (
+    """
 UNWIND $sources AS r
 CREATE (s:Source {id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
-                  status: 'active', created_at: $now, created_by: $created_by})
+                  status: """
+    + word(SourceStatus.ACTIVE)
+    + """, created_at: $now, created_by: $created_by})
 CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
                                              length: r.length, current: true, created_at: $now})
 WITH v, r
@@ -67,6 +72,7 @@ CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f[0], start: f[1], end: f[2], 
                                               origin_type: $origin_type, created_at: $now})
 RETURN count(*)
 """
+)
 
 
 def sources_create(

@@ -1,0 +1,26 @@
+"""Cypher text from the named vocabulary: a status, kind or cause in a query is written from its StrEnum member.
+
+`word(ClaimStatus.CURRENT)` is `'current'`, `words(JobStatus.QUEUED, JobStatus.RUNNING)` is
+`['queued', 'running']`: the text a query had when the words were typed, so each query is unchanged, but a word
+can no longer drift from its enum (tests/afterhack/test_graph_vocabulary.py checks the words still typed).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+# A value that needs no escaping inside a single-quoted Cypher string.
+PLAIN = re.compile(r"[a-z][a-z_]*")
+
+
+def word(member: StrEnum) -> str:
+    """The member's value as a Cypher string literal: `'current'`."""
+    if not isinstance(member, StrEnum) or not PLAIN.fullmatch(member.value):
+        raise ValueError(f"word({member!r}): not a plain StrEnum member")
+    return "'" + member.value + "'"
+
+
+def words(*members: StrEnum) -> str:
+    """The members' values as a Cypher list literal: `['queued', 'running']`."""
+    return "[" + ", ".join(word(member) for member in members) + "]"
