@@ -21,24 +21,16 @@ from agents.graph.shapes import Action
 from agents.statuses import ActionStatus, DecisionStatus, Origin
 
 ACTION_CREATE = (
-    """
+    f"""
 UNWIND $decision_ids AS did
-OPTIONAL MATCH (d:Decision {id: did})
+OPTIONAL MATCH (d:Decision {{id: did}})
 WITH collect(d) AS decisions
 WITH decisions WHERE size(decisions) = size($decision_ids)
-  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> """
-    + word(DecisionStatus.SUPERSEDED)
-    + """)
-CREATE (a:Action {id: $action_id, title: $title, origin: """
-    + word(Origin.REVIEWER)
-    + """, created_at: $now, created_by: $created_by,
+  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> {word(DecisionStatus.SUPERSEDED)})
+CREATE (a:Action {{id: $action_id, title: $title, origin: {word(Origin.REVIEWER)}, created_at: $now, created_by: $created_by,
                   status: CASE WHEN any(d IN decisions WHERE NOT """
     + decision_holds("d")
-    + """) THEN """
-    + word(ActionStatus.HELD)
-    + """ ELSE """
-    + word(ActionStatus.PENDING)
-    + """ END})
+    + f""") THEN {word(ActionStatus.HELD)} ELSE {word(ActionStatus.PENDING)} END}})
 WITH a, decisions
 UNWIND decisions AS d
 CREATE (a)-[:DEPENDS_ON]->(d)

@@ -12,8 +12,8 @@ from agents.statuses import DecisionKind, DecisionStatus
 # Decisions waiting for a reviewer, of one side of the queue: questions the agent could not answer,
 # or decisions that lost their support. The most recently flagged first.
 REVIEW_LIST = (
-    "MATCH (d:Decision) WHERE d.status = " + word(DecisionStatus.NEEDS_REVIEW) + " AND d.dismissed_at IS NULL "
-    "WITH d, " + DECISION_KIND + " AS kind WHERE (kind = " + word(DecisionKind.UNANSWERED) + ") = $unanswered "
+    f"MATCH (d:Decision) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL "
+    "WITH d, " + DECISION_KIND + f" AS kind WHERE (kind = {word(DecisionKind.UNANSWERED)}) = $unanswered "
     "WITH d ORDER BY coalesce(d.status_changed_at, d.created_at) DESC, d.id DESC LIMIT $limit "
     + DECISION_SUPPORTS
     + DECISION_ACTIONS

@@ -73,23 +73,17 @@ def rejected_count(*, workspace: HasGraph, source_id: str) -> int:
     return int(graph.ro_query(workspace, REJECTED_COUNT, {"source_id": source_id})[0][0])
 
 
-EXTRACTION_START = (
-    """
-MATCH (v:SourceVersion {id: $version_id})
+EXTRACTION_START = f"""
+MATCH (v:SourceVersion {{id: $version_id}})
 OPTIONAL MATCH (v)<-[:OF]-(busy:Extraction)
-WHERE busy.status IN """
-    + words(JobStatus.QUEUED, JobStatus.RUNNING)
-    + """ AND busy.updated_at > $stale_before
+WHERE busy.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)} AND busy.updated_at > $stale_before
 WITH v, collect(busy.id) AS busy_ids
 WITH v, busy_ids WHERE size(busy_ids) = 0
-CREATE (v)<-[:OF]-(e:Extraction {id: $extraction_id, version_id: v.id, status: """
-    + word(JobStatus.QUEUED)
-    + """, done: 0,
+CREATE (v)<-[:OF]-(e:Extraction {{id: $extraction_id, version_id: v.id, status: {word(JobStatus.QUEUED)}, done: 0,
                                  total: $total, error: null, extractor: $extractor, claims_added: 0,
-                                 rejected: 0, started_at: $now, updated_at: $now})
+                                 rejected: 0, started_at: $now, updated_at: $now}})
 RETURN e.id
 """
-)
 
 
 def extraction_start(
@@ -103,18 +97,12 @@ def extraction_start(
     return bool(graph.query(workspace, EXTRACTION_START, params))
 
 
-EXTRACTION_PROGRESS = (
-    """
-MATCH (e:Extraction {id: $extraction_id})
-WHERE e.status IN """
-    + words(JobStatus.QUEUED, JobStatus.RUNNING)
-    + """
-SET e.status = """
-    + word(JobStatus.RUNNING)
-    + """, e.done = $done, e.updated_at = $now
+EXTRACTION_PROGRESS = f"""
+MATCH (e:Extraction {{id: $extraction_id}})
+WHERE e.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)}
+SET e.status = {word(JobStatus.RUNNING)}, e.done = $done, e.updated_at = $now
 RETURN e.id
 """
-)
 
 
 def extraction_progress(*, workspace: HasGraph, extraction_id: str, done: int, now: str) -> bool:
@@ -123,14 +111,10 @@ def extraction_progress(*, workspace: HasGraph, extraction_id: str, done: int, n
     return bool(graph.query(workspace, EXTRACTION_PROGRESS, params))
 
 
-EXTRACTION_FAIL = (
-    """
-MATCH (e:Extraction {id: $extraction_id})
-SET e.status = """
-    + word(JobStatus.FAILED)
-    + """, e.error = $error, e.updated_at = $now
+EXTRACTION_FAIL = f"""
+MATCH (e:Extraction {{id: $extraction_id}})
+SET e.status = {word(JobStatus.FAILED)}, e.error = $error, e.updated_at = $now
 """
-)
 
 
 def extraction_fail(*, workspace: HasGraph, extraction_id: str, error: str, now: str) -> None:
@@ -165,18 +149,14 @@ def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | No
     return Extraction(**rows[0]) if rows else None
 
 
-VANISHED = (
-    """
-MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion)
-MATCH (c:Claim {version_id: v.id})
-WHERE c.status = """
-    + word(ClaimStatus.RETRACTED)
-    + """
+VANISHED = f"""
+MATCH (:Source {{id: $source_id}})-[:HAS_VERSION]->(v:SourceVersion)
+MATCH (c:Claim {{version_id: v.id}})
+WHERE c.status = {word(ClaimStatus.RETRACTED)}
 WITH c, v ORDER BY v.version DESC, c.start
-RETURN {id: c.id, statement: c.statement, evidence_quote: c.evidence_quote, version: v.version, why: c.retraction}
+RETURN {{id: c.id, statement: c.statement, evidence_quote: c.evidence_quote, version: v.version, why: c.retraction}}
        AS retracted
 """
-)
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,11 @@ RETURN size(ranked) AS total,
 # search over the same claims ranks alike every time); `$before` leaves out claims added later (a search's
 # pages rank the claims of its first page). At most `$candidates` are ranked; `total` is how many of them.
 CLAIM_SEARCH_FULLTEXT = (
-    """
+    f"""
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, $hits AS hits, score ORDER BY c.status <> """
-    + word(ClaimStatus.CURRENT)
-    + """, score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -45,20 +43,16 @@ WITH c, $hits AS hits, score ORDER BY c.status <> """
 # above, fewer than $candidates claims: a tier is asked only when those above did not fill the ranking). The best
 # $window of $query hold the best $candidates of what is left, since each excluded claim takes one place at most.
 CLAIM_SEARCH_TIER = (
-    """
+    f"""
 CALL db.idx.fulltext.queryNodes('Claim', $exclude) YIELD node
 WITH node WHERE $before = '' OR node.created_at <= $before
 WITH collect(node.id) AS above
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score, above
 WHERE $before = '' OR c.created_at <= $before
-WITH c, score, above ORDER BY c.status <> """
-    + word(ClaimStatus.CURRENT)
-    + """, score DESC, c.id LIMIT $window
+WITH c, score, above ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $window
 WITH c, score WHERE NOT c.id IN above
-WITH c, $hits AS hits, score ORDER BY c.status <> """
-    + word(ClaimStatus.CURRENT)
-    + """, score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -67,14 +61,12 @@ WITH c, $hits AS hits, score ORDER BY c.status <> """
 # each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
 # those with more first, then as above (scores summed over the words).
 CLAIM_SEARCH_TERMS = (
-    """
+    f"""
 UNWIND $terms AS term
 CALL db.idx.fulltext.queryNodes('Claim', term) YIELD node, score
 WITH node AS c, count(*) AS hits, sum(score) AS score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, hits, score ORDER BY hits DESC, c.status <> """
-    + word(ClaimStatus.CURRENT)
-    + """, score DESC, c.id LIMIT $candidates
+WITH c, hits, score ORDER BY hits DESC, c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )

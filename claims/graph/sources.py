@@ -57,22 +57,18 @@ class ClaimSpan:
 
 
 # Sources, each with its first version and all its fragments; one row of $sources a source.
-SOURCES_CREATE = (
-    """
+SOURCES_CREATE = f"""
 UNWIND $sources AS r
-CREATE (s:Source {id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
-                  status: """
-    + word(SourceStatus.ACTIVE)
-    + """, created_at: $now, created_by: $created_by})
-CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
-                                             length: r.length, current: true, created_at: $now})
+CREATE (s:Source {{id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
+                  status: {word(SourceStatus.ACTIVE)}, created_at: $now, created_by: $created_by}})
+CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {{id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
+                                             length: r.length, current: true, created_at: $now}})
 WITH v, r
 UNWIND r.fragments AS f
-CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f[0], start: f[1], end: f[2], text: f[3],
-                                              origin_type: $origin_type, created_at: $now})
+CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {{id: f[0], start: f[1], end: f[2], text: f[3],
+                                              origin_type: $origin_type, created_at: $now}})
 RETURN count(*)
 """
-)
 
 
 def sources_create(

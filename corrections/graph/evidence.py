@@ -34,21 +34,17 @@ CALL {
         cause_id="anchor.id",
         actor="$actor",
     )
-    + """  SET c.status = """
-    + word(ClaimStatus.RETRACTED)
-    + """, c.retraction = $retraction, c.status_changed_at = $now
-}
+    + f"""  SET c.status = {word(ClaimStatus.RETRACTED)}, c.retraction = $retraction, c.status_changed_at = $now
+}}
 """
 )
 
 SOURCE_RETRACT = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
-    "MATCH (anchor:Source {id: $source_id}) WHERE anchor.status = " + word(SourceStatus.ACTIVE) + " "
+    f"MATCH (anchor:Source {{id: $source_id}}) WHERE anchor.status = {word(SourceStatus.ACTIVE)} "
     "SET "
     + REVISION_PLUS_ONE
-    + ", anchor.status = "
-    + word(SourceStatus.RETRACTED)
-    + ", anchor.retracted_at = $now, anchor.retracted_by = $actor "
+    + f", anchor.status = {word(SourceStatus.RETRACTED)}, anchor.retracted_at = $now, anchor.retracted_by = $actor "
     "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
 )
 
@@ -93,7 +89,7 @@ MOVED_RECORD = record_change(
 SOURCE_NEW_VERSION = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
-    "WHERE old.current = true AND s.status = " + word(SourceStatus.ACTIVE) + " "
+    f"WHERE old.current = true AND s.status = {word(SourceStatus.ACTIVE)} "
     "SET " + REVISION_PLUS_ONE + ", old.current = false "
     "CREATE (s)-[:HAS_VERSION]->(anchor:SourceVersion {id: $version_id, version: old.version + 1, sha256: $sha256, "
     "text: $text, length: $length, current: true, created_at: $now, created_by: $actor}) "

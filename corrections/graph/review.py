@@ -39,10 +39,8 @@ WITH d, supports WHERE size(supports) = size($support_ids)
 # New justifications for a flagged decision: it is supported again, and each held action whose
 # decisions now all hold is pending again.
 DECISION_REJUSTIFY = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = """
-    + word(DecisionStatus.NEEDS_REVIEW)
-    + """ AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + SUPPORTS_NOT_RESTING_ON_D
     + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
@@ -62,13 +60,9 @@ WITH DISTINCT d, first
         before=DECISION_REVIEW_STATE,
         also={"justifications_from": "first"},
     )
-    + """SET d.status = """
-    + word(DecisionStatus.SUPPORTED)
-    + """, d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+    + f"""SET d.status = {word(DecisionStatus.SUPPORTED)}, d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
 WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = """
-    + word(ActionStatus.HELD)
-    + """
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = {word(ActionStatus.HELD)}
 OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE NOT """
     + decision_holds("other")
     + """
@@ -83,9 +77,7 @@ FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END |
         cause_id="d.id",
         actor="$actor",
     )
-    + """  SET x.status = """
-    + word(ActionStatus.PENDING)
-    + """, x.updated_at = $now)
+    + f"""  SET x.status = {word(ActionStatus.PENDING)}, x.updated_at = $now)
 WITH DISTINCT d
 """
     + BUMP_REVISION
@@ -106,10 +98,8 @@ def decision_rejustify(
 
 
 DECISION_DISMISS = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = """
-    + word(DecisionStatus.NEEDS_REVIEW)
-    + """ AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + record_change(
         "d",
@@ -120,11 +110,9 @@ MATCH (d:Decision {id: $decision_id}) WHERE d.status = """
         actor="$actor",
         before=("dismissed_at",),
     )
-    + """SET d.dismissed_at = $now, d.dismissed_by = $actor
+    + f"""SET d.dismissed_at = $now, d.dismissed_by = $actor
 WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN """
-    + words(ActionStatus.PENDING, ActionStatus.HELD)
-    + """
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN {words(ActionStatus.PENDING, ActionStatus.HELD)}
 WITH d, collect(a) AS open
 FOREACH (x IN open |
   """
@@ -136,9 +124,7 @@ FOREACH (x IN open |
         cause_id="d.id",
         actor="$actor",
     )
-    + """  SET x.status = """
-    + word(ActionStatus.CANCELLED)
-    + """, x.updated_at = $now)
+    + f"""  SET x.status = {word(ActionStatus.CANCELLED)}, x.updated_at = $now)
 WITH d, [x IN open | x.id] AS cancelled
 """
     + BUMP_REVISION
@@ -165,25 +151,17 @@ def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: 
 # decisions now hold, or are cancelled and stay with the old one as history. Decisions resting on
 # the old one are left as they are: they already stand or fall on their other supports.
 DECISION_REVISE = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = """
-    + word(DecisionStatus.NEEDS_REVIEW)
-    + """ AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + SUPPORTS_NOT_RESTING_ON_D
     + "WITH d, supports, "
     + DECISION_QUESTION
-    + """ AS question
-CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: """
-    + word(DecisionStatus.SUPPORTED)
-    + """, review_reason: null,
-                      origin: """
-    + word(Origin.REVIEWER)
-    + """, kind: """
-    + word(DecisionKind.MANUAL)
-    + """, question: question, run_id: null, created_at: $now,
-                      created_by: $actor, supersedes: d.id})
-CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
+    + f""" AS question
+CREATE (new:Decision {{id: $new_id, title: $title, rationale: $rationale, status: {word(DecisionStatus.SUPPORTED)}, review_reason: null,
+                      origin: {word(Origin.REVIEWER)}, kind: {word(DecisionKind.MANUAL)}, question: question, run_id: null, created_at: $now,
+                      created_by: $actor, supersedes: d.id}})
+CREATE (new)-[:SUPERSEDES {{at: $now, actor: $actor}}]->(d)
 """
     + record_change(
         "d",
@@ -194,43 +172,27 @@ CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
         actor="$actor",
         before=DECISION_REVIEW_STATE,
     )
-    + """SET d.status = """
-    + word(DecisionStatus.SUPERSEDED)
-    + """, d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+    + f"""SET d.status = {word(DecisionStatus.SUPERSEDED)}, d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
     d.status_changed_at = $now
 WITH d, new, supports
-CALL {
+CALL {{
   WITH new, supports
   UNWIND $edges AS e
   WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
-  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
-}
-CALL {
+  CREATE (s)-[:SUPPORTS {{justification: e.j}}]->(new)
+}}
+CALL {{
   WITH d, new
-  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN """
-    + words(ActionStatus.PENDING, ActionStatus.HELD)
-    + """
+  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN {words(ActionStatus.PENDING, ActionStatus.HELD)}
   WITH d, new, a, dep WHERE a IS NOT NULL
   WITH d, new, a, dep,
        size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND NOT """
     + decision_holds("other")
-    + """ | other])
+    + f""" | other])
          AS blocking
-  FOREACH (r IN CASE WHEN $actions = """
-    + word(RevisedActions.MOVE)
-    + """ THEN [dep] ELSE [] END | DELETE r)
-  FOREACH (x IN CASE WHEN $actions = """
-    + word(RevisedActions.MOVE)
-    + """ THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
-  WITH d, new, a, CASE WHEN $actions = """
-    + word(RevisedActions.CANCEL)
-    + """ THEN """
-    + word(ActionStatus.CANCELLED)
-    + """ WHEN blocking = 0 THEN """
-    + word(ActionStatus.PENDING)
-    + """ ELSE """
-    + word(ActionStatus.HELD)
-    + """ END AS to
+  FOREACH (r IN CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN [dep] ELSE [] END | DELETE r)
+  FOREACH (x IN CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
+  WITH d, new, a, CASE WHEN $actions = {word(RevisedActions.CANCEL)} THEN {word(ActionStatus.CANCELLED)} WHEN blocking = 0 THEN {word(ActionStatus.PENDING)} ELSE {word(ActionStatus.HELD)} END AS to
   """
     # A moved action keeps the decision it was moved from (an as-of read gives it back).
     + record_change(
@@ -240,7 +202,7 @@ CALL {
         cause=ChangeCause.REVISION,
         cause_id="new.id",
         actor="$actor",
-        also={"moved_from": "CASE WHEN $actions = " + word(RevisedActions.MOVE) + " THEN d.id END"},
+        also={"moved_from": f"CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN d.id END"},
     )
     + """  SET a.status = to, a.updated_at = $now
   RETURN collect(a {.id, .status}) AS touched
