@@ -2,9 +2,8 @@
 
 `word(ClaimStatus.CURRENT)` is `'current'`, `words(JobStatus.QUEUED, JobStatus.RUNNING)` is
 `['queued', 'running']`: the text a query had when the words were typed, so each query is unchanged, but a word
-can no longer drift from its enum. A query constant that names one is an f-string, its Cypher maps' braces doubled:
-
-    f"MATCH (c:Claim {{id: $claim_id}}) WHERE c.status = {word(ClaimStatus.CURRENT)} RETURN c.id"
+can no longer drift from its enum. A query constant that names one is an f-string with `{word(ClaimStatus.CURRENT)}`
+in it, and its Cypher maps' braces doubled (`{{id: $claim_id}}`).
 
 tests/afterhack/test_vocabulary.py checks that every status word still typed in a graph module is an enum member.
 """
