@@ -121,7 +121,7 @@ def _claims_page(
         "matches": {hit.id: hit.match for hit in result.hits}, "modes": bool(llm.embedding_configured()),
         "status_words": dict(CLAIM_STATUS_WORDS),
     }  # fmt: skip
-    if membership.can_write and not (request.htmx and request.headers.get("HX-Target") == listing.target):
+    if membership.can_write and not (request.htmx and request.htmx.target == listing.target):
         context["derive"] = _derive_context(membership, derived)
     return render_listing(request, "claims/claim_search.html", context, listing=listing, status=status)
 

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django_htmx.http import push_url
 
 from afterhack.htmx import HtmxRequest
 from afterhack.listing import Filter, ListSpec
@@ -65,7 +66,7 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     )
     if request.htmx:
         # The address kept in the history is the list's own, shortest one (a picked claim is its id there).
-        response["HX-Push-Url"] = listing.address
+        push_url(response, listing.address)
     return response
 
 
