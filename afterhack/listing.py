@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlencode
 
@@ -45,13 +46,21 @@ def tidy(raw: str) -> str | None:
     return " ".join(raw.split())[:MAX_QUERY_CHARS]
 
 
+class FilterKind(StrEnum):
+    """What a list filter takes, and the input its form draws."""
+
+    CHOICE = "choice"  # one of the filter's `choices`
+    TEXT = "text"  # case-insensitive, partial
+    DAY = "day"  # a YYYY-MM-DD date; `from`/`to` pairs are inclusive
+    ID = "id"  # a node's id, made canonical
+
+
 @dataclass(frozen=True)
 class Filter:
-    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial),
-    "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive) or "id" (a node's id, made canonical)."""
+    """One filter of a list: what it is called, what it takes (a FilterKind) and, for a choice, its choices."""
 
     label: str
-    kind: str = "text"
+    kind: FilterKind = FilterKind.TEXT
     choices: tuple[tuple[str, str], ...] = ()
     # The words of a choice filter's empty choice (no filter, or the list's default).
     blank: str = "All"
@@ -66,10 +75,10 @@ class Filter:
             )
         if not value:
             return "", None
-        if self.kind == "choice" and value not in dict(self.choices):
+        if self.kind == FilterKind.CHOICE and value not in dict(self.choices):
             known = ", ".join(f"“{label}”" for _, label in self.choices)
             return "", f"“{value}” is not a {self.label.lower()} this list knows ({known}); showing all."
-        if self.kind == "id":
+        if self.kind == FilterKind.ID:
             canonical = parse_id(value)
             if canonical is None:
                 return (
@@ -77,7 +86,7 @@ class Filter:
                     f"“{value[:60]}” is not the id of a {self.label.lower()}; the {self.label.lower()} filter was left out.",
                 )
             return canonical, None
-        if self.kind == "day":
+        if self.kind == FilterKind.DAY:
             try:
                 return date.fromisoformat(value).isoformat(), None
             except ValueError:
@@ -86,7 +95,7 @@ class Filter:
 
     def shown(self, value: str) -> str:
         """The value as a person reads it in the 'filtered by' sentence."""
-        return dict(self.choices).get(value, value) if self.kind == "choice" else f"“{value}”"
+        return dict(self.choices).get(value, value) if self.kind == FilterKind.CHOICE else f"“{value}”"
 
 
 @dataclass(frozen=True)

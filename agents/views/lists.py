@@ -3,7 +3,7 @@ statuses, kinds and origins in words."""
 
 from __future__ import annotations
 
-from afterhack.listing import Filter, ListSpec
+from afterhack.listing import Filter, FilterKind, ListSpec
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.statuses import JobStatus
 
@@ -31,7 +31,7 @@ RUN_STATUS_WORDS = (
     (JobStatus.FAILED, "Failed"),
 )
 RUN_ORIGIN_WORDS = ((RunOrigin.AGENT, "This app (page or API)"), (RunOrigin.MCP, "An outside agent (MCP)"))
-MADE = {"author": Filter("By"), "from": Filter("From", kind="day"), "to": Filter("To", kind="day")}
+MADE = {"author": Filter("By"), "from": Filter("From", kind=FilterKind.DAY), "to": Filter("To", kind=FilterKind.DAY)}
 
 DECISIONS = ListSpec(
     name="decisions",
@@ -39,8 +39,8 @@ DECISIONS = ListSpec(
     sorts={"title": "Decision", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=DECISION_STATUS_WORDS),
-        "kind": Filter("Kind", kind="choice", choices=DECISION_KIND_WORDS),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=DECISION_STATUS_WORDS),
+        "kind": Filter("Kind", kind=FilterKind.CHOICE, choices=DECISION_KIND_WORDS),
         **MADE,
     },
     search="Title",
@@ -52,7 +52,7 @@ ACTIONS = ListSpec(
     sorts={"title": "Action", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=ACTION_STATUS_WORDS),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=ACTION_STATUS_WORDS),
         "decision": Filter("Depends on decision"),
         **MADE,
     },
@@ -64,11 +64,11 @@ RUNS = ListSpec(
     sorts={"question": "Question", "status": "Status", "created": "When"},
     default_sort="-created",
     filters={
-        "origin": Filter("Origin", kind="choice", choices=RUN_ORIGIN_WORDS),
-        "status": Filter("Status", kind="choice", choices=RUN_STATUS_WORDS),
+        "origin": Filter("Origin", kind=FilterKind.CHOICE, choices=RUN_ORIGIN_WORDS),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=RUN_STATUS_WORDS),
         "person": Filter("Asked by"),
-        "from": Filter("Asked from", kind="day"),
-        "to": Filter("Asked to", kind="day"),
+        "from": Filter("Asked from", kind=FilterKind.DAY),
+        "to": Filter("Asked to", kind=FilterKind.DAY),
     },
     search="Question",
 )

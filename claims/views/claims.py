@@ -19,7 +19,7 @@ from afterhack import llm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing, tidy
+from afterhack.listing import Filter, FilterKind, ListSpec, render_listing, tidy
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS
 from claims.selectors import claims as claims_selectors
@@ -59,7 +59,7 @@ CLAIMS = ListSpec(
     sorts={"statement": "Claim", "status": "Status", "created": "Added"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=CLAIM_STATUS_WORDS),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=CLAIM_STATUS_WORDS),
         "source": Filter("Source"),
         **ADDED,
     },
@@ -68,7 +68,7 @@ CLAIMS = ListSpec(
 )
 # With a search: the same list, ranked by the search (best first) unless another sort is chosen.
 CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
-MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
+MODE_FILTER = Filter("Match by", kind=FilterKind.CHOICE, choices=SEARCH_MODES, blank="Words and meaning")
 
 
 def claims_spec(*, searching: bool) -> ListSpec:

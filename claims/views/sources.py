@@ -24,7 +24,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec, render_listing
+from afterhack.listing import Filter, FilterKind, ListSpec, render_listing
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
 from claims.selectors import sources as sources_selectors
@@ -80,7 +80,11 @@ EXTRACTION_WORDS = (
 )  # fmt: skip
 
 
-ADDED = {"author": Filter("Added by"), "from": Filter("Added from", kind="day"), "to": Filter("Added to", kind="day")}
+ADDED = {
+    "author": Filter("Added by"),
+    "from": Filter("Added from", kind=FilterKind.DAY),
+    "to": Filter("Added to", kind=FilterKind.DAY),
+}
 
 SOURCES = ListSpec(
     name="sources",
@@ -88,8 +92,8 @@ SOURCES = ListSpec(
     sorts={"title": "Title", "claims": "Claims", "author": "Added by", "created": "Added"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=SOURCE_STATUS_WORDS),
-        "extraction": Filter("Extraction", kind="choice", choices=EXTRACTION_WORDS),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=SOURCE_STATUS_WORDS),
+        "extraction": Filter("Extraction", kind=FilterKind.CHOICE, choices=EXTRACTION_WORDS),
         **ADDED,
     },
     search="Title",

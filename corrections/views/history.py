@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import push_url
 
 from afterhack.htmx import HtmxRequest
-from afterhack.listing import Filter, ListSpec
+from afterhack.listing import Filter, FilterKind, ListSpec
 from afterhack.picker import filter_params, query_in
 from claims.selectors import picker as picker_selectors
 from corrections.selectors import corrections as corrections_selectors
@@ -26,14 +26,14 @@ HISTORY = ListSpec(
     default_sort="-applied",
     filters={
         "actor": Filter("Person"),
-        "claim": Filter("Claim", "id"),
-        "kind": Filter("Kind", "choice", (
+        "claim": Filter("Claim", FilterKind.ID),
+        "kind": Filter("Kind", FilterKind.CHOICE, (
             (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
             (CorrectionImpact.UNSUPPORTED, "Left derived claims unsupported"),
             (CorrectionImpact.NONE, "Left everything standing"),
         )),
-        "since": Filter("From", "day"),
-        "until": Filter("To", "day"),
+        "since": Filter("From", FilterKind.DAY),
+        "until": Filter("To", FilterKind.DAY),
     },
 )  # fmt: skip
 
