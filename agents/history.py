@@ -9,6 +9,7 @@ from afterhack import history
 from afterhack.history_graph import ChangeCause
 from agents.graph.past import ActionThen, DecisionThen
 from agents.graph.shapes import Action, Decision
+from agents.statuses import ActionStatus, DecisionStatus
 
 
 def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
@@ -35,7 +36,7 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
         dismissed_at = None
     return replace(
         decision,
-        status=history.status_at(decision.status, changes),
+        status=DecisionStatus(history.status_at(decision.status, changes)),
         review_reason=history.kept(
             decision.review_reason, changes, "review_reason", kept_by=history.REVIEW_STATE_KEPT_BY
         ),
@@ -70,7 +71,7 @@ def action_at(then: ActionThen, *, as_of: str) -> Action | None:
             ids[ids.index(moved_to)] = moved_from
     return replace(
         action,
-        status=history.status_at(action.status, changes),
+        status=ActionStatus(history.status_at(action.status, changes)),
         decision_ids=ids,
         decision_titles=[titles.get(decision_id, "") for decision_id in ids],
     )

@@ -10,6 +10,7 @@ from afterhack import history
 from afterhack.history_graph import ChangeCause
 from claims.graph.search import SearchHit
 from claims.graph.shapes import CITED_PASSAGE_ROLE, Claim, Fragment
+from claims.statuses import ClaimStatus
 
 
 def moved_since(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -37,7 +38,7 @@ def claim_at(
     if not history.existed(claim.created_at, as_of):
         return None
     changes = history.after(changes, as_of)
-    status = history.status_at(claim.status, changes)
+    status = ClaimStatus(history.status_at(claim.status, changes))
     then = replace(
         claim,
         status=status,
