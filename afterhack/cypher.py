@@ -27,3 +27,10 @@ def word(member: StrEnum) -> str:
 def words(*members: StrEnum) -> str:
     """The members' values as a Cypher list literal: `['queued', 'running']`."""
     return "[" + ", ".join(word(member) for member in members) + "]"
+
+
+def hold_members(instance: object, **enums: type[StrEnum]) -> None:
+    """The other way: a frozen dataclass built from a graph row (plain text) holds each named field as its enum's
+    member (`hold_members(self, status=ClaimStatus)` in `__post_init__`); a word that is no member raises."""
+    for name, enum in enums.items():
+        object.__setattr__(instance, name, enum(getattr(instance, name)))

@@ -65,4 +65,4 @@ def claim_at(
 
 def hit_at(hit: SearchHit, changes: list[dict[str, Any]], as_of: str) -> SearchHit:
     """A search hit with the status its claim had at `as_of` (`changes`: the claim's Changes after then)."""
-    return replace(hit, status=history.status_at(hit.status, history.after(changes, as_of)))
+    return replace(hit, status=ClaimStatus(history.status_at(hit.status, history.after(changes, as_of))))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from afterhack import graph
-from afterhack.cypher import word
+from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds
@@ -117,8 +117,11 @@ class UnheldDecision:
 
     id: str
     title: str
-    status: str
+    status: DecisionStatus
     dismissed: bool
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=DecisionStatus)
 
 
 ACTION_UNHELD_DECISIONS = (

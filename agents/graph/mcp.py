@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack.cypher import word
+from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from agents.statuses import DecisionKind, DecisionStatus, Origin, RunAgent, RunOrigin
@@ -140,8 +140,11 @@ RETURN {status: status, codes: codes} AS outcome
 class Decided:
     """What rule 2 made of a decision: its status, and one code per cited claim in the order cited."""
 
-    status: str
+    status: DecisionStatus
     codes: list[str]
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=DecisionStatus)
 
 
 def mcp_decide(

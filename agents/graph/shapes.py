@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from afterhack.cypher import hold_members
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.graph.shapes import BackgroundJob
 from claims.statuses import JobStatus
@@ -53,8 +54,7 @@ class Decision:
     def __post_init__(self) -> None:
         # Read from the graph as plain text: held as the members they always are. (`origin` stays text: older
         # decisions have none.)
-        object.__setattr__(self, "status", DecisionStatus(self.status))
-        object.__setattr__(self, "kind", DecisionKind(self.kind))
+        hold_members(self, status=DecisionStatus, kind=DecisionKind)
 
     @property
     def reviewable(self) -> bool:
@@ -99,7 +99,7 @@ class Action:
     created_by: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", ActionStatus(self.status))
+        hold_members(self, status=ActionStatus)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Action:
@@ -132,8 +132,7 @@ class Run(BackgroundJob):
     decision_ids: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", JobStatus(self.status))
-        object.__setattr__(self, "origin", RunOrigin(self.origin))
+        hold_members(self, status=JobStatus, origin=RunOrigin)
 
     @classmethod
     def from_row(cls, row: dict[str, Any], trajectory: dict[str, Any] | None = None) -> Run:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from afterhack import graph
-from afterhack.cypher import word, words
+from afterhack.cypher import hold_members, word, words
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 from afterhack.listing_graph import after_params, keyset
@@ -19,7 +19,7 @@ from claims.statuses import ClaimStatus, JobStatus
 class Extraction(BackgroundJob):
     id: str
     version_id: str
-    status: str
+    status: JobStatus
     done: int
     total: int
     error: str | None
@@ -28,6 +28,9 @@ class Extraction(BackgroundJob):
     rejected: int
     started_at: str
     updated_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=JobStatus)
 
 
 @dataclass(frozen=True)

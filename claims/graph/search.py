@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack.cypher import word
+from afterhack.cypher import hold_members, word
 from afterhack.graph import HasGraph
 from claims import fulltext
-from claims.statuses import ClaimStatus
+from claims.statuses import ClaimStatus, Match
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
 SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
@@ -84,11 +84,14 @@ RETURN """
 class SearchHit:
     id: str
     statement: str
-    status: str
+    status: ClaimStatus
     source_id: str | None
     hits: int
-    # How it matched the query: a claims.statuses.Match (lexical, semantic or both).
-    match: str = "lexical"
+    # How it matched the query: lexical, semantic or both.
+    match: Match = Match.LEXICAL
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=ClaimStatus, match=Match)
 
 
 @dataclass(frozen=True)

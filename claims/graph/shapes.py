@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.clock import is_stale
+from afterhack.cypher import hold_members
 from claims.statuses import ClaimStatus, JobStatus
 
 
@@ -71,7 +72,7 @@ class Claim:
 
     def __post_init__(self) -> None:
         # Read from the graph as plain text: held as the member it always is.
-        object.__setattr__(self, "status", ClaimStatus(self.status))
+        hold_members(self, status=ClaimStatus)
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Claim:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack.cypher import word
+from afterhack.cypher import hold_members, word
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 from afterhack.listing_graph import after_params, keyset
@@ -21,11 +21,14 @@ class SourceSummary:
     id: str
     title: str
     origin_type: str
-    status: str
+    status: SourceStatus
     version: int
     length: int
     claims: int
     created_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=SourceStatus)
 
 
 @dataclass(frozen=True)
@@ -34,12 +37,15 @@ class SourceVersion:
     source_id: str
     title: str
     origin_type: str
-    status: str
+    status: SourceStatus
     version: int
     sha256: str
     length: int
     text: str
     created_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=SourceStatus)
 
 
 @dataclass(frozen=True)
