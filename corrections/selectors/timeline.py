@@ -9,6 +9,7 @@ from uuid import UUID
 
 from django.urls import reverse
 
+from afterhack.cypher import hold_members
 from afterhack.history_graph import ChangeCause, ChangeKind
 from afterhack.listing import Criteria
 from afterhack.templatetags.afterhack import in_words
@@ -40,7 +41,7 @@ class Step:
     """One recorded change of an item, with what its cause names (an empty Named when nothing is found)."""
 
     at: str
-    kind: str
+    kind: ChangeKind
     id: str
     title: str
     from_status: str | None
@@ -50,6 +51,9 @@ class Step:
     actor: str | None
     migrated: bool
     named: Named
+
+    def __post_init__(self) -> None:
+        hold_members(self, kind=ChangeKind)
 
 
 def timeline_filters(criteria: Criteria) -> timeline_graph.TimelineFilters:
@@ -100,10 +104,10 @@ def _causes_named(workspace: Workspace, changes: list[dict[str, Any]]) -> dict[s
     }  # fmt: skip
 
 
-def _step(change: dict[str, Any], kind: str, title: str, named: dict[str, Named]) -> Step:
+def _step(change: dict[str, Any], kind: ChangeKind | str, title: str, named: dict[str, Named]) -> Step:
     cause_id = change.get("cause_id")
     return Step(
-        at=change["at"], kind=kind, id=change.get("id") or "", title=title, from_status=change.get("from_status"),
+        at=change["at"], kind=ChangeKind(kind), id=change.get("id") or "", title=title, from_status=change.get("from_status"),
         to_status=change["to_status"], cause=change.get("cause") or "", cause_id=cause_id,
         actor=change.get("actor"), migrated=bool(change.get("migrated")),
         named=named.get(str(cause_id), Named()) if cause_id else Named(),
@@ -115,7 +119,7 @@ class DiffItem:
     """A claim, decision or action in a diff: its status at the start (None: it did not exist yet, or the
     history began in the window) and at the end, and the changes between (oldest first)."""
 
-    kind: str
+    kind: ChangeKind
     id: str
     title: str
     before: str | None
@@ -123,6 +127,9 @@ class DiffItem:
     steps: list[Step]
     created_at: str = ""
     created_by: str = ""
+
+    def __post_init__(self) -> None:
+        hold_members(self, kind=ChangeKind)
 
 
 @dataclass(frozen=True)
