@@ -6,6 +6,7 @@ can no longer drift from its enum. A query constant that names one is an f-strin
 in it, and its Cypher maps' braces doubled (`{{id: $claim_id}}`).
 
 tests/afterhack/test_vocabulary.py checks that every status word still typed in a graph module is an enum member.
+And back: what a query reads is plain text; `hold_members` makes a shape's fields the members they name.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from agents.graph.decisions import DECISION_KIND
 from agents.graph.runs import RUN_FAIL
 from agents.selectors.runs import EVENT_TEMPLATES
 from agents.statuses import ActionStatus, TrajectoryEventKind
+from claims.graph.search import SearchHit
 from claims.statuses import ClaimStatus
 from corrections.graph.timeline import CAUSE_FIRST
 
@@ -196,6 +197,10 @@ class GraphVocabularyTests:
         assert words(ActionStatus.PENDING, ActionStatus.HELD) == "['pending', 'held']"
         with pytest.raises(ValueError):
             word("current")  # type: ignore[arg-type]
+        # And back: a status read as text is held as its member, and a word that is none is refused.
+        assert SearchHit("c1", "A claim.", "current", None, 1).status is ClaimStatus.CURRENT  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            SearchHit("c1", "A claim.", "archived", None, 1)  # type: ignore[arg-type]
         # Queries as they read when their words were typed.
         assert CAUSE_FIRST == "CASE x.kind WHEN 'claim' THEN 0 WHEN 'decision' THEN 1 ELSE 2 END"
         assert DECISION_KIND == (
