@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from afterhack import history_graph as history
+from afterhack.history_graph import ChangeCause
 
 PastChange = dict[str, Any]
 
@@ -18,9 +18,15 @@ PastChange = dict[str, Any]
 # a flag (correction, retraction, new version), a re-justification, a revision. A dismissal keeps only
 # dismissed_at (it changes nothing else); a migration baseline keeps nothing.
 REVIEW_STATE_KEPT_BY = frozenset(
-    {history.CORRECTION, history.RETRACTION, history.NEW_VERSION, history.REJUSTIFICATION, history.REVISION}
+    {
+        ChangeCause.CORRECTION,
+        ChangeCause.RETRACTION,
+        ChangeCause.NEW_VERSION,
+        ChangeCause.REJUSTIFICATION,
+        ChangeCause.REVISION,
+    }
 )
-DISMISSAL_KEPT_BY = REVIEW_STATE_KEPT_BY | {history.DISMISSAL}
+DISMISSAL_KEPT_BY = REVIEW_STATE_KEPT_BY | {ChangeCause.DISMISSAL}
 
 
 def existed(created_at: str | None, as_of: str) -> bool:

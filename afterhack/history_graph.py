@@ -14,28 +14,41 @@ afterhack.holds, because claims, agents and corrections all write statuses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word, words
 from afterhack.graph import HasGraph
+from agents.statuses import DecisionStatus
+from claims.statuses import ClaimStatus
 
-# What a change is of (the API's "kind").
-CLAIM = "claim"
-DECISION = "decision"
-ACTION = "action"
-KINDS = (CLAIM, DECISION, ACTION)
 
-# What caused it (the API's "cause.kind"); cause_id names the thing when there is one.
-CORRECTION = "correction"  # cause_id: the Correction
-RETRACTION = "retraction"  # cause_id: the retracted Source
-NEW_VERSION = "new_version"  # cause_id: the new SourceVersion
-REJUSTIFICATION = "rejustification"  # cause_id: the decision re-justified
-REVISION = "revision"  # cause_id: the new Decision that supersedes
-DISMISSAL = "dismissal"  # cause_id: the dismissed decision
-AGENT_RUN = "agent_run"  # cause_id: the AgentRun
-PERSON = "person"  # cause_id: null (a person marked it; actor says who)
-MIGRATION = "migration"  # the state found when the history began (history_begin, run by manage.py reconcile_graphs)
-CAUSES = (CORRECTION, RETRACTION, NEW_VERSION, REJUSTIFICATION, REVISION, DISMISSAL, AGENT_RUN, PERSON, MIGRATION)
+class ChangeKind(StrEnum):
+    """What a change is of (the API's "kind")."""
+
+    CLAIM = "claim"
+    DECISION = "decision"
+    ACTION = "action"
+
+
+class ChangeCause(StrEnum):
+    """What caused a change (the API's "cause.kind"); cause_id names the thing when there is one."""
+
+    CORRECTION = "correction"  # cause_id: the Correction
+    RETRACTION = "retraction"  # cause_id: the retracted Source
+    NEW_VERSION = "new_version"  # cause_id: the new SourceVersion
+    REJUSTIFICATION = "rejustification"  # cause_id: the decision re-justified
+    REVISION = "revision"  # cause_id: the new Decision that supersedes
+    DISMISSAL = "dismissal"  # cause_id: the dismissed decision
+    AGENT_RUN = "agent_run"  # cause_id: the AgentRun
+    PERSON = "person"  # cause_id: null (a person marked it; actor says who)
+    MIGRATION = "migration"  # the state found when the history began (history_begin, run by manage.py reconcile_graphs)
+
+
+# Their values, in order, for the API's Literal fields.
+KINDS = tuple(kind.value for kind in ChangeKind)
+CAUSES = tuple(cause.value for cause in ChangeCause)
 
 CHANGE_LABEL = "Change"
 CHANGE_OF = "OF"
@@ -54,8 +67,8 @@ def record_change(
 ) -> str:
     """Cypher: a Change of the node bound to `var`, to be placed just BEFORE the SET of its status.
 
-    `to_status` and `cause_id`, `actor` are Cypher expressions (a quoted constant, a $param, a variable);
-    `kind` is a module constant, `cause` one too or a $param (a write shared by several causes, like
+    `to_status` and `cause_id`, `actor` are Cypher expressions (a `word(...)`, a $param, a variable);
+    `kind` is a ChangeKind, `cause` a ChangeCause or a $param (a write shared by several causes, like
     corrections' PROPAGATE). Never request text: values go in as $params.
     `before` names other properties of the node the write overwrites that an as-of read needs (a decision's
     review_reason, flagged_by, dismissed_at): kept as `from_<name>`. `also` adds named Cypher expressions
@@ -63,14 +76,14 @@ def record_change(
     One CREATE per changed node, no extra read, no extra round trip."""
     param = cause.startswith("$") and cause[1:].isidentifier()
     if (
-        kind not in KINDS
-        or not (param or cause in CAUSES)
+        kind not in ChangeKind
+        or not (param or cause in ChangeCause)
         or not all(n.isidentifier() for n in (var, *before, *(also or {})))
     ):
         raise ValueError(f"record_change({var!r}, kind={kind!r}, cause={cause!r})")
-    cause = cause if param else "'" + cause + "'"
+    cause = cause if param else word(ChangeCause(cause))
     return (
-        "CREATE (:" + CHANGE_LABEL + " {at: $now, kind: '" + kind + "', id: " + var + ".id, from_status: "
+        "CREATE (:" + CHANGE_LABEL + " {at: $now, kind: " + word(ChangeKind(kind)) + ", id: " + var + ".id, from_status: "
         + var + ".status, to_status: " + to_status + ", cause: " + cause + ", cause_id: " + cause_id
         + ", actor: " + actor + "".join(", from_" + n + ": " + var + "." + n for n in before)
         + "".join(", " + n + ": " + expression for n, expression in (also or {}).items())
@@ -86,7 +99,7 @@ def marker(var: str) -> str:
 @dataclass(frozen=True)
 class Change:
     at: str
-    kind: str
+    kind: ChangeKind
     id: str
     from_status: str | None
     to_status: str
@@ -96,7 +109,7 @@ class Change:
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Change:
         return cls(
-            at=row["at"], kind=row["kind"], id=row["id"], from_status=row["from_status"], to_status=row["to_status"],
+            at=row["at"], kind=ChangeKind(row["kind"]), id=row["id"], from_status=row["from_status"], to_status=row["to_status"],
             cause={"kind": row["cause"], "id": row["cause_id"]}, actor=row["actor"],
         )  # fmt: skip
 
@@ -204,37 +217,40 @@ HISTORY_BEGIN = (
     "MATCH (w:Workspace) WHERE w.history_since IS NULL "
     "OPTIONAL MATCH (first:" + CHANGE_LABEL + ") WITH w, first ORDER BY first.at LIMIT 1 "
     "SET w.history_since = CASE WHEN first IS NULL OR first.at > $now THEN $now ELSE first.at END WITH w "
-    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: 'superseded'}) WHERE " + UNRECORDED.format("c") + " "
-    "  CREATE (:" + CHANGE_LABEL + " {at: x.applied_at, kind: '" + CLAIM + "', id: c.id, from_status: 'current', "
-    "  to_status: 'superseded', cause: '" + CORRECTION + "', cause_id: x.id, actor: x.actor, migrated: true})"
+    "CALL { MATCH (x:Correction)-[:CORRECTS]->(c:Claim {status: " + word(ClaimStatus.SUPERSEDED) + "}) WHERE "
+    + UNRECORDED.format("c") + " "
+    "  CREATE (:" + CHANGE_LABEL + " {at: x.applied_at, kind: " + word(ChangeKind.CLAIM) + ", id: c.id, from_status: "
+    + word(ClaimStatus.CURRENT) + ", "
+    "  to_status: " + word(ClaimStatus.SUPERSEDED) + ", cause: " + word(ChangeCause.CORRECTION) + ", cause_id: x.id, "
+    "actor: x.actor, migrated: true})"
     "-[:" + CHANGE_OF + "]->(c) } "
-    "CALL { MATCH (c:Claim) WHERE NOT c.status IN ['current', 'superseded'] AND " + UNRECORDED.format("c") + " "
-    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: '" + CLAIM + "', "
-    "  id: c.id, from_status: null, to_status: c.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, "
+    "CALL { MATCH (c:Claim) WHERE NOT c.status IN " + words(ClaimStatus.CURRENT, ClaimStatus.SUPERSEDED) + " AND "
+    + UNRECORDED.format("c") + " "
+    "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: "
+    + word(ChangeKind.CLAIM) + ", "
+    "  id: c.id, from_status: null, to_status: c.status, cause: " + word(ChangeCause.MIGRATION) + ", cause_id: null, "
+    "actor: null, "
     "  migrated: true})-[:" + CHANGE_OF + "]->(c) } "
-    "CALL { MATCH (d:Decision) WHERE d.status = 'superseded' AND " + UNRECORDED.format("d") + " "
+    "CALL { MATCH (d:Decision) WHERE d.status = " + word(DecisionStatus.SUPERSEDED) + " AND "
+    + UNRECORDED.format("d") + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(d.superseded_at, d.status_changed_at, d.created_at, $now), "
-    "  kind: '"
-    + DECISION
-    + "', id: d.id, from_status: 'needs_review', to_status: 'superseded', cause: '"
-    + REVISION
-    + "', cause_id: d.superseded_by, actor: d.superseded_by_actor, migrated: true})-[:"
-    + CHANGE_OF
-    + "]->(d) } "
-    "CALL { MATCH (d:Decision) WHERE d.status <> 'superseded' AND d.status_changed_at IS NOT NULL AND "
-    + UNRECORDED.format("d")
-    + " "
-    "  CREATE (:" + CHANGE_LABEL + " {at: d.status_changed_at, kind: '" + DECISION + "', id: d.id, from_status: null, "
-    "  to_status: d.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    "  kind: " + word(ChangeKind.DECISION) + ", id: d.id, from_status: " + word(DecisionStatus.NEEDS_REVIEW) + ", "
+    "to_status: " + word(DecisionStatus.SUPERSEDED) + ", cause: " + word(ChangeCause.REVISION) + ", "
+    "cause_id: d.superseded_by, actor: d.superseded_by_actor, migrated: true})-[:" + CHANGE_OF + "]->(d) } "
+    "CALL { MATCH (d:Decision) WHERE d.status <> " + word(DecisionStatus.SUPERSEDED) + " AND "
+    "d.status_changed_at IS NOT NULL AND " + UNRECORDED.format("d") + " "
+    "  CREATE (:" + CHANGE_LABEL + " {at: d.status_changed_at, kind: " + word(ChangeKind.DECISION) + ", id: d.id, "
+    "from_status: null, "
+    "  to_status: d.status, cause: " + word(ChangeCause.MIGRATION) + ", cause_id: null, actor: null, migrated: true})"
     "-[:" + CHANGE_OF + "]->(d) } "
     "CALL { MATCH (a:Action) WHERE a.updated_at IS NOT NULL AND a.updated_at <> a.created_at AND "
-    + UNRECORDED.format("a")
-    + " "
-    "  CREATE (:" + CHANGE_LABEL + " {at: a.updated_at, kind: '" + ACTION + "', id: a.id, from_status: null, "
-    "  to_status: a.status, cause: '" + MIGRATION + "', cause_id: null, actor: null, migrated: true})"
+    + UNRECORDED.format("a") + " "
+    "  CREATE (:" + CHANGE_LABEL + " {at: a.updated_at, kind: " + word(ChangeKind.ACTION) + ", id: a.id, "
+    "from_status: null, "
+    "  to_status: a.status, cause: " + word(ChangeCause.MIGRATION) + ", cause_id: null, actor: null, migrated: true})"
     "-[:" + CHANGE_OF + "]->(a) } "
     "RETURN w.history_since"
-)
+)  # fmt: skip
 
 
 def history_begin(*, workspace: HasGraph, now: str) -> bool:

@@ -9,6 +9,7 @@ corrections all check it; only corrections (belief maintenance) changes what hol
 
 from __future__ import annotations
 
+from afterhack.cypher import word
 from agents.statuses import DecisionStatus
 from claims.statuses import ClaimStatus
 
@@ -23,12 +24,12 @@ def status_holds(*, decision: bool, status: str) -> bool:
 
 def claim_holds(var: str) -> str:
     """Cypher: the claim bound to `var` holds."""
-    return f"{var}.status = '{CLAIM_HOLDS}'"
+    return f"{var}.status = {word(CLAIM_HOLDS)}"
 
 
 def decision_holds(var: str) -> str:
     """Cypher: the decision bound to `var` holds."""
-    return f"{var}.status = '{DECISION_HOLDS}'"
+    return f"{var}.status = {word(DECISION_HOLDS)}"
 
 
 def holds(var: str) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from afterhack import history
-from afterhack import history_graph as changes_graph
+from afterhack.history_graph import ChangeCause
 from agents.graph.past import ActionThen, DecisionThen
 from agents.graph.shapes import Action, Decision
+from agents.statuses import ActionStatus, DecisionStatus
 
 
 def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
@@ -20,7 +21,7 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
     if not history.existed(decision.created_at, as_of):
         return None
     changes = history.after(then.changes, as_of)
-    rejustified = history.first_of(changes, changes_graph.REJUSTIFICATION)
+    rejustified = history.first_of(changes, ChangeCause.REJUSTIFICATION)
     below = rejustified.get("justifications_from") if rejustified else None
     supports = [
         replace(support, status=history.status_at(support.status, history.after(then.support_changes.get(support.id, []), as_of)))
@@ -28,14 +29,14 @@ def decision_at(then: DecisionThen, *, as_of: str) -> Decision | None:
         if (below is None or support.justification < below)
         and history.existed(then.support_created.get(support.id), as_of)
     ]  # fmt: skip
-    revised = history.first_of(changes, changes_graph.REVISION) is not None
+    revised = history.first_of(changes, ChangeCause.REVISION) is not None
     dismissed_at = history.kept(decision.dismissed_at, changes, "dismissed_at", kept_by=history.DISMISSAL_KEPT_BY)
     if dismissed_at and dismissed_at > as_of:
         # Only a migration's baseline stands between: a dismissal after the moment had not happened then.
         dismissed_at = None
     return replace(
         decision,
-        status=history.status_at(decision.status, changes),
+        status=DecisionStatus(history.status_at(decision.status, changes)),
         review_reason=history.kept(
             decision.review_reason, changes, "review_reason", kept_by=history.REVIEW_STATE_KEPT_BY
         ),
@@ -70,7 +71,7 @@ def action_at(then: ActionThen, *, as_of: str) -> Action | None:
             ids[ids.index(moved_to)] = moved_from
     return replace(
         action,
-        status=history.status_at(action.status, changes),
+        status=ActionStatus(history.status_at(action.status, changes)),
         decision_ids=ids,
         decision_titles=[titles.get(decision_id, "") for decision_id in ids],
     )

@@ -7,14 +7,15 @@ from dataclasses import replace
 from typing import Any
 
 from afterhack import history
-from afterhack import history_graph as changes_graph
+from afterhack.history_graph import ChangeCause
 from claims.graph.search import SearchHit
 from claims.graph.shapes import CITED_PASSAGE_ROLE, Claim, Fragment
+from claims.statuses import ClaimStatus
 
 
 def moved_since(changes: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The first move to a new version among a claim's changes after T: its evidence at T, or None (unmoved)."""
-    return history.first_of(changes, changes_graph.NEW_VERSION)
+    return history.first_of(changes, ChangeCause.NEW_VERSION)
 
 
 def old_fragment_ids(changes: list[dict[str, Any]]) -> list[str]:
@@ -37,7 +38,7 @@ def claim_at(
     if not history.existed(claim.created_at, as_of):
         return None
     changes = history.after(changes, as_of)
-    status = history.status_at(claim.status, changes)
+    status = ClaimStatus(history.status_at(claim.status, changes))
     then = replace(
         claim,
         status=status,
@@ -64,4 +65,4 @@ def claim_at(
 
 def hit_at(hit: SearchHit, changes: list[dict[str, Any]], as_of: str) -> SearchHit:
     """A search hit with the status its claim had at `as_of` (`changes`: the claim's Changes after then)."""
-    return replace(hit, status=history.status_at(hit.status, history.after(changes, as_of)))
+    return replace(hit, status=ClaimStatus(history.status_at(hit.status, history.after(changes, as_of))))

@@ -20,7 +20,7 @@ from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
 from afterhack.history_graph import Change
 from afterhack.lists.cursors import Paged, page_of
-from afterhack.lists.filters import Criteria, Filter
+from afterhack.lists.filters import Criteria, Filter, FilterKind
 from afterhack.lists.spec import Listing, ListSpec
 from workspaces import graph as workspace_graph
 from workspaces import registry
@@ -92,15 +92,15 @@ def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Fil
         *((str(w.id), w.name) for w in workspaces or []),
         (NO_WORKSPACE, "None (accounts: people, groups, tokens, MCP)"),
     )
-    by_workspace = {"workspace": Filter("Workspace", "choice", choices)} if workspaces is not None else {}
+    by_workspace = {"workspace": Filter("Workspace", FilterKind.CHOICE, choices)} if workspaces is not None else {}
     kinds = tuple(sorted(EVENT_KINDS.items(), key=lambda kind: kind[1]))
     return {
         **by_workspace,
         "actor": Filter("Person"),
         "affected": Filter("Person affected"),
-        "kind": Filter("Kind", "choice", kinds),
-        "since": Filter("From", "day"),
-        "until": Filter("To", "day"),
+        "kind": Filter("Kind", FilterKind.CHOICE, kinds),
+        "since": Filter("From", FilterKind.DAY),
+        "until": Filter("To", FilterKind.DAY),
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
+from enum import StrEnum
 from typing import Any
 
 from afterhack.ids import is_storable, parse_id
@@ -32,10 +33,18 @@ def tidy(raw: str) -> str | None:
     return " ".join(raw.split())[:MAX_QUERY_CHARS]
 
 
+class FilterKind(StrEnum):
+    """What a list filter takes, and the input its form draws."""
+
+    CHOICE = "choice"  # one of the filter's `choices`
+    TEXT = "text"  # case-insensitive, partial
+    DAY = "day"  # a YYYY-MM-DD date; `from`/`to` pairs are inclusive
+    ID = "id"  # a node's id, made canonical
+
+
 @dataclass(frozen=True)
 class Filter:
-    """One filter of a list: `kind` is "choice" (one of `choices`), "text" (case-insensitive, partial),
-    "day" (a YYYY-MM-DD date; `from`/`to` pairs are inclusive) or "id" (a node's id, made canonical).
+    """One filter of a list: what it is called, what it takes (a FilterKind) and, for a choice, its choices.
 
     `cypher` is the condition of the list's query that keeps what the filter asks for and everything while it is
     not asked (its $param is ''), on the variables the app's graph module binds. Its $param is the filter's name,
@@ -44,7 +53,7 @@ class Filter:
     """
 
     label: str
-    kind: str = "text"
+    kind: FilterKind = FilterKind.TEXT
     choices: tuple[tuple[str, str], ...] = ()
     # The words of a choice filter's empty choice (no filter, or the list's default).
     blank: str = "All"
@@ -65,10 +74,10 @@ class Filter:
             )
         if not value:
             return "", None
-        if self.kind == "choice" and value not in dict(self.choices):
+        if self.kind == FilterKind.CHOICE and value not in dict(self.choices):
             known = ", ".join(f"“{label}”" for _, label in self.choices)
             return "", f"“{value}” is not a {self.label.lower()} this list knows ({known}); showing all."
-        if self.kind == "id":
+        if self.kind == FilterKind.ID:
             canonical = parse_id(value)
             if canonical is None:
                 return (
@@ -76,7 +85,7 @@ class Filter:
                     f"“{value[:60]}” is not the id of a {self.label.lower()}; the {self.label.lower()} filter was left out.",
                 )
             return canonical, None
-        if self.kind == "day":
+        if self.kind == FilterKind.DAY:
             try:
                 return date.fromisoformat(value).isoformat(), None
             except ValueError:
@@ -85,13 +94,13 @@ class Filter:
 
     def shown(self, value: str) -> str:
         """The value as a person reads it in the 'filtered by' sentence."""
-        return dict(self.choices).get(value, value) if self.kind == "choice" else f"“{value}”"
+        return dict(self.choices).get(value, value) if self.kind == FilterKind.CHOICE else f"“{value}”"
 
     def params(self, name: str, value: str) -> dict[str, Any]:
         """The $params of the filter's Cypher condition for its cleaned value ('' when not asked)."""
         if self.to_params is not None:
             return self.to_params(value)
-        if self.kind == "text":
+        if self.kind == FilterKind.TEXT:
             value = value.lower()
         elif self.until:
             value = day_after(value)
@@ -105,7 +114,9 @@ class Filter:
 def choice(label: str, choices: tuple[tuple[str, str], ...], *, param: str, of: str) -> Filter:
     """A choice filter (named `param` in its list) whose condition keeps the rows where `of`, a Cypher expression,
     is the value chosen."""
-    return Filter(label, kind="choice", choices=choices, param=param, cypher=f"${param} = '' OR {of} = ${param}")
+    return Filter(
+        label, kind=FilterKind.CHOICE, choices=choices, param=param, cypher=f"${param} = '' OR {of} = ${param}"
+    )
 
 
 def made(
@@ -117,9 +128,13 @@ def made(
         person: Filter(
             by, param="author", cypher=f"$author = '' OR toLower(coalesce({node}.created_by, '')) CONTAINS $author"
         ),
-        "from": Filter(since, kind="day", param="since", cypher=f"$since = '' OR {node}.created_at >= $since"),
+        "from": Filter(since, kind=FilterKind.DAY, param="since", cypher=f"$since = '' OR {node}.created_at >= $since"),
         "to": Filter(
-            until, kind="day", param="before", until=True, cypher=f"$before = '' OR {node}.created_at < $before"
+            until,
+            kind=FilterKind.DAY,
+            param="before",
+            until=True,
+            cypher=f"$before = '' OR {node}.created_at < $before",
         ),
     }
 

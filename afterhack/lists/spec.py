@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
+from django_htmx.http import push_url
 
 from afterhack.lists.filters import MAX_QUERY_CHARS, Criteria, Filter, tidy
 
@@ -277,7 +278,7 @@ def render_listing(
     response = render(request, f"{template}#list" if partial else template, context, status=status)
     if partial:
         # The form sends its empty fields too; the address kept in the history is the list's own, shortest one.
-        response["HX-Push-Url"] = listing.address
+        push_url(response, listing.address)
     # The same address answers a page or a section: a cache must keep them apart.
     patch_vary_headers(response, ["HX-Request", "HX-Target"])
     return response

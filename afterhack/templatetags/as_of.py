@@ -8,9 +8,8 @@ from django import template
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html
 
-from afterhack import history_graph as history
 from afterhack.as_of import Moment, words
-from afterhack.history_graph import Change
+from afterhack.history_graph import Change, ChangeCause
 
 register = template.Library()
 
@@ -27,15 +26,15 @@ def as_of_bar(context: template.Context) -> dict[str, Any]:
 
 # What caused a change, in words, and the page of that cause (URL name, its id's keyword), where there is one.
 CAUSES: dict[str, tuple[str, str, str]] = {
-    history.CORRECTION: ("a correction", "corrections:detail", "correction_id"),
-    history.RETRACTION: ("the retraction of its source", "claims:source", "source_id"),
-    history.NEW_VERSION: ("a new version of its source", "", ""),
-    history.REJUSTIFICATION: ("a re-justification", "agents:decision", "decision_id"),
-    history.REVISION: ("a revision", "agents:decision", "decision_id"),
-    history.DISMISSAL: ("a dismissal", "agents:decision", "decision_id"),
-    history.AGENT_RUN: ("an agent run", "agents:run", "run_id"),
-    history.PERSON: ("a person", "", ""),
-    history.MIGRATION: ("the state found when the history began", "", ""),
+    ChangeCause.CORRECTION: ("a correction", "corrections:detail", "correction_id"),
+    ChangeCause.RETRACTION: ("the retraction of its source", "claims:source", "source_id"),
+    ChangeCause.NEW_VERSION: ("a new version of its source", "", ""),
+    ChangeCause.REJUSTIFICATION: ("a re-justification", "agents:decision", "decision_id"),
+    ChangeCause.REVISION: ("a revision", "agents:decision", "decision_id"),
+    ChangeCause.DISMISSAL: ("a dismissal", "agents:decision", "decision_id"),
+    ChangeCause.AGENT_RUN: ("an agent run", "agents:run", "run_id"),
+    ChangeCause.PERSON: ("a person", "", ""),
+    ChangeCause.MIGRATION: ("the state found when the history began", "", ""),
 }
 
 

@@ -10,26 +10,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from afterhack import graph
-from afterhack import history_graph as history
+from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.history_graph import record_change
+from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, status_page
 from agents.graph.shapes import Action
 from agents.lists import ACTION_STATUS
+from agents.statuses import ActionStatus, DecisionStatus, Origin
 
 ACTION_CREATE = (
-    """
+    f"""
 UNWIND $decision_ids AS did
-OPTIONAL MATCH (d:Decision {id: did})
+OPTIONAL MATCH (d:Decision {{id: did}})
 WITH collect(d) AS decisions
 WITH decisions WHERE size(decisions) = size($decision_ids)
-  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> 'superseded')
-CREATE (a:Action {id: $action_id, title: $title, origin: 'reviewer', created_at: $now, created_by: $created_by,
+  AND all(d IN decisions WHERE d.dismissed_at IS NULL AND d.status <> {word(DecisionStatus.SUPERSEDED)})
+CREATE (a:Action {{id: $action_id, title: $title, origin: {word(Origin.REVIEWER)}, created_at: $now, created_by: $created_by,
                   status: CASE WHEN any(d IN decisions WHERE NOT """
     + decision_holds("d")
-    + """) THEN 'held' ELSE 'pending' END})
+    + f""") THEN {word(ActionStatus.HELD)} ELSE {word(ActionStatus.PENDING)} END}})
 WITH a, decisions
 UNWIND decisions AS d
 CREATE (a)-[:DEPENDS_ON]->(d)
@@ -73,7 +74,7 @@ WHERE NOT $require_holding OR all(d IN decisions WHERE """
     + """ AND d.dismissed_at IS NULL)
 """
     + record_change(
-        "a", kind=history.ACTION, to_status="$status", cause=history.PERSON, cause_id="null", actor="$actor"
+        "a", kind=ChangeKind.ACTION, to_status="$status", cause=ChangeCause.PERSON, cause_id="null", actor="$actor"
     )
     + """SET a.status = $status, a.updated_at = $now
 WITH a
@@ -116,8 +117,11 @@ class UnheldDecision:
 
     id: str
     title: str
-    status: str
+    status: DecisionStatus
     dismissed: bool
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=DecisionStatus)
 
 
 ACTION_UNHELD_DECISIONS = (

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from afterhack import history_graph as history
-from afterhack.history_graph import ACTION, DECISION
+from afterhack.cypher import word
+from afterhack.history_graph import ChangeCause, ChangeKind
 from agents.graph.decisions import DECISION_KIND, KIND_PARAMS
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus
 
@@ -55,10 +55,10 @@ RETURN collect([status, open, unanswered, n]) AS decisions
 THEN_COLUMNS = ("actions", "decisions")
 # What a changed node (`d`, its first change since `first`) says besides its status then, for a decision.
 CHANGED = (
-    "open_now: first.kind = '" + DECISION + "' AND " + DECISION_OPEN + ", "
-    "dismissed_then: CASE WHEN first.cause = '" + history.MIGRATION + "' THEN d.dismissed_at "
+    "open_now: first.kind = " + word(ChangeKind.DECISION) + " AND " + DECISION_OPEN + ", "
+    "dismissed_then: CASE WHEN first.cause = " + word(ChangeCause.MIGRATION) + " THEN d.dismissed_at "
     "ELSE first.from_dismissed_at END, "
-    "unanswered: first.kind = '" + DECISION + "' AND " + UNANSWERED
+    "unanswered: first.kind = " + word(ChangeKind.DECISION) + " AND " + UNANSWERED
 )
 
 
@@ -73,12 +73,12 @@ def attention_params() -> dict[str, Any]:
 def agents_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, Any]:
     """The decisions and actions by status at the moment, and the open decisions then (lost support, unanswered),
     from the as-of row and the nodes changed since."""
-    counts: dict[str, Counter[str]] = {DECISION: Counter(), ACTION: Counter()}
+    counts: dict[str, Counter[str]] = {ChangeKind.DECISION: Counter(), ChangeKind.ACTION: Counter()}
     for status, n in row["actions"] or []:
-        counts[ACTION][status] += n
+        counts[ChangeKind.ACTION][status] += n
     open_counts: Counter[bool] = Counter()  # open decisions, by whether they are unanswered questions
     for status, is_open, unanswered, n in row["decisions"] or []:
-        counts[DECISION][status] += n
+        counts[ChangeKind.DECISION][status] += n
         open_counts[bool(unanswered)] += n if is_open else 0
     for node in changed:
         if node["kind"] not in counts:
@@ -86,12 +86,12 @@ def agents_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of:
         # Moved from its present count to its count then.
         counts[node["kind"]][node["now"]] -= 1
         counts[node["kind"]][node["then"]] += 1
-        if node["kind"] == DECISION:
+        if node["kind"] == ChangeKind.DECISION:
             dismissed = node["dismissed_then"]
             open_then = node["then"] == DecisionStatus.NEEDS_REVIEW and (not dismissed or dismissed > as_of)
             open_counts[bool(node["unanswered"])] += int(open_then) - int(bool(node["open_now"]))
-    decisions = {str(s): counts[DECISION][s] for s in DecisionStatus}
-    actions = {str(s): counts[ACTION][s] for s in ActionStatus}
+    decisions = {str(s): counts[ChangeKind.DECISION][s] for s in DecisionStatus}
+    actions = {str(s): counts[ChangeKind.ACTION][s] for s in ActionStatus}
     return {
         "lost_support": open_counts[False], "unanswered": open_counts[True],
         "decisions": decisions, "decisions_total": sum(decisions.values()),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import holds
 from afterhack.ids import parse_id
@@ -18,6 +19,7 @@ from afterhack.lists.graph import after_params, status_page
 from agents.coordinator import NO_ANSWER_TITLE
 from agents.graph.shapes import Decision
 from agents.lists import DECISION_STATUS
+from agents.statuses import DecisionKind, DecisionStatus, Origin
 
 # The supports are looked up by id among claims and decisions; the decision is created only
 # if every one exists and holds (a current claim, a supported decision).
@@ -30,14 +32,14 @@ WITH collect(coalesce(c, x)) AS supports
 WITH supports WHERE size(supports) = size($support_ids)
   AND all(s IN supports WHERE """
     + holds("s")
-    + """)
-CREATE (d:Decision {id: $decision_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
-                    origin: 'reviewer', kind: 'manual', question: null, run_id: null, created_at: $now,
-                    created_by: $created_by})
+    + f""")
+CREATE (d:Decision {{id: $decision_id, title: $title, rationale: $rationale, status: {word(DecisionStatus.SUPPORTED)}, review_reason: null,
+                    origin: {word(Origin.REVIEWER)}, kind: {word(DecisionKind.MANUAL)}, question: null, run_id: null, created_at: $now,
+                    created_by: $created_by}})
 WITH d, supports
 UNWIND $edges AS e
 WITH d, e, [s IN supports WHERE s.id = e.sid][0] AS s
-CREATE (s)-[:SUPPORTS {justification: e.j}]->(d)
+CREATE (s)-[:SUPPORTS {{justification: e.j}}]->(d)
 WITH DISTINCT d
 """
     + BUMP_REVISION
@@ -96,12 +98,10 @@ def node_states(*, workspace: HasGraph, ids: list[str]) -> dict[str, tuple[str, 
 # agent could not answer (only that branch of RUN_FINISH makes an agent decision without supports),
 # and an agent's decision carries the question its run was asked.
 DECISION_KIND = (
-    "coalesce(d.kind, CASE WHEN coalesce(d.origin, 'reviewer') <> 'agent' THEN 'manual' "
-    "WHEN d.title = $no_answer_title AND size([(s)-[:SUPPORTS]->(d) | s]) = 0 THEN 'unanswered' ELSE 'agent' END)"
+    f"coalesce(d.kind, CASE WHEN coalesce(d.origin, {word(Origin.REVIEWER)}) <> {word(Origin.AGENT)} THEN {word(DecisionKind.MANUAL)} "
+    f"WHEN d.title = $no_answer_title AND size([(s)-[:SUPPORTS]->(d) | s]) = 0 THEN {word(DecisionKind.UNANSWERED)} ELSE {word(DecisionKind.AGENT)} END)"
 )
-DECISION_QUESTION = (
-    "coalesce(d.question, CASE WHEN d.origin = 'agent' THEN head([(r:AgentRun)-[:PRODUCED]->(d) | r.question]) END)"
-)
+DECISION_QUESTION = f"coalesce(d.question, CASE WHEN d.origin = {word(Origin.AGENT)} THEN head([(r:AgentRun)-[:PRODUCED]->(d) | r.question]) END)"
 KIND_PARAMS = {"no_answer_title": NO_ANSWER_TITLE}
 
 # A decision with its `supports` and `action_ids` as one map, as Decision reads it by name; both are

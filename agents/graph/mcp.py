@@ -15,15 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
+from agents.statuses import DecisionKind, DecisionStatus, Origin, RunAgent, RunOrigin
+from claims.statuses import JobStatus
 
 # The run of this session in this workspace, created by the first step that needs it.
-RUN_MERGE = """
-MERGE (r:AgentRun {id: $run_id})
-ON CREATE SET r.origin = 'mcp', r.question = $question, r.status = 'running', r.agent = 'mcp', r.model = '',
+RUN_MERGE = f"""
+MERGE (r:AgentRun {{id: $run_id}})
+ON CREATE SET r.origin = {word(RunOrigin.MCP)}, r.question = $question, r.status = {word(JobStatus.RUNNING)}, r.agent = {word(RunAgent.MCP)}, r.model = '',
               r.error = null, r.created_at = $now, r.finished_at = null, r.created_by = $created_by,
-              r.trajectory = '{}', r.steps = 0
+              r.trajectory = '{{}}', r.steps = 0
 """
 
 # The run's next step number (a run written before steps were nodes goes on after its listed steps).
@@ -98,19 +101,19 @@ WITH r, i, x, c, count(s) > 0 AS searched, count(t) > 0 AS retrieved
 WITH r, i, x, CASE WHEN c IS NULL THEN 'missing' WHEN NOT searched THEN 'not_searched'
                    WHEN NOT retrieved THEN 'not_retrieved' WHEN NOT """
     + claim_holds("c")
-    + """ THEN 'not_current:' + c.status ELSE 'ok' END AS code
+    + f""" THEN 'not_current:' + c.status ELSE 'ok' END AS code
 ORDER BY i
 WITH r, collect(x.g) AS groups, collect(x.id) AS ids, collect(code) AS codes
 WITH r, groups, ids, codes,
      [g IN range(0, $group_count - 1) WHERE all(k IN range(0, size(codes) - 1) WHERE groups[k] <> g OR codes[k] = 'ok')]
        AS kept
-WITH r, groups, ids, codes, kept, CASE WHEN size(kept) > 0 THEN 'supported' ELSE 'needs_review' END AS status
-CREATE (r)-[:PRODUCED]->(d:Decision {id: $decision_id, origin: 'agent', run_id: r.id, created_at: $now,
+WITH r, groups, ids, codes, kept, CASE WHEN size(kept) > 0 THEN {word(DecisionStatus.SUPPORTED)} ELSE {word(DecisionStatus.NEEDS_REVIEW)} END AS status
+CREATE (r)-[:PRODUCED]->(d:Decision {{id: $decision_id, origin: {word(Origin.AGENT)}, run_id: r.id, created_at: $now,
                                      created_by: $created_by, status: status, question: $title,
-                                     kind: CASE WHEN status = 'supported' THEN 'agent' ELSE 'unanswered' END,
-                                     title: CASE WHEN status = 'supported' THEN $title ELSE $fallback_title END,
+                                     kind: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN {word(DecisionKind.AGENT)} ELSE {word(DecisionKind.UNANSWERED)} END,
+                                     title: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN $title ELSE $fallback_title END,
                                      rationale: $rationale,
-                                     review_reason: CASE WHEN status = 'supported' THEN null ELSE $review_reason END})
+                                     review_reason: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN null ELSE $review_reason END}})
 """
     + NEXT_STEP
     + """WITH r, d, groups, ids, codes, kept, status
@@ -137,8 +140,11 @@ RETURN {status: status, codes: codes} AS outcome
 class Decided:
     """What rule 2 made of a decision: its status, and one code per cited claim in the order cited."""
 
-    status: str
+    status: DecisionStatus
     codes: list[str]
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=DecisionStatus)
 
 
 def mcp_decide(

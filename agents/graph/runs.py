@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word, words
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
@@ -15,11 +16,12 @@ from afterhack.lists.graph import after_params, keyset
 from agents.graph import mcp as mcp_graph
 from agents.graph.shapes import Run
 from agents.mcp_trajectory import mcp_trajectory
-from agents.statuses import RunOrigin
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RunOrigin
+from claims.statuses import JobStatus
 
-RUN_CREATE = """
-CREATE (r:AgentRun {id: $run_id, question: $question, status: 'queued', agent: $agent, model: $model, error: null,
-                    created_at: $now, updated_at: $now, finished_at: null, created_by: $created_by, trajectory: '{}'})
+RUN_CREATE = f"""
+CREATE (r:AgentRun {{id: $run_id, question: $question, status: {word(JobStatus.QUEUED)}, agent: $agent, model: $model, error: null,
+                    created_at: $now, updated_at: $now, finished_at: null, created_by: $created_by, trajectory: '{{}}'}})
 RETURN r.id
 """
 
@@ -39,10 +41,10 @@ def run_create(
     graph.query(workspace, RUN_CREATE, params)
 
 
-RUN_PROGRESS = """
-MATCH (r:AgentRun {id: $run_id})
-WHERE r.status IN ['queued', 'running']
-SET r.status = 'running', r.trajectory = $trajectory, r.updated_at = $now
+RUN_PROGRESS = f"""
+MATCH (r:AgentRun {{id: $run_id}})
+WHERE r.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)}
+SET r.status = {word(JobStatus.RUNNING)}, r.trajectory = $trajectory, r.updated_at = $now
 RETURN r.id
 """
 
@@ -53,10 +55,10 @@ def run_progress(*, workspace: HasGraph, run_id: str, trajectory: dict[str, Any]
     return bool(graph.query(workspace, RUN_PROGRESS, params))
 
 
-RUN_FAIL = """
-MATCH (r:AgentRun {id: $run_id})
-WHERE r.status IN ['queued', 'running']
-SET r.status = 'failed', r.error = $error, r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
+RUN_FAIL = f"""
+MATCH (r:AgentRun {{id: $run_id}})
+WHERE r.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)}
+SET r.status = {word(JobStatus.FAILED)}, r.error = $error, r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
 RETURN r.id
 """
 
@@ -73,49 +75,49 @@ def run_fail(*, workspace: HasGraph, run_id: str, error: str, trajectory: dict[s
 # finishing therefore cannot end up supporting its decision. Without a surviving citation the
 # decision is an unanswered question: kind 'unanswered', carrying the question asked.
 RUN_FINISH = (
-    """
-MATCH (r:AgentRun {id: $run_id})
-WHERE r.status IN ['queued', 'running']
+    f"""
+MATCH (r:AgentRun {{id: $run_id}})
+WHERE r.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)}
 OPTIONAL MATCH (c:Claim) WHERE c.id IN $support_ids AND """
     + claim_holds("c")
-    + """
+    + f"""
 WITH r, collect(c) AS live
-WITH r, live, CASE WHEN size(live) > 0 THEN 'supported' ELSE 'needs_review' END AS status
-SET r.status = 'done', r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
+WITH r, live, CASE WHEN size(live) > 0 THEN {word(DecisionStatus.SUPPORTED)} ELSE {word(DecisionStatus.NEEDS_REVIEW)} END AS status
+SET r.status = {word(JobStatus.DONE)}, r.trajectory = $trajectory, r.updated_at = $now, r.finished_at = $now
 WITH r, live, status
-CALL {
+CALL {{
   WITH r
   UNWIND $searched AS s
-  MATCH (c:Claim {id: s.claim_id})
-  CREATE (r)-[:SEARCHED {query: s.query, step: s.step}]->(c)
-}
-CALL {
+  MATCH (c:Claim {{id: s.claim_id}})
+  CREATE (r)-[:SEARCHED {{query: s.query, step: s.step}}]->(c)
+}}
+CALL {{
   WITH r
   UNWIND $retrieved AS t
-  MATCH (f:SourceFragment {id: t.fragment_id})
-  CREATE (r)-[:RETRIEVED {claim_id: t.claim_id, step: t.step}]->(f)
-}
-CREATE (r)-[:HANDOFF]->(:Handoff {id: $handoff_id, from_role: 'analyst', to_role: 'coordinator',
-                                  payload: $handoff_payload, created_at: $now})
-CREATE (r)-[:PRODUCED]->(d:Decision {id: $decision_id, origin: 'agent', run_id: r.id, created_at: $now,
+  MATCH (f:SourceFragment {{id: t.fragment_id}})
+  CREATE (r)-[:RETRIEVED {{claim_id: t.claim_id, step: t.step}}]->(f)
+}}
+CREATE (r)-[:HANDOFF]->(:Handoff {{id: $handoff_id, from_role: 'analyst', to_role: 'coordinator',
+                                  payload: $handoff_payload, created_at: $now}})
+CREATE (r)-[:PRODUCED]->(d:Decision {{id: $decision_id, origin: {word(Origin.AGENT)}, run_id: r.id, created_at: $now,
                                      created_by: r.created_by, status: status, question: r.question,
-                                     kind: CASE WHEN status = 'supported' THEN 'agent' ELSE 'unanswered' END,
-                                     title: CASE WHEN status = 'supported' THEN $title ELSE $fallback_title END,
+                                     kind: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN {word(DecisionKind.AGENT)} ELSE {word(DecisionKind.UNANSWERED)} END,
+                                     title: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN $title ELSE $fallback_title END,
                                      rationale: $rationale,
-                                     review_reason: CASE WHEN status = 'supported' THEN null ELSE $review_reason END})
+                                     review_reason: CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN null ELSE $review_reason END}})
 WITH r, d, live, status
-CALL {
+CALL {{
   WITH d, live
   UNWIND range(0, size(live) - 1) AS j
   WITH d, live[j] AS c, j
-  CREATE (c)-[:SUPPORTS {justification: j}]->(d)
-}
-CALL {
+  CREATE (c)-[:SUPPORTS {{justification: j}}]->(d)
+}}
+CALL {{
   WITH r, d, status
-  UNWIND CASE WHEN status = 'supported' THEN $actions ELSE [] END AS a
-  CREATE (r)-[:PRODUCED]->(:Action {id: a.id, title: a.title, status: 'pending', origin: 'agent', created_at: $now,
-                                    created_by: r.created_by})-[:DEPENDS_ON]->(d)
-}
+  UNWIND CASE WHEN status = {word(DecisionStatus.SUPPORTED)} THEN $actions ELSE [] END AS a
+  CREATE (r)-[:PRODUCED]->(:Action {{id: a.id, title: a.title, status: {word(ActionStatus.PENDING)}, origin: {word(Origin.AGENT)}, created_at: $now,
+                                    created_by: r.created_by}})-[:DEPENDS_ON]->(d)
+}}
 WITH d
 """
     + BUMP_REVISION
@@ -158,7 +160,7 @@ def run_finish(
 # the actions it produced as one map; the decisions are gathered in a WITH before.
 RUN_FIELDS = (
     "r {.id, .question, .status, .agent, .model, .error, .created_at, .updated_at, .finished_at, .created_by, "
-    "origin: coalesce(r.origin, 'agent'), trajectory: trajectory, decision_ids: decision_ids, "
+    f"origin: coalesce(r.origin, {word(RunOrigin.AGENT)}), trajectory: trajectory, decision_ids: decision_ids, "
     "action_ids: action_ids} AS run"
 )
 RUN_DECISIONS = (

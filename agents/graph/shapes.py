@@ -7,8 +7,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.statuses import DecisionKind, DecisionStatus, RunOrigin
+from afterhack.cypher import hold_members
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
 from claims.graph.shapes import BackgroundJob
+from claims.statuses import JobStatus
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,13 @@ class Decision:
     id: str
     title: str
     rationale: str
-    status: str
+    status: DecisionStatus
     review_reason: str | None
     origin: str
     run_id: str | None
     created_at: str
     created_by: str | None
-    kind: str = DecisionKind.MANUAL
+    kind: DecisionKind = DecisionKind.MANUAL
     question: str | None = None
     status_changed_at: str | None = None
     dismissed_at: str | None = None
@@ -48,6 +50,11 @@ class Decision:
     superseded_by_actor: str | None = None
     supports: list[Support] = field(default_factory=list)
     action_ids: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # Read from the graph as plain text: held as the members they always are. (`origin` stays text: older
+        # decisions have none.)
+        hold_members(self, status=DecisionStatus, kind=DecisionKind)
 
     @property
     def reviewable(self) -> bool:
@@ -84,12 +91,15 @@ class Decision:
 class Action:
     id: str
     title: str
-    status: str
+    status: ActionStatus
     origin: str
     created_at: str
     decision_ids: list[str] = field(default_factory=list)
     decision_titles: list[str] = field(default_factory=list)
     created_by: str | None = None
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=ActionStatus)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Action:
@@ -106,7 +116,7 @@ class Action:
 class Run(BackgroundJob):
     id: str
     question: str
-    status: str
+    status: JobStatus
     agent: str
     model: str
     error: str | None
@@ -117,9 +127,12 @@ class Run(BackgroundJob):
     trajectory: dict[str, Any]
     decision_id: str | None
     action_ids: list[str]
-    origin: str = RunOrigin.AGENT
+    origin: RunOrigin = RunOrigin.AGENT
     # Every decision it recorded, newest first (the built-in agent's run records one; an MCP session any number).
     decision_ids: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=JobStatus, origin=RunOrigin)
 
     @classmethod
     def from_row(cls, row: dict[str, Any], trajectory: dict[str, Any] | None = None) -> Run:

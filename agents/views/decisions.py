@@ -151,7 +151,7 @@ def _decision_page(
         params, path=path, read=list_selectors.decision_rows, count=list_selectors.decision_rows_count,
         workspace=membership.workspace,
     )  # fmt: skip
-    asks_list_only = request.htmx and request.headers.get("HX-Target") == listing.target
+    asks_list_only = request.htmx and request.htmx.target == listing.target
     form_context = (
         _form_context(membership.workspace, form, data) if membership.can_write and not asks_list_only else {}
     )

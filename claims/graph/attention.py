@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from afterhack.history_graph import CLAIM
+from afterhack.history_graph import ChangeKind
 from claims.statuses import ClaimStatus, JobStatus
 
 SOURCES = "OPTIONAL MATCH (s:Source) RETURN count(s) AS sources"
@@ -45,7 +45,7 @@ def claims_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of:
     for status, n in row["claims"] or []:
         counts[status] += n
     for node in changed:
-        if node["kind"] == CLAIM:
+        if node["kind"] == ChangeKind.CLAIM:
             counts[node["now"]] -= 1
             counts[node["then"]] += 1
     claims = {str(s): counts[s] for s in ClaimStatus}

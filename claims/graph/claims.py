@@ -7,53 +7,55 @@ from __future__ import annotations
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from claims.graph.shapes import Claim
+from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 
 # Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor,
 # fragment_ids (the fragments its span overlaps, worked out by the caller). MERGE on the key
 # makes the write idempotent: the same claim again is the same node, and `created_in` tells
 # which rows this very write created. Every lookup is by an indexed property.
 CLAIMS_RECORD = (
-    """
-MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {id: $version_id})
-WHERE s.status = 'active' AND v.current = true
+    f"""
+MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
+WHERE s.status = {word(SourceStatus.ACTIVE)} AND v.current = true
 """
     + BUMP_REVISION
-    + """
+    + f"""
 WITH s, v
-CALL {
+CALL {{
   WITH s, v
   UNWIND $claims AS row
-  MERGE (c:Claim {key: row.key})
+  MERGE (c:Claim {{key: row.key}})
   ON CREATE SET c.id = row.id, c.statement = row.statement, c.evidence_quote = row.evidence_quote,
                 c.start = row.start, c.end = row.end, c.confidence = row.confidence,
-                c.confidence_kind = row.confidence_kind, c.extractor = row.extractor, c.status = 'current',
+                c.confidence_kind = row.confidence_kind, c.extractor = row.extractor, c.status = {word(ClaimStatus.CURRENT)},
                 c.revision = 0, c.source_id = s.id, c.version_id = v.id, c.created_at = $now,
                 c.created_by = $created_by, c.created_in = $write_id
   WITH c, row
   UNWIND row.fragment_ids AS fragment_id
-  MATCH (f:SourceFragment {id: fragment_id})
-  MERGE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f)
-}
-CALL {
+  MATCH (f:SourceFragment {{id: fragment_id}})
+  MERGE (c)-[:SUPPORTED_BY {{role: 'evidence'}}]->(f)
+}}
+CALL {{
   WITH v
   UNWIND $rejected AS r
-  MERGE (v)-[:REJECTED]->(x:RejectedClaim {key: r.key})
+  MERGE (v)-[:REJECTED]->(x:RejectedClaim {{key: r.key}})
   ON CREATE SET x.statement = r.statement, x.evidence_quote = r.evidence_quote, x.reason = r.reason,
                 x.detail = r.detail, x.hint_start = r.hint_start, x.hint_end = r.hint_end,
                 x.extractor = r.extractor, x.created_at = $now
-}
+}}
 WITH v
 OPTIONAL MATCH (c:Claim) WHERE c.key IN $keys
-WITH collect({key: c.key, id: c.id, created: c.created_in = $write_id}) AS stored
-OPTIONAL MATCH (e:Extraction {id: $extraction_id})
+WITH collect({{key: c.key, id: c.id, created: c.created_in = $write_id}}) AS stored
+OPTIONAL MATCH (e:Extraction {{id: $extraction_id}})
 FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
-  SET x.status = 'done', x.done = x.total, x.updated_at = $now, x.error = null,
+  SET x.status = {word(JobStatus.DONE)}, x.done = x.total, x.updated_at = $now, x.error = null,
       x.claims_added = size([row IN stored WHERE row.created]), x.rejected = size($rejected))
-RETURN {stored: stored} AS recorded
+RETURN {{stored: stored}} AS recorded
 """
 )
 
@@ -93,12 +95,12 @@ OPTIONAL MATCH (p:Claim {id: premise_id})
 WITH collect(p) AS premises
 WITH premises WHERE size(premises) = $count AND all(p IN premises WHERE """
     + claim_holds("p")
-    + """)
-CREATE (c:Claim {id: $claim_id, key: $claim_id, statement: $statement, status: 'current', revision: 0,
-                 confidence_kind: 'derived', extractor: 'derived', created_at: $now, created_by: $created_by})
+    + f""")
+CREATE (c:Claim {{id: $claim_id, key: $claim_id, statement: $statement, status: {word(ClaimStatus.CURRENT)}, revision: 0,
+                 confidence_kind: {word(ConfidenceKind.DERIVED)}, extractor: 'derived', created_at: $now, created_by: $created_by}})
 WITH c, premises
 UNWIND premises AS p
-CREATE (c)-[:DERIVED_FROM {justification: 0}]->(p)
+CREATE (c)-[:DERIVED_FROM {{justification: 0}}]->(p)
 WITH DISTINCT c
 """
     + BUMP_REVISION

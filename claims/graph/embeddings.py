@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import hold_members
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
+from claims.statuses import ClaimStatus
 
 #
 # A claim's vector is its `embedding` (vecf32), made by the model named in its `embedding_model`; the vector
@@ -70,9 +72,12 @@ ORDER BY score, c.id
 class NearHit:
     id: str
     statement: str
-    status: str
+    status: ClaimStatus
     source_id: str | None
     distance: float
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=ClaimStatus)
 
 
 def embedding_index_dimension(*, workspace: HasGraph) -> int | None:

@@ -7,17 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from afterhack import graph
+from afterhack.cypher import hold_members, word, words
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, keyset
 from claims.graph.shapes import BackgroundJob
+from claims.statuses import ClaimStatus, JobStatus
 
 
 @dataclass(frozen=True)
 class Extraction(BackgroundJob):
     id: str
     version_id: str
-    status: str
+    status: JobStatus
     done: int
     total: int
     error: str | None
@@ -26,6 +28,9 @@ class Extraction(BackgroundJob):
     rejected: int
     started_at: str
     updated_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=JobStatus)
 
 
 @dataclass(frozen=True)
@@ -71,15 +76,15 @@ def rejected_count(*, workspace: HasGraph, source_id: str) -> int:
     return int(graph.ro_query(workspace, REJECTED_COUNT, {"source_id": source_id})[0][0])
 
 
-EXTRACTION_START = """
-MATCH (v:SourceVersion {id: $version_id})
+EXTRACTION_START = f"""
+MATCH (v:SourceVersion {{id: $version_id}})
 OPTIONAL MATCH (v)<-[:OF]-(busy:Extraction)
-WHERE busy.status IN ['queued', 'running'] AND busy.updated_at > $stale_before
+WHERE busy.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)} AND busy.updated_at > $stale_before
 WITH v, collect(busy.id) AS busy_ids
 WITH v, busy_ids WHERE size(busy_ids) = 0
-CREATE (v)<-[:OF]-(e:Extraction {id: $extraction_id, version_id: v.id, status: 'queued', done: 0,
+CREATE (v)<-[:OF]-(e:Extraction {{id: $extraction_id, version_id: v.id, status: {word(JobStatus.QUEUED)}, done: 0,
                                  total: $total, error: null, extractor: $extractor, claims_added: 0,
-                                 rejected: 0, started_at: $now, updated_at: $now})
+                                 rejected: 0, started_at: $now, updated_at: $now}})
 RETURN e.id
 """
 
@@ -95,10 +100,10 @@ def extraction_start(
     return bool(graph.query(workspace, EXTRACTION_START, params))
 
 
-EXTRACTION_PROGRESS = """
-MATCH (e:Extraction {id: $extraction_id})
-WHERE e.status IN ['queued', 'running']
-SET e.status = 'running', e.done = $done, e.updated_at = $now
+EXTRACTION_PROGRESS = f"""
+MATCH (e:Extraction {{id: $extraction_id}})
+WHERE e.status IN {words(JobStatus.QUEUED, JobStatus.RUNNING)}
+SET e.status = {word(JobStatus.RUNNING)}, e.done = $done, e.updated_at = $now
 RETURN e.id
 """
 
@@ -109,9 +114,9 @@ def extraction_progress(*, workspace: HasGraph, extraction_id: str, done: int, n
     return bool(graph.query(workspace, EXTRACTION_PROGRESS, params))
 
 
-EXTRACTION_FAIL = """
-MATCH (e:Extraction {id: $extraction_id})
-SET e.status = 'failed', e.error = $error, e.updated_at = $now
+EXTRACTION_FAIL = f"""
+MATCH (e:Extraction {{id: $extraction_id}})
+SET e.status = {word(JobStatus.FAILED)}, e.error = $error, e.updated_at = $now
 """
 
 
@@ -147,12 +152,12 @@ def extraction_latest(*, workspace: HasGraph, source_id: str) -> Extraction | No
     return Extraction(**rows[0]) if rows else None
 
 
-VANISHED = """
-MATCH (:Source {id: $source_id})-[:HAS_VERSION]->(v:SourceVersion)
-MATCH (c:Claim {version_id: v.id})
-WHERE c.status = 'retracted'
+VANISHED = f"""
+MATCH (:Source {{id: $source_id}})-[:HAS_VERSION]->(v:SourceVersion)
+MATCH (c:Claim {{version_id: v.id}})
+WHERE c.status = {word(ClaimStatus.RETRACTED)}
 WITH c, v ORDER BY v.version DESC, c.start
-RETURN {id: c.id, statement: c.statement, evidence_quote: c.evidence_quote, version: v.version, why: c.retraction}
+RETURN {{id: c.id, statement: c.statement, evidence_quote: c.evidence_quote, version: v.version, why: c.retraction}}
        AS retracted
 """
 

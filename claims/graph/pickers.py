@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from afterhack import graph
+from afterhack.cypher import hold_members
 from afterhack.graph import HasGraph
 from afterhack.holds import status_holds
 from afterhack.ids import parse_id
+from claims.statuses import ClaimStatus
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,14 @@ class ClaimCard:
 
     id: str
     statement: str
-    status: str
+    status: ClaimStatus
     source_id: str | None
     source_title: str | None
     confidence_kind: str | None
     created_at: str = ""
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=ClaimStatus)
 
     @property
     def usable(self) -> bool:

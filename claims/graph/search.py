@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import hold_members, word
 from afterhack.graph import HasGraph
 from claims import fulltext
+from claims.statuses import ClaimStatus, Match
 
 # A search hit as a SearchHit reads it; `hits` is how many of the searched words it contains.
 SEARCH_HIT_FIELDS = "{id: c.id, statement: c.statement, status: c.status, source_id: c.source_id, hits: hits} AS hit"
@@ -28,11 +30,11 @@ RETURN size(ranked) AS total,
 # search over the same claims ranks alike every time); `$before` leaves out claims added later (a search's
 # pages rank the claims of its first page). At most `$candidates` are ranked; `total` is how many of them.
 CLAIM_SEARCH_FULLTEXT = (
-    """
+    f"""
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -41,16 +43,16 @@ WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LI
 # above, fewer than $candidates claims: a tier is asked only when those above did not fill the ranking). The best
 # $window of $query hold the best $candidates of what is left, since each excluded claim takes one place at most.
 CLAIM_SEARCH_TIER = (
-    """
+    f"""
 CALL db.idx.fulltext.queryNodes('Claim', $exclude) YIELD node
 WITH node WHERE $before = '' OR node.created_at <= $before
 WITH collect(node.id) AS above
 CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
 WITH node AS c, score, above
 WHERE $before = '' OR c.created_at <= $before
-WITH c, score, above ORDER BY c.status <> 'current', score DESC, c.id LIMIT $window
+WITH c, score, above ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $window
 WITH c, score WHERE NOT c.id IN above
-WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, $hits AS hits, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -59,12 +61,12 @@ WITH c, $hits AS hits, score ORDER BY c.status <> 'current', score DESC, c.id LI
 # each content word asked of the index apart, so a claim's `hits` is how many of the words it has;
 # those with more first, then as above (scores summed over the words).
 CLAIM_SEARCH_TERMS = (
-    """
+    f"""
 UNWIND $terms AS term
 CALL db.idx.fulltext.queryNodes('Claim', term) YIELD node, score
 WITH node AS c, count(*) AS hits, sum(score) AS score
 WHERE $before = '' OR c.created_at <= $before
-WITH c, hits, score ORDER BY hits DESC, c.status <> 'current', score DESC, c.id LIMIT $candidates
+WITH c, hits, score ORDER BY hits DESC, c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
 """
     + RANKED_WINDOW
 )
@@ -82,11 +84,14 @@ RETURN """
 class SearchHit:
     id: str
     statement: str
-    status: str
+    status: ClaimStatus
     source_id: str | None
     hits: int
-    # How it matched the query: a claims.statuses.Match (lexical, semantic or both).
-    match: str = "lexical"
+    # How it matched the query: lexical, semantic or both.
+    match: Match = Match.LEXICAL
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=ClaimStatus, match=Match)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.clock import is_stale
-from claims.statuses import JobStatus
+from afterhack.cypher import hold_members
+from claims.statuses import ClaimStatus, JobStatus
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CitedPassage:
 class Claim:
     id: str
     statement: str
-    status: str
+    status: ClaimStatus
     evidence_quote: str | None
     start: int | None
     end: int | None
@@ -68,6 +69,10 @@ class Claim:
     status_changed_at: str | None = None
     retraction: str | None = None
     cited_passage: CitedPassage | None = None
+
+    def __post_init__(self) -> None:
+        # Read from the graph as plain text: held as the member it always is.
+        hold_members(self, status=ClaimStatus)
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Claim:

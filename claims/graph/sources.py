@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import hold_members, word
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, keyset
 from claims.graph.shapes import Fragment
+from claims.statuses import SourceStatus
 
 
 @dataclass(frozen=True)
@@ -19,11 +21,14 @@ class SourceSummary:
     id: str
     title: str
     origin_type: str
-    status: str
+    status: SourceStatus
     version: int
     length: int
     claims: int
     created_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=SourceStatus)
 
 
 @dataclass(frozen=True)
@@ -32,12 +37,15 @@ class SourceVersion:
     source_id: str
     title: str
     origin_type: str
-    status: str
+    status: SourceStatus
     version: int
     sha256: str
     length: int
     text: str
     created_at: str
+
+    def __post_init__(self) -> None:
+        hold_members(self, status=SourceStatus)
 
 
 @dataclass(frozen=True)
@@ -55,16 +63,16 @@ class ClaimSpan:
 
 
 # Sources, each with its first version and all its fragments; one row of $sources a source.
-SOURCES_CREATE = """
+SOURCES_CREATE = f"""
 UNWIND $sources AS r
-CREATE (s:Source {id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
-                  status: 'active', created_at: $now, created_by: $created_by})
-CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
-                                             length: r.length, current: true, created_at: $now})
+CREATE (s:Source {{id: r.source_id, title: r.title, origin_type: $origin_type, origin_name: $origin_name,
+                  status: {word(SourceStatus.ACTIVE)}, created_at: $now, created_by: $created_by}})
+CREATE (s)-[:HAS_VERSION]->(v:SourceVersion {{id: r.version_id, version: 1, sha256: r.sha256, text: r.text,
+                                             length: r.length, current: true, created_at: $now}})
 WITH v, r
 UNWIND r.fragments AS f
-CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {id: f[0], start: f[1], end: f[2], text: f[3],
-                                              origin_type: $origin_type, created_at: $now})
+CREATE (v)-[:HAS_FRAGMENT]->(:SourceFragment {{id: f[0], start: f[1], end: f[2], text: f[3],
+                                              origin_type: $origin_type, created_at: $now}})
 RETURN count(*)
 """
 

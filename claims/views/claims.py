@@ -19,7 +19,7 @@ from afterhack import llm
 from afterhack.as_of import not_yet
 from afterhack.errors import UserError
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.filters import Filter, tidy
+from afterhack.lists.filters import Filter, FilterKind, tidy
 from afterhack.lists.spec import ListSpec, render_listing
 from afterhack.picker import cannot_support, chosen_ids, is_step, picker_request, picker_response, query_in
 from afterhack.text import MAX_STATEMENT_CHARS
@@ -47,7 +47,7 @@ SEARCH_MODES = ((SearchMode.SEMANTIC, "Meaning only"), (SearchMode.LEXICAL, "Wor
 
 # With a search: the same list, ranked by the search (best first) unless another sort is chosen.
 CLAIM_RESULTS = replace(CLAIMS, sorts={"relevance": "Best match", **CLAIMS.sorts}, default_sort="relevance")
-MODE_FILTER = Filter("Match by", kind="choice", choices=SEARCH_MODES, blank="Words and meaning")
+MODE_FILTER = Filter("Match by", kind=FilterKind.CHOICE, choices=SEARCH_MODES, blank="Words and meaning")
 
 
 def claims_spec(*, searching: bool) -> ListSpec:
@@ -100,7 +100,7 @@ def _claims_page(
         "matches": {hit.id: hit.match for hit in result.hits}, "modes": bool(llm.embedding_configured()),
         "status_words": dict(CLAIM_STATUS_WORDS),
     }  # fmt: skip
-    if membership.can_write and not (request.htmx and request.headers.get("HX-Target") == listing.target):
+    if membership.can_write and not (request.htmx and request.htmx.target == listing.target):
         context["derive"] = _derive_context(membership, derived)
     return render_listing(request, "claims/claim_search.html", context, listing=listing, status=status)
 

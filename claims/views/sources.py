@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from afterhack import llm
 from afterhack.errors import UserError, found
@@ -251,11 +252,8 @@ def claim_add(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResponse
             messages.success(request, f"Claim added: “{claim.statement}”")
             if request.htmx:
                 # The whole page changes (a new highlight): have htmx load it rather than swap it in.
-                response = HttpResponse(status=204)
-                response["HX-Redirect"] = reverse(
-                    "claims:source", kwargs={"ws_id": workspace.id, "source_id": source_id}
-                )
-                return response
+                target = reverse("claims:source", kwargs={"ws_id": workspace.id, "source_id": source_id})
+                return HttpResponseClientRedirect(target, status=204)
             return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
     context = _source_context(request, ws_id, source_id, claim_form=form)
     if request.htmx:

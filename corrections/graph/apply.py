@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
-from afterhack import history_graph as history
+from afterhack.cypher import word
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
-from afterhack.history_graph import record_change
+from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
+from agents.statuses import ActionStatus, DecisionStatus
 from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage
+from claims.statuses import ClaimStatus, ConfidenceKind, SourceStatus
 
 # What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
 DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
@@ -31,30 +33,30 @@ CALL {
   UNWIND $claims_unsupported AS cid
   MATCH (c:Claim {id: cid})
   """
-    + record_change("c", kind=history.CLAIM, to_status="'unsupported'", cause="$cause", cause_id="anchor.id",
+    + record_change("c", kind=ChangeKind.CLAIM, to_status=word(ClaimStatus.UNSUPPORTED), cause="$cause", cause_id="anchor.id",
                     actor="$actor")
-    + """  SET c.status = 'unsupported', c.status_changed_at = $now
-}
-CALL {
+    + f"""  SET c.status = {word(ClaimStatus.UNSUPPORTED)}, c.status_changed_at = $now
+}}
+CALL {{
   WITH anchor
   UNWIND $decisions_needing_review AS did
-  MATCH (d:Decision {id: did})
+  MATCH (d:Decision {{id: did}})
   """
-    + record_change("d", kind=history.DECISION, to_status="'needs_review'", cause="$cause", cause_id="anchor.id",
+    + record_change("d", kind=ChangeKind.DECISION, to_status=word(DecisionStatus.NEEDS_REVIEW), cause="$cause", cause_id="anchor.id",
                     actor="$actor", before=DECISION_REVIEW_STATE)
-    + """  SET d.status = 'needs_review', d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
+    + f"""  SET d.status = {word(DecisionStatus.NEEDS_REVIEW)}, d.review_reason = $review_reason, d.flagged_by = $flagged_by, d.dismissed_at = null,
       d.status_changed_at = $now
-}
-CALL {
+}}
+CALL {{
   WITH anchor
   UNWIND $actions_held AS aid
-  MATCH (a:Action {id: aid})
-  WHERE a.status = 'pending'
+  MATCH (a:Action {{id: aid}})
+  WHERE a.status = {word(ActionStatus.PENDING)}
   """
-    + record_change("a", kind=history.ACTION, to_status="'held'", cause="$cause", cause_id="anchor.id",
+    + record_change("a", kind=ChangeKind.ACTION, to_status=word(ActionStatus.HELD), cause="$cause", cause_id="anchor.id",
                     actor="$actor")
-    + """  SET a.status = 'held', a.updated_at = $now
-}
+    + f"""  SET a.status = {word(ActionStatus.HELD)}, a.updated_at = $now
+}}
 """
 )  # fmt: skip
 
@@ -64,49 +66,49 @@ CALL {
 # replacement citing that fragment (and the fragments of the cited passage, if any), and the propagation.
 # (The count of cited versions is grouped by `fenced`: an aggregate over no rows would make a row again.)
 CORRECTION_APPLY = (
-    """
-OPTIONAL MATCH (fence:CorrectionTombstone {id: $correction_id})
+    f"""
+OPTIONAL MATCH (fence:CorrectionTombstone {{id: $correction_id}})
 WITH count(fence) AS fenced WHERE fenced = 0
-OPTIONAL MATCH (v:SourceVersion {id: $cited_version_id})
-OPTIONAL MATCH (s:Source {status: 'active'})-[:HAS_VERSION]->(v) WHERE v.current = true
+OPTIONAL MATCH (v:SourceVersion {{id: $cited_version_id}})
+OPTIONAL MATCH (s:Source {{status: {word(SourceStatus.ACTIVE)}}})-[:HAS_VERSION]->(v) WHERE v.current = true
 WITH fenced, count(s) AS citable WHERE citable = $cited_versions
 MATCH (w:Workspace) WHERE w.revision = $revision
-MATCH (old:Claim {id: $claim_id}) WHERE """
+MATCH (old:Claim {{id: $claim_id}}) WHERE """
     + claim_holds("old")
     + "\n"
     + record_change(
         "old",
-        kind=history.CLAIM,
-        to_status="'superseded'",
-        cause=history.CORRECTION,
+        kind=ChangeKind.CLAIM,
+        to_status=word(ClaimStatus.SUPERSEDED),
+        cause=ChangeCause.CORRECTION,
         cause_id="$correction_id",
         actor="$actor",
     )
     + """SET """
     + REVISION_PLUS_ONE
-    + """, old.status = 'superseded', old.status_changed_at = $now
-CREATE (correction:Correction {id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
+    + f""", old.status = {word(ClaimStatus.SUPERSEDED)}, old.status_changed_at = $now
+CREATE (correction:Correction {{id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
-                               claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected})
+                               claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected}})
 CREATE (correction)-[:CORRECTS]->(old)
-CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {id: $fragment_id, start: 0, end: $length,
+CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {{id: $fragment_id, start: 0, end: $length,
         text: $statement, origin_type: 'human_correction', origin_name: 'Workspace reviewer correction',
-        created_at: $now})
-CREATE (replacement:Claim {id: $replacement_id, key: $replacement_id, statement: $statement,
-        evidence_quote: $statement, start: 0, end: $length, confidence: 0.0, confidence_kind: 'human_correction',
-        status: 'current', revision: 0, extractor: 'correction', source_id: null, version_id: null,
+        created_at: $now}})
+CREATE (replacement:Claim {{id: $replacement_id, key: $replacement_id, statement: $statement,
+        evidence_quote: $statement, start: 0, end: $length, confidence: 0.0, confidence_kind: {word(ConfidenceKind.HUMAN_CORRECTION)},
+        status: {word(ClaimStatus.CURRENT)}, revision: 0, extractor: 'correction', source_id: null, version_id: null,
         correction_id: $correction_id, created_at: $now, created_by: $actor, cited_source_id: $cited.source_id,
         cited_version_id: $cited.version_id, cited_version: $cited.version, cited_quote: $cited.quote,
-        cited_start: $cited.start, cited_end: $cited.end})
-CREATE (replacement)-[:SUPPORTED_BY {role: 'reviewer_correction'}]->(fragment)
+        cited_start: $cited.start, cited_end: $cited.end}})
+CREATE (replacement)-[:SUPPORTED_BY {{role: 'reviewer_correction'}}]->(fragment)
 CREATE (replacement)-[:SUPERSEDES]->(old)
 WITH correction AS anchor, replacement
-CALL {
+CALL {{
   WITH replacement
   UNWIND $cited_fragment_ids AS fid
-  MATCH (:SourceVersion {id: $cited_version_id})-[:HAS_FRAGMENT]->(f:SourceFragment {id: fid})
-  CREATE (replacement)-[:SUPPORTED_BY {role: $cited_role}]->(f)
-}
+  MATCH (:SourceVersion {{id: $cited_version_id}})-[:HAS_FRAGMENT]->(f:SourceFragment {{id: fid}})
+  CREATE (replacement)-[:SUPPORTED_BY {{role: $cited_role}}]->(f)
+}}
 WITH anchor
 """
     + PROPAGATE
@@ -151,7 +153,7 @@ def correction_apply(
         "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
         "actions_held": affected["actions_held"], "review_reason": review_reason, "flagged_by": correction_id,
-        "cause": history.CORRECTION,
+        "cause": ChangeCause.CORRECTION,
     }  # fmt: skip
     return bool(graph.query(workspace, CORRECTION_APPLY, params))
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from afterhack import graph
-from afterhack import history_graph as history
+from afterhack.cypher import word
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
-from afterhack.history_graph import record_change
+from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
+from claims.statuses import ClaimStatus, SourceStatus
 from corrections.graph.apply import PROPAGATE
 
 # -- evidence that goes away -----------------------------------------------------------------------
@@ -26,19 +27,24 @@ CALL {
     + claim_holds("c")
     + "\n  "
     + record_change(
-        "c", kind=history.CLAIM, to_status="'retracted'", cause="$cause", cause_id="anchor.id", actor="$actor"
+        "c",
+        kind=ChangeKind.CLAIM,
+        to_status=word(ClaimStatus.RETRACTED),
+        cause="$cause",
+        cause_id="anchor.id",
+        actor="$actor",
     )
-    + """  SET c.status = 'retracted', c.retraction = $retraction, c.status_changed_at = $now
-}
+    + f"""  SET c.status = {word(ClaimStatus.RETRACTED)}, c.retraction = $retraction, c.status_changed_at = $now
+}}
 """
 )
 
 SOURCE_RETRACT = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
-    "MATCH (anchor:Source {id: $source_id}) WHERE anchor.status = 'active' "
+    f"MATCH (anchor:Source {{id: $source_id}}) WHERE anchor.status = {word(SourceStatus.ACTIVE)} "
     "SET "
     + REVISION_PLUS_ONE
-    + ", anchor.status = 'retracted', anchor.retracted_at = $now, anchor.retracted_by = $actor "
+    + f", anchor.status = {word(SourceStatus.RETRACTED)}, anchor.retracted_at = $now, anchor.retracted_by = $actor "
     "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
 )
 
@@ -60,7 +66,7 @@ def source_retract(
     """Retracts the source and its current claims and writes the propagation, in one query; False if the revision moved."""
     params = {
         "revision": revision, "source_id": source_id, "retracted": retracted, "retraction": "source_retracted",
-        "cause": history.RETRACTION, "actor": actor, "now": now, **_propagation_params(affected, review_reason),
+        "cause": ChangeCause.RETRACTION, "actor": actor, "now": now, **_propagation_params(affected, review_reason),
     }  # fmt: skip
     return bool(graph.query(workspace, SOURCE_RETRACT, params))
 
@@ -69,9 +75,9 @@ def source_retract(
 # each SUPPORTED_BY as 'role:fragment id': the edges are replaced), so an as-of read can show it as it was.
 MOVED_RECORD = record_change(
     "c",
-    kind=history.CLAIM,
+    kind=ChangeKind.CLAIM,
     to_status="c.status",
-    cause=history.NEW_VERSION,
+    cause=ChangeCause.NEW_VERSION,
     cause_id="anchor.id",
     actor="$actor",
     before=("version_id", "start", "end", "moved_from"),
@@ -83,7 +89,7 @@ MOVED_RECORD = record_change(
 SOURCE_NEW_VERSION = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
-    "WHERE old.current = true AND s.status = 'active' "
+    f"WHERE old.current = true AND s.status = {word(SourceStatus.ACTIVE)} "
     "SET " + REVISION_PLUS_ONE + ", old.current = false "
     "CREATE (s)-[:HAS_VERSION]->(anchor:SourceVersion {id: $version_id, version: old.version + 1, sha256: $sha256, "
     "text: $text, length: $length, current: true, created_at: $now, created_by: $actor}) "
@@ -111,7 +117,7 @@ def source_new_version(
     params = {
         "revision": revision, "source_id": source_id, "old_version_id": old_version_id, "version_id": version_id,
         "text": text, "sha256": sha256, "length": len(text), "fragments": fragments, "moved": moved,
-        "retracted": retracted, "retraction": "quote_vanished", "cause": history.NEW_VERSION, "actor": actor, "now": now,
+        "retracted": retracted, "retraction": "quote_vanished", "cause": ChangeCause.NEW_VERSION, "actor": actor, "now": now,
         **_propagation_params(affected, review_reason),
     }  # fmt: skip
     return bool(graph.query(workspace, SOURCE_NEW_VERSION, params))

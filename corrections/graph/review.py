@@ -8,12 +8,13 @@ and must not rest on the decision it would hold up.
 from __future__ import annotations
 
 from afterhack import graph
-from afterhack import history_graph as history
+from afterhack.cypher import word, words
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.history_graph import record_change
+from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
 from agents.graph.decisions import DECISION_QUESTION, support_params
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
 from corrections.graph.apply import DECISION_REVIEW_STATE
 
 # The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
@@ -38,8 +39,8 @@ WITH d, supports WHERE size(supports) = size($support_ids)
 # New justifications for a flagged decision: it is supported again, and each held action whose
 # decisions now all hold is pending again.
 DECISION_REJUSTIFY = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + SUPPORTS_NOT_RESTING_ON_D
     + """OPTIONAL MATCH ()-[old:SUPPORTS]->(d)
@@ -51,17 +52,17 @@ WITH DISTINCT d, first
 """
     + record_change(
         "d",
-        kind=history.DECISION,
-        to_status="'supported'",
-        cause=history.REJUSTIFICATION,
+        kind=ChangeKind.DECISION,
+        to_status=word(DecisionStatus.SUPPORTED),
+        cause=ChangeCause.REJUSTIFICATION,
         cause_id="d.id",
         actor="$actor",
         before=DECISION_REVIEW_STATE,
         also={"justifications_from": "first"},
     )
-    + """SET d.status = 'supported', d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
+    + f"""SET d.status = {word(DecisionStatus.SUPPORTED)}, d.review_reason = null, d.flagged_by = null, d.status_changed_at = $now
 WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = 'held'
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = {word(ActionStatus.HELD)}
 OPTIONAL MATCH (a)-[:DEPENDS_ON]->(other:Decision) WHERE NOT """
     + decision_holds("other")
     + """
@@ -69,9 +70,14 @@ WITH d, a, count(other) AS blocking
 FOREACH (x IN CASE WHEN a IS NOT NULL AND blocking = 0 THEN [a] ELSE [] END |
   """
     + record_change(
-        "x", kind=history.ACTION, to_status="'pending'", cause=history.REJUSTIFICATION, cause_id="d.id", actor="$actor"
+        "x",
+        kind=ChangeKind.ACTION,
+        to_status=word(ActionStatus.PENDING),
+        cause=ChangeCause.REJUSTIFICATION,
+        cause_id="d.id",
+        actor="$actor",
     )
-    + """  SET x.status = 'pending', x.updated_at = $now)
+    + f"""  SET x.status = {word(ActionStatus.PENDING)}, x.updated_at = $now)
 WITH DISTINCT d
 """
     + BUMP_REVISION
@@ -92,28 +98,33 @@ def decision_rejustify(
 
 
 DECISION_DISMISS = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + record_change(
         "d",
-        kind=history.DECISION,
+        kind=ChangeKind.DECISION,
         to_status="d.status",
-        cause=history.DISMISSAL,
+        cause=ChangeCause.DISMISSAL,
         cause_id="d.id",
         actor="$actor",
         before=("dismissed_at",),
     )
-    + """SET d.dismissed_at = $now, d.dismissed_by = $actor
+    + f"""SET d.dismissed_at = $now, d.dismissed_by = $actor
 WITH d
-OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status IN {words(ActionStatus.PENDING, ActionStatus.HELD)}
 WITH d, collect(a) AS open
 FOREACH (x IN open |
   """
     + record_change(
-        "x", kind=history.ACTION, to_status="'cancelled'", cause=history.DISMISSAL, cause_id="d.id", actor="$actor"
+        "x",
+        kind=ChangeKind.ACTION,
+        to_status=word(ActionStatus.CANCELLED),
+        cause=ChangeCause.DISMISSAL,
+        cause_id="d.id",
+        actor="$actor",
     )
-    + """  SET x.status = 'cancelled', x.updated_at = $now)
+    + f"""  SET x.status = {word(ActionStatus.CANCELLED)}, x.updated_at = $now)
 WITH d, [x IN open | x.id] AS cancelled
 """
     + BUMP_REVISION
@@ -140,58 +151,58 @@ def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: 
 # decisions now hold, or are cancelled and stay with the old one as history. Decisions resting on
 # the old one are left as they are: they already stand or fall on their other supports.
 DECISION_REVISE = (
-    """
-MATCH (d:Decision {id: $decision_id}) WHERE d.status = 'needs_review' AND d.dismissed_at IS NULL
+    f"""
+MATCH (d:Decision {{id: $decision_id}}) WHERE d.status = {word(DecisionStatus.NEEDS_REVIEW)} AND d.dismissed_at IS NULL
 """
     + SUPPORTS_NOT_RESTING_ON_D
     + "WITH d, supports, "
     + DECISION_QUESTION
-    + """ AS question
-CREATE (new:Decision {id: $new_id, title: $title, rationale: $rationale, status: 'supported', review_reason: null,
-                      origin: 'reviewer', kind: 'manual', question: question, run_id: null, created_at: $now,
-                      created_by: $actor, supersedes: d.id})
-CREATE (new)-[:SUPERSEDES {at: $now, actor: $actor}]->(d)
+    + f""" AS question
+CREATE (new:Decision {{id: $new_id, title: $title, rationale: $rationale, status: {word(DecisionStatus.SUPPORTED)}, review_reason: null,
+                      origin: {word(Origin.REVIEWER)}, kind: {word(DecisionKind.MANUAL)}, question: question, run_id: null, created_at: $now,
+                      created_by: $actor, supersedes: d.id}})
+CREATE (new)-[:SUPERSEDES {{at: $now, actor: $actor}}]->(d)
 """
     + record_change(
         "d",
-        kind=history.DECISION,
-        to_status="'superseded'",
-        cause=history.REVISION,
+        kind=ChangeKind.DECISION,
+        to_status=word(DecisionStatus.SUPERSEDED),
+        cause=ChangeCause.REVISION,
         cause_id="new.id",
         actor="$actor",
         before=DECISION_REVIEW_STATE,
     )
-    + """SET d.status = 'superseded', d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
+    + f"""SET d.status = {word(DecisionStatus.SUPERSEDED)}, d.superseded_by = $new_id, d.superseded_at = $now, d.superseded_by_actor = $actor,
     d.status_changed_at = $now
 WITH d, new, supports
-CALL {
+CALL {{
   WITH new, supports
   UNWIND $edges AS e
   WITH new, e, [s IN supports WHERE s.id = e.sid][0] AS s
-  CREATE (s)-[:SUPPORTS {justification: e.j}]->(new)
-}
-CALL {
+  CREATE (s)-[:SUPPORTS {{justification: e.j}}]->(new)
+}}
+CALL {{
   WITH d, new
-  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN ['pending', 'held']
+  OPTIONAL MATCH (a:Action)-[dep:DEPENDS_ON]->(d) WHERE a.status IN {words(ActionStatus.PENDING, ActionStatus.HELD)}
   WITH d, new, a, dep WHERE a IS NOT NULL
   WITH d, new, a, dep,
        size([(a)-[:DEPENDS_ON]->(other:Decision) WHERE other.id <> d.id AND NOT """
     + decision_holds("other")
-    + """ | other])
+    + f""" | other])
          AS blocking
-  FOREACH (r IN CASE WHEN $actions = 'move' THEN [dep] ELSE [] END | DELETE r)
-  FOREACH (x IN CASE WHEN $actions = 'move' THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
-  WITH d, new, a, CASE WHEN $actions = 'cancel' THEN 'cancelled' WHEN blocking = 0 THEN 'pending' ELSE 'held' END AS to
+  FOREACH (r IN CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN [dep] ELSE [] END | DELETE r)
+  FOREACH (x IN CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN [a] ELSE [] END | CREATE (x)-[:DEPENDS_ON]->(new))
+  WITH d, new, a, CASE WHEN $actions = {word(RevisedActions.CANCEL)} THEN {word(ActionStatus.CANCELLED)} WHEN blocking = 0 THEN {word(ActionStatus.PENDING)} ELSE {word(ActionStatus.HELD)} END AS to
   """
     # A moved action keeps the decision it was moved from (an as-of read gives it back).
     + record_change(
         "a",
-        kind=history.ACTION,
+        kind=ChangeKind.ACTION,
         to_status="to",
-        cause=history.REVISION,
+        cause=ChangeCause.REVISION,
         cause_id="new.id",
         actor="$actor",
-        also={"moved_from": "CASE WHEN $actions = 'move' THEN d.id END"},
+        also={"moved_from": f"CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN d.id END"},
     )
     + """  SET a.status = to, a.updated_at = $now
   RETURN collect(a {.id, .status}) AS touched

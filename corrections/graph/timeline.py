@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import HasGraph
-from afterhack.history_graph import CHANGE_LABEL, CHANGE_OF
+from afterhack.history_graph import CHANGE_LABEL, CHANGE_OF, ChangeKind
 
 # -- the timeline ------------------------------------------------------------------------------------------------
 
@@ -32,7 +33,7 @@ TIMELINE_WHERE = (
 TIMELINE_COUNT = TIMELINE_WHERE + "RETURN count(x)"
 # One query per direction. Ties (one write changes many nodes at one moment) read cause first, in either
 # direction: the claim, then the decisions resting on it, then their actions; then by id.
-CAUSE_FIRST = "CASE x.kind WHEN 'claim' THEN 0 WHEN 'decision' THEN 1 ELSE 2 END"
+CAUSE_FIRST = f"CASE x.kind WHEN {word(ChangeKind.CLAIM)} THEN 0 WHEN {word(ChangeKind.DECISION)} THEN 1 ELSE 2 END"
 TIMELINE_PAGES = {
     descending: TIMELINE_WHERE + "WITH x, n ORDER BY x.at" + direction + ", " + CAUSE_FIRST + ", x.id"
     + " SKIP $offset LIMIT $limit RETURN " + CHANGE_FIELDS + " AS change"

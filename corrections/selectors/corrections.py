@@ -46,7 +46,7 @@ def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) ->
 class Fate:
     """What happened to a claim that no longer holds: when, who, why, and (after a correction) what replaced it."""
 
-    status: str
+    status: ClaimStatus
     when: str | None
     who: str | None
     why: str

@@ -9,7 +9,8 @@ from uuid import UUID
 
 from django.urls import reverse
 
-from afterhack import history_graph
+from afterhack.cypher import hold_members
+from afterhack.history_graph import ChangeCause, ChangeKind
 from afterhack.lists.filters import Criteria
 from afterhack.templatetags.afterhack import in_words
 from corrections.graph import timeline as timeline_graph
@@ -17,11 +18,11 @@ from workspaces import selectors as workspace_selectors
 from workspaces.models import Workspace
 
 # What a change is of, and what caused it, for the pages' filters (views name no graph module).
-CHANGE_KINDS = history_graph.KINDS
-CLAIM, DECISION_KIND, ACTION = history_graph.CLAIM, history_graph.DECISION, history_graph.ACTION
-CORRECTION, RETRACTION, NEW_VERSION = history_graph.CORRECTION, history_graph.RETRACTION, history_graph.NEW_VERSION
-REJUSTIFICATION, REVISION, DISMISSAL = history_graph.REJUSTIFICATION, history_graph.REVISION, history_graph.DISMISSAL
-AGENT_RUN, PERSON, MIGRATION = history_graph.AGENT_RUN, history_graph.PERSON, history_graph.MIGRATION
+CHANGE_KINDS = tuple(ChangeKind)
+CLAIM, DECISION_KIND, ACTION = ChangeKind.CLAIM, ChangeKind.DECISION, ChangeKind.ACTION
+CORRECTION, RETRACTION, NEW_VERSION = ChangeCause.CORRECTION, ChangeCause.RETRACTION, ChangeCause.NEW_VERSION
+REJUSTIFICATION, REVISION, DISMISSAL = ChangeCause.REJUSTIFICATION, ChangeCause.REVISION, ChangeCause.DISMISSAL
+AGENT_RUN, PERSON, MIGRATION = ChangeCause.AGENT_RUN, ChangeCause.PERSON, ChangeCause.MIGRATION
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Step:
     """One recorded change of an item, with what its cause names (an empty Named when nothing is found)."""
 
     at: str
-    kind: str
+    kind: ChangeKind
     id: str
     title: str
     from_status: str | None
@@ -50,6 +51,9 @@ class Step:
     actor: str | None
     migrated: bool
     named: Named
+
+    def __post_init__(self) -> None:
+        hold_members(self, kind=ChangeKind)
 
 
 def timeline_filters(criteria: Criteria) -> timeline_graph.TimelineFilters:
@@ -83,9 +87,9 @@ def timeline_page(*, workspace: Workspace, criteria: Criteria, offset: int, limi
 def _causes_named(workspace: Workspace, changes: list[dict[str, Any]]) -> dict[str, Named]:
     wanted: dict[str, set[str]] = {"corrections": set(), "sources": set(), "versions": set(), "decisions": set()}
     where = {
-        history_graph.CORRECTION: "corrections", history_graph.RETRACTION: "sources",
-        history_graph.NEW_VERSION: "versions", history_graph.REVISION: "decisions",
-        history_graph.REJUSTIFICATION: "decisions", history_graph.DISMISSAL: "decisions",
+        ChangeCause.CORRECTION: "corrections", ChangeCause.RETRACTION: "sources",
+        ChangeCause.NEW_VERSION: "versions", ChangeCause.REVISION: "decisions",
+        ChangeCause.REJUSTIFICATION: "decisions", ChangeCause.DISMISSAL: "decisions",
     }  # fmt: skip
     for change in changes:
         if change.get("cause") in where and (cause_id := change.get("cause_id")):
@@ -100,10 +104,10 @@ def _causes_named(workspace: Workspace, changes: list[dict[str, Any]]) -> dict[s
     }  # fmt: skip
 
 
-def _step(change: dict[str, Any], kind: str, title: str, named: dict[str, Named]) -> Step:
+def _step(change: dict[str, Any], kind: ChangeKind | str, title: str, named: dict[str, Named]) -> Step:
     cause_id = change.get("cause_id")
     return Step(
-        at=change["at"], kind=kind, id=change.get("id") or "", title=title, from_status=change.get("from_status"),
+        at=change["at"], kind=ChangeKind(kind), id=change.get("id") or "", title=title, from_status=change.get("from_status"),
         to_status=change["to_status"], cause=change.get("cause") or "", cause_id=cause_id,
         actor=change.get("actor"), migrated=bool(change.get("migrated")),
         named=named.get(str(cause_id), Named()) if cause_id else Named(),
@@ -115,7 +119,7 @@ class DiffItem:
     """A claim, decision or action in a diff: its status at the start (None: it did not exist yet, or the
     history began in the window) and at the end, and the changes between (oldest first)."""
 
-    kind: str
+    kind: ChangeKind
     id: str
     title: str
     before: str | None
@@ -123,6 +127,9 @@ class DiffItem:
     steps: list[Step]
     created_at: str = ""
     created_by: str = ""
+
+    def __post_init__(self) -> None:
+        hold_members(self, kind=ChangeKind)
 
 
 @dataclass(frozen=True)
@@ -184,14 +191,14 @@ def beliefs_diff(*, workspace: Workspace, start: str, end: str, limit: int = DIF
     changed_rows, created_rows = timeline_graph.diff_nodes(workspace=workspace, start=start, end=end, limit=limit)
     changes = [c for row in changed_rows for c in row["changes"]]
     named = _causes_named(workspace, changes)
-    items: dict[str, list[DiffItem]] = {kind: [] for kind in history_graph.KINDS}
-    back: dict[str, list[DiffItem]] = {kind: [] for kind in history_graph.KINDS}
+    items: dict[str, list[DiffItem]] = {kind: [] for kind in ChangeKind}
+    back: dict[str, list[DiffItem]] = {kind: [] for kind in ChangeKind}
     for row in changed_rows:
         ordered = sorted(row["changes"], key=lambda c: c["at"])[-DIFF_STEPS_PER_ITEM:]
         steps = [_step({**c, "id": row["id"]}, row["kind"], row["title"], named) for c in ordered]
         item = DiffItem(row["kind"], row["id"], row["title"], row["before"], row["after"], steps)
         (back if row["before"] == row["after"] else items)[row["kind"]].append(item)
-    created: dict[str, list[DiffItem]] = {kind: [] for kind in history_graph.KINDS}
+    created: dict[str, list[DiffItem]] = {kind: [] for kind in ChangeKind}
     for row in created_rows:
         made_by = str(row["created_by"] or "")
         item = DiffItem(row["kind"], row["id"], row["title"], None, row["status"] or "", [], row["created_at"], made_by)
@@ -199,7 +206,7 @@ def beliefs_diff(*, workspace: Workspace, start: str, end: str, limit: int = DIF
     for made_list in created.values():
         made_list.sort(key=lambda item: (item.created_at, item.id), reverse=True)
     kinds = []
-    for kind in history_graph.KINDS:
+    for kind in ChangeKind:
         rows = [m for m in moved_rows if m["kind"] == kind]
         moved = sorted(
             (Moved(m["before"], m["after"], int(m["count"])) for m in rows if m["before"] != m["after"]),

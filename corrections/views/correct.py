@@ -14,6 +14,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
@@ -219,9 +220,7 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     )
     target = reverse("corrections:detail", kwargs={"ws_id": workspace.id, "correction_id": outcome.correction_id})
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = target
-        return response
+        return HttpResponseClientRedirect(target, status=204)
     return redirect(target)
 
 

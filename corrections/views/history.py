@@ -8,9 +8,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django_htmx.http import push_url
 
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.filters import Filter
+from afterhack.lists.filters import Filter, FilterKind
 from afterhack.lists.spec import ListSpec
 from afterhack.picker import filter_params, query_in
 from afterhack.text import MAX_USERNAME_CHARS
@@ -27,14 +28,14 @@ HISTORY = ListSpec(
     default_sort="-applied",
     filters={
         "actor": Filter("Person", max_chars=MAX_USERNAME_CHARS),
-        "claim": Filter("Claim", "id"),
-        "kind": Filter("Kind", "choice", (
+        "claim": Filter("Claim", FilterKind.ID),
+        "kind": Filter("Kind", FilterKind.CHOICE, (
             (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
             (CorrectionImpact.UNSUPPORTED, "Left derived claims unsupported"),
             (CorrectionImpact.NONE, "Left everything standing"),
         )),
-        "since": Filter("From", "day"),
-        "until": Filter("To", "day"),
+        "since": Filter("From", FilterKind.DAY),
+        "until": Filter("To", FilterKind.DAY),
     },
 )  # fmt: skip
 
@@ -67,7 +68,7 @@ def history(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     )
     if request.htmx:
         # The address kept in the history is the list's own, shortest one (a picked claim is its id there).
-        response["HX-Push-Url"] = listing.address
+        push_url(response, listing.address)
     return response
 
 

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from afterhack import confirm
 from afterhack.errors import Conflict, UserError, found
@@ -128,9 +129,7 @@ def _dismiss(request: HtmxRequest, workspace: Workspace, decision_id: str) -> Ht
     except (UserError, Conflict) as error:
         messages.error(request, str(error))
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = back
-        return response
+        return HttpResponseClientRedirect(back, status=204)
     return redirect(back)
 
 

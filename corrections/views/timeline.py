@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 from afterhack.clock import BadMoment, moment_iso, now_iso
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.filters import Filter
+from afterhack.lists.filters import Filter, FilterKind
 from afterhack.lists.spec import ListSpec, render_listing
 from corrections.selectors import timeline as timeline_selectors
 from workspaces.access import get_membership
@@ -29,13 +29,13 @@ TIMELINE = ListSpec(
     sorts={"when": "When"},
     default_sort="-when",
     filters={
-        "kind": Filter("Kind", "choice", (
+        "kind": Filter("Kind", FilterKind.CHOICE, (
             (timeline_selectors.CLAIM, "Claims"), (timeline_selectors.DECISION_KIND, "Decisions"), (timeline_selectors.ACTION, "Actions"),
         )),
-        "cause": Filter("Cause", "choice", CAUSE_CHOICES),
+        "cause": Filter("Cause", FilterKind.CHOICE, CAUSE_CHOICES),
         "actor": Filter("Person"),
-        "since": Filter("From", "day"),
-        "until": Filter("To", "day"),
+        "since": Filter("From", FilterKind.DAY),
+        "until": Filter("To", FilterKind.DAY),
     },
     search="Statement or title",
 )  # fmt: skip

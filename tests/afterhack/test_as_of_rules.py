@@ -9,7 +9,7 @@ from django.template import Context
 
 from afterhack import history
 from afterhack.as_of import Moment
-from afterhack.history_graph import Change
+from afterhack.history_graph import Change, ChangeKind
 from afterhack.templatetags.as_of import change_cause
 
 
@@ -56,7 +56,7 @@ def test_a_cause_link_keeps_the_moment_only_for_what_had_happened_by_then() -> N
 
     def revision(at: str) -> Change:
         return Change(
-            at, "decision", str(uuid4()), "needs_review", "superseded", {"kind": "revision", "id": new}, "rita"
+            at, ChangeKind.DECISION, str(uuid4()), "needs_review", "superseded", {"kind": "revision", "id": new}, "rita"
         )
 
     assert "?as_of=" in change_cause(context, revision("2026-05-12T09:00:00.000000+00:00"))

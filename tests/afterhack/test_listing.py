@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.template import Context, Template
 
-from afterhack.lists.filters import Filter
+from afterhack.lists.filters import Filter, FilterKind
 from afterhack.lists.spec import ListSpec
 
 SPEC = ListSpec(
@@ -13,9 +13,9 @@ SPEC = ListSpec(
     sorts={"created": "Added", "title": "Title"},
     default_sort="-created",
     filters={
-        "status": Filter("Status", kind="choice", choices=(("held", "Held"), ("done", "Done"))),
+        "status": Filter("Status", kind=FilterKind.CHOICE, choices=(("held", "Held"), ("done", "Done"))),
         "author": Filter("Added by"),
-        "from": Filter("Added from", kind="day"),
+        "from": Filter("Added from", kind=FilterKind.DAY),
     },
     search="Title",
     per_page=10,
@@ -62,7 +62,7 @@ class ListSpecTests:
         assert "no page “99”; showing page 13 of 13" in words and "search could not be read" in words
 
     def test_an_id_filter_takes_ids_in_their_canonical_form_and_explains_anything_else(self) -> None:
-        by_claim = Filter("Claim", kind="id")
+        by_claim = Filter("Claim", kind=FilterKind.ID)
         assert by_claim.clean("claim", "6F9619FF-8B86-D011-B42D-00C04FC964FF") == (
             "6f9619ff-8b86-d011-b42d-00c04fc964ff",
             None,
@@ -107,7 +107,7 @@ class ListingAdditionsTests:
     def test_a_choice_filter_names_its_empty_choice(self) -> None:
         spec = ListSpec(
             name="modes", noun=("x", "xs"), sorts={"created": "Added"}, default_sort="-created",
-            filters={"mode": Filter("Match by", kind="choice", choices=(("lexical", "Words"),), blank="Both")},
+            filters={"mode": Filter("Match by", kind=FilterKind.CHOICE, choices=(("lexical", "Words"),), blank="Both")},
         )  # fmt: skip
         page = spec.read_page({}, path="/x/", read=lambda **kw: [], count=lambda **kw: 0)
         html = Template("{% load listing %}{% list_filters listing %}").render(Context({"listing": page}))
