@@ -75,7 +75,7 @@ WITH null AS claim, collect(root) AS roots
     + PICTURE
 )
 
-# The corrected claim's own properties (as claims.graph reads a claim's), then the picture of what rests on it:
+# The corrected claim's own properties (as claims.graph.claims reads a claim's), then the picture of what rests on it:
 # everything a preview or an apply reads, in one query. No such claim: no row.
 CORRECTION_PICTURE = "MATCH (c:Claim {id: $claim_id})\nWITH [c] AS roots, " + CLAIM_PROPERTIES + " AS claim\n" + PICTURE
 
