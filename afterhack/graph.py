@@ -2,6 +2,9 @@
 
 No other module imports `falkordb`. A graph is only ever reached through a workspace, whose
 graph name is derived from its server-generated UUID, so no request can name a graph.
+
+Longer than 400 lines for one reason to change: it is the one gateway to FalkorDB (connections that never resend a
+write, the cluster client, queries with their timing and errors, and the server commands), so nothing else does.
 """
 
 from __future__ import annotations

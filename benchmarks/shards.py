@@ -3,7 +3,7 @@
 - Spread: graph names made as the app makes them (from a workspace's server-generated UUID) and where their slots
   put them on a 3-primary cluster, beside the spread expected of that many random keys.
 - Throughput: corrections/s (preview + apply through corrections.services, its PostgreSQL intent and audit
-  included) and lexical searches/s (claims.selectors.claim_search_page) from 1, 4, 8 client PROCESSES (one Python
+  included) and lexical searches/s (claims.selectors.search.claim_search_page) from 1, 4, 8 client PROCESSES (one Python
   process is bound by its GIL: processes let the store, not the client, be the limit) over many workspaces grown
   with the benchmark's stories, on the standalone FalkorDB server and on a local 3-primary cluster; the CPU seconds
   each FalkorDB node, the clients and the rest of the machine used during each run.

@@ -10,7 +10,7 @@ What a lexical match is (the user-visible semantics, docs/architecture.md "Searc
   asked in each case of those letters ("école" finds "ÉCOLE"); accents themselves are not folded ("cafe" does
   not find "café").
 - The phrase step: every word of the query, in order, next to each other (`(w1 w2 …) => {$slop: 0; $inorder:
-  true;}`). The fallback: any of the content words (claims.selectors.content_words), those with more first.
+  true;}`). The fallback: any of the content words (claims.selectors.search.content_words), those with more first.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def word_terms(content_words: list[str]) -> list[str]:
 def tiers(terms: list[str]) -> list[tuple[int, str, str]]:
     """For the fallback: (k, a fulltext query for the claims with at least k of the terms, one for those with at
     least k + 1 — "" for all of them), k from all of them down to one: the claims with exactly k are the first's
-    less the second's (claims.graph._tiered), so the tiers do not overlap and the graph ranks them without
+    less the second's (claims.graph.search._tiered), so the tiers do not overlap and the graph ranks them without
     counting per claim. [] past MAX_TIERED_WORDS terms. (The index's own negation can't be used: FalkorDB 4.22
     ignores `-( … )` of several words, and reads `-3` as a number.)"""
     if not terms or len(terms) > MAX_TIERED_WORDS:

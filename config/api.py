@@ -31,6 +31,7 @@ from workspaces.models import ApiToken
 
 __all__ = ["ApiError", "ErrorOut", "Text", "api", "error_response"]
 
+# Under the `afterhack` logger settings configure, named as the API's log lines were before the wiring moved.
 logger = logging.getLogger("afterhack.api")
 
 

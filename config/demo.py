@@ -26,7 +26,7 @@ DEMO_VERB = AuditVerb(
 
 
 def register_parts() -> None:
-    """Registers the demo's audit verb with workspaces (from afterhack/apps.py, once the apps are ready)."""
+    """Registers the demo's audit verb with workspaces (from config/apps.py, once the apps are ready)."""
     register(DEMO_VERB)
 
 

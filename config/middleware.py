@@ -17,6 +17,7 @@ from afterhack.http import PERMISSIONS_POLICY
 from afterhack.outages import store_outage, unavailable_response
 from claims.text import MAX_SOURCE_CHARS
 
+# Under the `afterhack` logger settings configure, named as the API's log lines were before the wiring moved.
 logger = logging.getLogger("afterhack.api")
 
 API_PREFIX = "/api/"

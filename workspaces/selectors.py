@@ -217,7 +217,7 @@ def page_url(verb: str, *, workspace_id: UUID, node_id: str) -> str:
 
 
 def action_url(*, workspace_id: UUID, action_id: str) -> str:
-    """An action's page: the page its events name (kept for corrections/views.py until it asks agents itself)."""
+    """An action's page: the page its events name (for corrections' timeline and detail selectors, until they ask agents)."""
     return page_url("action.created", workspace_id=workspace_id, node_id=action_id)
 
 

@@ -22,6 +22,8 @@ from afterhack.schemas import Input, Refuse, Text
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
+# It names the module cursors were made in before the list toolkit moved here: kept, so a cursor given out
+# before the move still reads.
 CURSOR_SALT = "afterhack.pagination"
 MAX_CURSOR_CHARS = 1_000
 

@@ -1,5 +1,5 @@
 """Claims: recording extracted and manual ones (idempotently, with the rejected ones), creating derived ones, and
-reading a claim or several as a Claim (CLAIM_MAP, which corrections/graph.py reads too).
+reading a claim or several as a Claim (CLAIM_MAP).
 """
 
 from __future__ import annotations

@@ -4,4 +4,4 @@ reads), `evidence` (a source retracted or given a new version), `review` (a revi
 dismiss), `corrections` (a correction's reads and the history's pages), `chain` (a claim's chain), `prov` (the
 W3C PROV export's read) and `timeline` (the timeline of changes and the diff between two moments). `apply`,
 `evidence` and `review` alone change the statuses of the other apps' nodes after their creation, each in one query
-that belongs to the app that owns the operation (CONVENTIONS.md)."""
+that belongs to the app that owns the operation (docs/conventions.md)."""

@@ -4,7 +4,7 @@
 It creates Correction, CorrectionTombstone, a correction's human_correction SourceFragment and replacement Claim,
 CORRECTS and SUPERSEDES, and changes the statuses of the other apps' nodes it reaches (a claim superseded or
 unsupported, a decision flagged, an action held): one atomic query that belongs to the app that owns the operation
-(CONVENTIONS.md). What holds is afterhack.holds, the same rule the propagation engine judges by."""
+(docs/conventions.md). What holds is afterhack.holds, the same rule the propagation engine judges by."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Evidence that goes away, in the graph: a source retracted, or a new version of it (claims whose quote is still
 there move to it, the others are retracted), each with its propagation in one atomic query. Like apply.py, these
-change the statuses of the claims' and agents' nodes on purpose (CONVENTIONS.md)."""
+change the statuses of the claims' and agents' nodes on purpose (docs/conventions.md)."""
 
 from __future__ import annotations
 

@@ -20,9 +20,9 @@ from corrections.propagation import DECISION, DERIVED, EVIDENCE, Action, Node
 # claims support and every decision resting on those (SUPPORTS chains: only a decision is ever supported, so every
 # hop of one leads to a decision); each member with its justifications (every
 # antecedent's kind and status); and the actions on those decisions. It starts from `roots` (a list of Claim nodes)
-# and carries `claim` (the corrected claim as claims.graph.CLAIM_MAP reads it, or null) to the end.
+# and carries `claim` (the corrected claim as claims.graph.claims.CLAIM_MAP reads it, or null) to the end.
 # The relationships name no labels at their ends: each joins one pair of labels only (DERIVED_FROM a claim to a claim,
-# SUPPORTS a claim or a decision to a decision, DEPENDS_ON an action to a decision: claims/graph.py, agents/graph.py
+# SUPPORTS a claim or a decision to a decision, DEPENDS_ON an action to a decision: claims/graph/claims.py, agents/graph/
 # and corrections/graph/review.py make them so), and a label test is a step of its own for FalkorDB (about 0.1 ms of this read
 # at 1M nodes). (Pattern comprehensions instead of OPTIONAL MATCH and collect would save 0.15 ms more, but FalkorDB
 # 4.22 caches the plan of one whose relationship type did not exist yet as matching nothing, for ever: a new
@@ -75,7 +75,7 @@ WITH null AS claim, collect(root) AS roots
     + PICTURE
 )
 
-# The corrected claim's own properties (as claims.graph reads a claim's), then the picture of what rests on it:
+# The corrected claim's own properties (as claims.graph.claims reads a claim's), then the picture of what rests on it:
 # everything a preview or an apply reads, in one query. No such claim: no row.
 CORRECTION_PICTURE = "MATCH (c:Claim {id: $claim_id})\nWITH [c] AS roots, " + CLAIM_PROPERTIES + " AS claim\n" + PICTURE
 

@@ -30,9 +30,6 @@ from workspaces.models import AuditEvent, Workspace
 # so pages and API modules name them without a graph module.
 
 
-# so pages and API modules name them without a graph.py.
-
-
 def corrections_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[corrections_graph.Correction]:
     """A page of the workspace's corrections, newest first."""
     return workspace_page(

@@ -96,8 +96,8 @@ def app_module(module: str) -> str:
 
 
 def kind(name: str) -> str:
-    """What a module is by its name: a graph module (`graph`, or `<part>_graph` once an app's Cypher is split), or
-    the name itself (`views`, ...)."""
+    """What a module is by its name: a graph module (`graph`, or `<part>_graph`: afterhack/history_graph.py, the
+    benchmarks' claims_graph.py), or the name itself (`views`, ...)."""
     return "graph" if name == "graph" or name.endswith("_graph") else name
 
 
@@ -157,8 +157,8 @@ CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|RETURN)\b[\s\S]*(\(\w*:[A-Z]\
 
 
 def cypher_outside_graph_modules(root: Path = ROOT) -> list[str]:
-    """'file:line holds Cypher: ...' for each string holding Cypher outside the graph modules (each app's graph.py,
-    its *_graph.py parts, the gateway)."""
+    """'file:line holds Cypher: ...' for each string holding Cypher outside the graph modules (each app's graph/ package
+    or graph.py, the *_graph.py modules, the gateway)."""
     return [
         f"{path.relative_to(root)}:{node.lineno} holds Cypher: {node.value.strip()[:60]!r}"
         for path in project_files(root)

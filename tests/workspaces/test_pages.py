@@ -104,7 +104,7 @@ class DashboardTests:
         graph.query(
             trio.workspace,
             # An agent's decision with nothing supporting it and the no-answer title (the one its run gave every
-            # unanswered question) is its unanswered question (agents/graph.py DECISION_KIND); any other lost support.
+            # unanswered question) is its unanswered question (agents/graph/decisions.py DECISION_KIND); any other lost support.
             "CREATE (:Decision {id: 'd1', status: 'needs_review', origin: 'agent', title: $no_answer}),"
             " (:Decision {id: 'd2', status: 'needs_review', origin: 'reviewer'}),"
             " (:Claim {id: 'c1'})-[:SUPPORTS]->(:Decision {id: 'd3', status: 'needs_review', origin: 'agent'})",
