@@ -19,6 +19,7 @@ VERBS = (
     AuditVerb(
         "decision.created", "created the decision “{target}”", "Decision created", page=DECISION,
         withheld="created a decision (title withheld: not a member)",
+        vocabulary=frozenset({"origin"}),
     ),
     action_verb("action.created", "added the action “{target}”", "Action added", "added an action"),
     action_verb("action.done", "marked “{target}” done", "Action done", "marked an action done"),
@@ -28,6 +29,7 @@ VERBS = (
         "agent.asked", "asked the agent “{target}”", "Question to the agent",
         page=EventPage("agents:run", "run_id", "run_id"),
         withheld="asked the agent a question (question withheld: not a member)",
+        vocabulary=frozenset({"agent"}),
     ),
 )  # fmt: skip
 

@@ -27,6 +27,7 @@ VERBS = (
     AuditVerb(
         "extraction.requested", "asked for claims to be extracted from “{target}”", "Extraction asked for",
         page=SOURCE, withheld="asked for claims to be extracted from a source (title withheld: not a member)",
+        vocabulary=frozenset({"extractor"}),
     ),
     # The embeddings model's name is no workspace content.
     AuditVerb(

@@ -42,6 +42,7 @@ VERBS = (
         "decision.revised", "revised a decision into “{target}”", "Revision",
         page=EventPage("agents:decision", "new_decision_id", "decision_id", as_of=True),
         withheld="revised a decision into a new one (title withheld: not a member)",
+        vocabulary=frozenset({"actions"}),
     ),
     AuditVerb(
         "decision.dismissed", "dismissed “{target}”", "Dismissal", page=DECISION,

@@ -52,9 +52,6 @@ class _WithheldWords(Mapping[str, str]):
 
 WITHHELD_WORDS: Mapping[str, str] = _WithheldWords()
 
-# Payload fields whose text is the app's own vocabulary (an enum's value), never typed by a person or a model.
-VOCABULARY_FIELDS = frozenset({"agent", "origin", "actions", "extractor"})
-
 
 @dataclass(frozen=True)
 class ShownEvent:
@@ -88,7 +85,8 @@ def event_shown(event: AuditEvent, *, reads_workspace: bool, corrected_from: str
     if reads_workspace or event.workspace_id is None or is_whole(event.verb):
         return ShownEvent(event.summary, event.target, event.payload, withheld=False)
     words = WITHHELD_WORDS.get(event.verb) or f"did “{event.kind}” (what it names is withheld: not a member)"
-    return ShownEvent(words, f"({WITHHELD})", _ids_only(event.payload), withheld=True)
+    vocabulary = registered.vocabulary if registered is not None else frozenset()
+    return ShownEvent(words, f"({WITHHELD})", _ids_only(event.payload, vocabulary=vocabulary), withheld=True)
 
 
 def _target_whole(
@@ -97,35 +95,42 @@ def _target_whole(
     """An event whose target (and summary) are every staff reader's: of its payload, a reader who may not read its
     workspace sees the verb's `payload_whole` fields and the ids of the rest (a correction: from → to, why, and what
     lost support are theirs; its cited quote and the titles of what it left untouched are its workspace's readers')."""
-    payload = event.payload if reads_workspace else payload_kept(event.payload, registered.payload_whole)
+    payload = (
+        event.payload
+        if reads_workspace
+        else payload_kept(event.payload, registered.payload_whole, vocabulary=registered.vocabulary)
+    )
     summary = event.summary
     if before is not None and registered.summary_given is not None:
         summary = registered.summary_given(event, before)
     return ShownEvent(summary, event.target, payload, withheld=not reads_workspace)
 
 
-def payload_kept(payload: dict[str, Any], whole: Collection[str]) -> dict[str, Any]:
-    """The payload with the `whole` fields kept (`impact.actions_held`: one inside a map) and the rest as ids."""
-    return {key: _kept(key, value, whole) for key, value in payload.items()}
+def payload_kept(
+    payload: dict[str, Any], whole: Collection[str], *, vocabulary: Collection[str] = frozenset()
+) -> dict[str, Any]:
+    """The payload with the `whole` fields kept (`impact.actions_held`: one inside a map) and the rest as ids (and
+    the verb's `vocabulary` fields)."""
+    return {key: _kept(key, value, whole, vocabulary) for key, value in payload.items()}
 
 
-def _kept(key: str, value: Any, whole: Collection[str]) -> Any:
+def _kept(key: str, value: Any, whole: Collection[str], vocabulary: Collection[str]) -> Any:
     if key in whole:
         return value
     inner = {name.split(".", 1)[1] for name in whole if name.startswith(key + ".")}
     if inner and isinstance(value, dict):
-        return {name: item if name in inner else _ids_only(item) for name, item in value.items()}
-    return _ids_only(value)
+        return {name: item if name in inner else _ids_only(item, vocabulary=vocabulary) for name, item in value.items()}
+    return _ids_only(value, key, vocabulary=vocabulary)
 
 
-def _ids_only(value: Any, field: str = "") -> Any:
-    """The value with its ids, numbers and vocabulary kept and any other text withheld."""
+def _ids_only(value: Any, field: str = "", *, vocabulary: Collection[str] = frozenset()) -> Any:
+    """The value with its ids, numbers and the verb's `vocabulary` fields kept and any other text withheld."""
     if isinstance(value, dict):
-        return {key: _ids_only(inner, key) for key, inner in value.items()}
+        return {key: _ids_only(inner, key, vocabulary=vocabulary) for key, inner in value.items()}
     if isinstance(value, list):
-        return [_ids_only(inner, field) for inner in value]
+        return [_ids_only(inner, field, vocabulary=vocabulary) for inner in value]
     if isinstance(value, str):
-        return value if parse_id(value) or field in VOCABULARY_FIELDS else WITHHELD
+        return value if parse_id(value) or field in vocabulary else WITHHELD
     return value
 
 

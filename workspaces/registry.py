@@ -52,6 +52,9 @@ class AuditVerb:
     target_whole: bool = False
     payload_whole: frozenset[str] = frozenset()
     summary_given: Callable[[AuditEvent, str], str] | None = None
+    # Payload fields whose text is the app's vocabulary (an enum's value), never typed by a person or a model: every
+    # reader sees them, as they see ids and numbers.
+    vocabulary: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,14 @@ class DisclosureTests:
         decided = event_shown(event("decision.created", decision_id=ID, dropped=dropped), reads_workspace=False)
         assert decided.payload["dropped"] == [{"claim_id": ID, "why": WITHHELD}]
 
+    def test_a_verb_keeps_only_the_vocabulary_its_app_registered(self) -> None:
+        # `agent` is agent.asked's vocabulary (agents/registration.py), not the text of any other verb's payload.
+        asked = event_shown(event("agent.asked", run_id=ID, agent="offline"), reads_workspace=False)
+        versioned = event_shown(event("source.versioned", source_id=ID, agent="Secret words"), reads_workspace=False)
+        extracted = event_shown(event("extraction.requested", source_id=ID, extractor="rule"), reads_workspace=False)
+        assert asked.payload["agent"] == "offline" and extracted.payload["extractor"] == "rule"
+        assert versioned.payload == {"source_id": ID, "agent": WITHHELD}
+
     def test_an_unknown_verb_in_a_workspace_is_withheld_until_it_is_placed(self) -> None:
         shown = event_shown(event("note.pinned", text="Secret words"), reads_workspace=False)
         assert "Secret words" not in shown.summary + shown.target + str(shown.payload)
