@@ -1,8 +1,10 @@
-"""The corrections app's history list, described once (afterhack/lists/spec.py): what it sorts by, and each filter
-declared once for the page (its words) and the Cypher (its condition on the correction `x` the history's queries of
-corrections/graph/corrections.py bind, with its $params). The JSON API takes none of them (its corrections list is a
-keyset page of all of them). One exception: the person filter also matches the usernames whose full name holds its
-words, looked up in PostgreSQL by the selector (corrections/selectors/corrections.py) and passed as $actors."""
+"""The corrections app's lists, the history of corrections and the timeline of changes of belief, each described
+once (afterhack/lists/spec.py): what each sorts by, and each filter declared once for the page (its words) and the
+Cypher (its condition on the variables the list queries bind, with its $params: the correction `x` of
+corrections/graph/corrections.py, the change `x` of corrections/graph/timeline.py). The JSON API takes none of them
+(its corrections list is a keyset page of all of them; its changes list a window of its own). One exception: each
+person filter also matches the usernames whose full name holds its words, looked up in PostgreSQL by the selector
+(corrections/selectors/corrections.py, corrections/selectors/timeline.py) and passed to the graph as $actors."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import json
 from typing import Any
 
 from afterhack.cypher import word
-from afterhack.lists.filters import Filter, FilterKind
+from afterhack.history_graph import ChangeCause, ChangeKind
+from afterhack.lists.filters import Filter, FilterKind, choice
 from afterhack.lists.spec import ListSpec
 from afterhack.text import MAX_USERNAME_CHARS
 from corrections.statuses import CorrectionImpact
@@ -64,4 +67,30 @@ HISTORY = ListSpec(
         "since": Filter("From", FilterKind.DAY, cypher="$since = '' OR x.applied_at >= $since"),
         "until": Filter("To", FilterKind.DAY, until=True, cypher="$until = '' OR x.applied_at < $until"),
     },
+)  # fmt: skip
+
+CAUSE_CHOICES = (
+    (ChangeCause.CORRECTION, "A correction"), (ChangeCause.RETRACTION, "A source retracted"),
+    (ChangeCause.NEW_VERSION, "A new version of a source"), (ChangeCause.REJUSTIFICATION, "A re-justification"),
+    (ChangeCause.REVISION, "A revision"), (ChangeCause.DISMISSAL, "A dismissal"),
+    (ChangeCause.PERSON, "A person's mark"), (ChangeCause.MIGRATION, "History began"),
+)  # fmt: skip
+TIMELINE = ListSpec(
+    name="timeline",
+    noun=("change", "changes"),
+    sorts={"when": "When"},
+    default_sort="-when",
+    filters={
+        # What the change is of, and what caused it.
+        "kind": choice("Kind", (
+            (ChangeKind.CLAIM, "Claims"), (ChangeKind.DECISION, "Decisions"), (ChangeKind.ACTION, "Actions"),
+        ), param="kind", of="x.kind"),
+        "cause": choice("Cause", CAUSE_CHOICES, param="cause", of="x.cause"),
+        # Part of a username (any case), or one of the usernames their full name matched ($actors, see above).
+        "actor": Filter("Person", cypher="$actor = '' OR toLower(x.actor) CONTAINS $actor OR x.actor IN $actors"),
+        # Whole UTC days, `since` through `until`: [$since, $until).
+        "since": Filter("From", FilterKind.DAY, cypher="$since = '' OR x.at >= $since"),
+        "until": Filter("To", FilterKind.DAY, until=True, cypher="$until = '' OR x.at < $until"),
+    },
+    search="Statement or title",
 )  # fmt: skip
