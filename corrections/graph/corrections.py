@@ -4,13 +4,16 @@ by id, and the history's pages (filtered, sorted, counted)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from afterhack import graph
 from afterhack.graph import HasGraph
 from afterhack.ids import parse_id
-from afterhack.lists.graph import after_params, keyset
+from afterhack.lists.filters import Criteria
+from afterhack.lists.graph import after_params, filter_params, keyset, where
+from corrections.lists import HISTORY
 
 
 @dataclass(frozen=True)
@@ -93,19 +96,10 @@ def correction_outline_get(*, workspace: HasGraph, correction_id: str) -> Correc
 
 
 CORRECTION_AFTER, CORRECTION_ORDER = keyset("x", at="applied_at")
-# The history's filters: a person by part of their username (any case) or by the usernames their full name
-# matched, a claim (old or replacement), applied in [since, until), and what the correction did ($impact: see
-# CorrectionImpact; `affected` is stored as JSON, so "nothing there" is the exact empty list it was written with).
-CORRECTION_WHERE = (
-    "MATCH (x:Correction)-[:CORRECTS]->(old:Claim) "
-    "WHERE ($actor = '' OR toLower(x.actor) CONTAINS $actor OR x.actor IN $actors) "
-    "AND ($claim_id = '' OR x.claim_id = $claim_id OR x.replacement_claim_id = $claim_id) "
-    "AND ($since = '' OR x.applied_at >= $since) AND ($until = '' OR x.applied_at < $until) "
-    "AND ($impact = '' OR ($impact = 'review' AND NOT x.affected CONTAINS $no_review) "
-    "OR ($impact = 'held' AND NOT x.affected CONTAINS $no_held) "
-    "OR ($impact = 'unsupported' AND NOT x.affected CONTAINS $no_unsupported) "
-    "OR ($impact = 'none' AND x.affected CONTAINS $no_review AND x.affected CONTAINS $no_held "
-    "AND x.affected CONTAINS $no_unsupported)) "
+# The history's filters, each declared once with its condition and $params (corrections/lists.py): a person, a
+# claim (old or replacement), applied in [since, until), and what the correction did.
+CORRECTION_WHERE = "MATCH (x:Correction)-[:CORRECTS]->(old:Claim) WHERE " + where(
+    HISTORY.filters, "actor", "claim", "since", "until", "kind"
 )
 CORRECTION_LIST = (
     CORRECTION_WHERE + "AND " + CORRECTION_AFTER + " "
@@ -125,33 +119,14 @@ CORRECTION_PAGES = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class CorrectionFilters:
-    """What the history selects: `actor` part of a username (lowercased) or one of `actors`, a claim id, applied
-    in [since, until) (ISO), and what it did (a CorrectionImpact value, '' for any)."""
-
-    actor: str = ""
-    actors: tuple[str, ...] = ()
-    claim_id: str = ""
-    since: str = ""
-    until: str = ""
-    impact: str = ""
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "actor": self.actor, "actors": list(self.actors), "claim_id": self.claim_id, "since": self.since,
-            "until": self.until, "impact": self.impact, **NOTHING_AFFECTED,
-        }  # fmt: skip
+# What the API's pages and a claim's corrections read: no filter but (maybe) the claim, newest first.
+EVERY_CORRECTION = Criteria(q="", filters={}, sort="applied", descending=True)
 
 
-# `affected` as correction_apply stores it (json.dumps), for each key the text that says its list is empty.
-NOTHING_AFFECTED = {
-    name: json.dumps({key: []})[1:-1]
-    for name, key in (
-        ("no_review", "decisions_needing_review"), ("no_held", "actions_held"),
-        ("no_unsupported", "claims_unsupported"),
-    )
-}  # fmt: skip
+def history_params(criteria: Criteria, actors: Sequence[str] = ()) -> dict[str, Any]:
+    """The $params of the history's filters for what it was asked, with `actors`: the usernames whose full name
+    holds the person filter's words (looked up in PostgreSQL by the selector)."""
+    return {**filter_params(HISTORY.filters, criteria), "actors": list(actors)}
 
 
 def correction_get(*, workspace: HasGraph, correction_id: str) -> Correction | None:
@@ -170,22 +145,24 @@ def correction_list(
     after: tuple[str, str] | None = None,
 ) -> list[Correction]:
     """Corrections, newest first (after the (applied_at, id) position `after`), of a claim (old or replacement)."""
-    params = {**CorrectionFilters(claim_id=claim_id).params(), "limit": limit, **after_params(after)}
+    criteria = replace(EVERY_CORRECTION, filters={"claim": claim_id})
+    params = {**history_params(criteria), "limit": limit, **after_params(after)}
     return [Correction.from_map(row) for row in graph.ro_records(workspace, CORRECTION_LIST, params)]
 
 
-def correction_count(*, workspace: HasGraph, filters: CorrectionFilters | None = None) -> int:
-    """How many corrections the workspace has (that the filters select)."""
-    params = (filters or CorrectionFilters()).params()
-    return int(graph.ro_query(workspace, CORRECTION_COUNT, params)[0][0])
+def correction_count(*, workspace: HasGraph, criteria: Criteria = EVERY_CORRECTION, actors: Sequence[str] = ()) -> int:
+    """How many corrections the workspace has (that the history's criteria select, `actors` as history_params)."""
+    return int(graph.ro_query(workspace, CORRECTION_COUNT, history_params(criteria, actors))[0][0])
 
 
 def correction_page(
-    *, workspace: HasGraph, filters: CorrectionFilters, sort: str, descending: bool, offset: int, limit: int
+    *, workspace: HasGraph, criteria: Criteria, actors: Sequence[str], offset: int, limit: int
 ) -> list[Correction]:
-    """One page of the corrections the filters select, sorted by `sort` (a HISTORY_SORTS key)."""
+    """One page of the corrections the history's criteria select (`actors` as history_params), in their sort (a
+    HISTORY_SORTS key)."""
+    sort, descending = criteria.sort, criteria.descending
     query = CORRECTION_PAGES[(sort, descending)]
-    params = {**filters.params(), "offset": offset, "limit": limit}
+    params = {**history_params(criteria, actors), "offset": offset, "limit": limit}
     page = [Correction.from_map(row) for row in graph.ro_records(workspace, query, params)]
     # The OPTIONAL MATCH after the paging may reorder rows: put the page back in the order it was cut in.
     key = (lambda c: (c.actor.lower(), c.id)) if sort == "actor" else (lambda c: (c.applied_at, c.id))

@@ -7,13 +7,16 @@ or `n.title` (a decision, an action). Every query is a constant; sort keys pick 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from afterhack import graph
 from afterhack.cypher import word
 from afterhack.graph import HasGraph
 from afterhack.history_graph import CHANGE_LABEL, CHANGE_OF, ChangeKind
+from afterhack.lists.filters import Criteria
+from afterhack.lists.graph import filter_params, where
+from corrections.lists import TIMELINE
 
 # -- the timeline ------------------------------------------------------------------------------------------------
 
@@ -21,15 +24,13 @@ CHANGE_FIELDS = (
     "x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, migrated: coalesce(x.migrated, false), "
     "title: coalesce(n.statement, n.title, ''), question: n.question}"
 )
-# The timeline's filters: what it is of (kind), what caused it, a person (part of the username, any case, or one of
-# the usernames their full name matched), [since, until) as ISO times, and words of the item's statement or title.
+# The timeline's filters, each declared once with its condition and $params (corrections/lists.py): what it is of
+# (kind), what caused it, a person and [since, until); and the search, words of the item's statement or title.
 TIMELINE_WHERE = (
     "MATCH (x:" + CHANGE_LABEL + ")-[:" + CHANGE_OF + "]->(n) "
-    "WHERE ($kind = '' OR x.kind = $kind) AND ($cause = '' OR x.cause = $cause) "
-    "AND ($actor = '' OR toLower(x.actor) CONTAINS $actor OR x.actor IN $actors) "
-    "AND ($since = '' OR x.at >= $since) AND ($until = '' OR x.at < $until) "
-    "AND ($q = '' OR toLower(coalesce(n.statement, n.title, '')) CONTAINS $q) "
-)
+    "WHERE " + where(TIMELINE.filters, "kind", "cause", "actor", "since", "until")
+    + "AND ($q = '' OR toLower(coalesce(n.statement, n.title, '')) CONTAINS $q) "
+)  # fmt: skip
 TIMELINE_COUNT = TIMELINE_WHERE + "RETURN count(x)"
 # One query per direction. Ties (one write changes many nodes at one moment) read cause first, in either
 # direction: the claim, then the decisions resting on it, then their actions; then by id.
@@ -41,34 +42,24 @@ TIMELINE_PAGES = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class TimelineFilters:
-    kind: str = ""
-    cause: str = ""
-    actor: str = ""
-    actors: tuple[str, ...] = ()
-    since: str = ""
-    until: str = ""
-    q: str = ""
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "cause": self.cause, "actor": self.actor, "actors": list(self.actors),
-            "since": self.since, "until": self.until, "q": self.q,
-        }  # fmt: skip
+def timeline_params(criteria: Criteria, actors: Sequence[str]) -> dict[str, Any]:
+    """The $params of the timeline's filters and search for what it was asked, with `actors`: the usernames whose
+    full name holds the person filter's words (looked up in PostgreSQL by the selector)."""
+    return {**filter_params(TIMELINE.filters, criteria), "actors": list(actors), "q": criteria.q.lower()}
 
 
-def timeline_count(*, workspace: HasGraph, filters: TimelineFilters) -> int:
-    rows = graph.ro_query(workspace, TIMELINE_COUNT, filters.params())
+def timeline_count(*, workspace: HasGraph, criteria: Criteria, actors: Sequence[str]) -> int:
+    rows = graph.ro_query(workspace, TIMELINE_COUNT, timeline_params(criteria, actors))
     return int(rows[0][0]) if rows else 0
 
 
 def timeline_page(
-    *, workspace: HasGraph, filters: TimelineFilters, descending: bool, offset: int, limit: int
+    *, workspace: HasGraph, criteria: Criteria, actors: Sequence[str], offset: int, limit: int
 ) -> list[dict[str, Any]]:
-    """One page of the changes the filters select, by when (then kind and id), with the item's words."""
-    params = {**filters.params(), "offset": offset, "limit": limit}
-    return graph.ro_records(workspace, TIMELINE_PAGES[descending], params)
+    """One page of the changes the criteria select, by when (newest first unless asked; then kind and id), with the
+    item's words."""
+    params = {**timeline_params(criteria, actors), "offset": offset, "limit": limit}
+    return graph.ro_records(workspace, TIMELINE_PAGES[criteria.descending], params)
 
 
 # -- what the changes name as their cause ------------------------------------------------------------------------

@@ -5,12 +5,10 @@ and what happened to a claim that no longer holds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
 from typing import Any
 
 from django.db.models import QuerySet
 
-from afterhack.ids import parse_id
 from afterhack.lists.cursors import Paged, workspace_page
 from afterhack.lists.filters import Criteria
 from claims.selectors import claims as claims_selectors
@@ -139,34 +137,23 @@ def corrections_of_claim(*, workspace: Workspace, claim_id: str) -> list[correct
     return corrections_graph.correction_list(workspace=workspace, claim_id=claim_id)
 
 
-def history_filters(criteria: Criteria) -> corrections_graph.CorrectionFilters:
-    """The history's filters as the graph reads them: the person as part of a username (any case) or of a full
-    name, the claim id ('' when it is not one), whole UTC days from `since` through `until`, and the impact."""
+def history_actors(criteria: Criteria) -> tuple[str, ...]:
+    """The usernames whose full name holds the history's person filter (any case): it matches them too (its other
+    filters are read as corrections/lists.py declares them)."""
     person = criteria.get("actor").lower()
-    until = criteria.get("until")
-    # Up to the end of that day; the last day there is has no end to stop at.
-    end = date.fromisoformat(until) + timedelta(days=1) if until and until < date.max.isoformat() else None
-    return corrections_graph.CorrectionFilters(
-        actor=person,
-        actors=tuple(workspace_selectors.usernames_named(words=person)) if person else (),
-        claim_id=parse_id(criteria.get("claim")) or "",
-        since=criteria.get("since"),
-        until=end.isoformat() if end else "",
-        impact=criteria.get("kind"),
-    )
+    return tuple(workspace_selectors.usernames_named(words=person)) if person else ()
 
 
 def history_page(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Correction]:
     """One page of the corrections the history's criteria select, in their sort."""
     return corrections_graph.correction_page(
-        workspace=workspace, filters=history_filters(criteria), sort=criteria.sort,
-        descending=criteria.descending, offset=offset, limit=limit,
-    )  # fmt: skip
+        workspace=workspace, criteria=criteria, actors=history_actors(criteria), offset=offset, limit=limit
+    )
 
 
 def history_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many corrections the history's criteria select."""
-    return corrections_graph.correction_count(workspace=workspace, filters=history_filters(criteria))
+    return corrections_graph.correction_count(workspace=workspace, criteria=criteria, actors=history_actors(criteria))
 
 
 def claim_chain(*, workspace: Workspace, claim_id: str) -> Chain | None:

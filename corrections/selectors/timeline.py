@@ -17,7 +17,7 @@ from corrections.graph import timeline as timeline_graph
 from workspaces import selectors as workspace_selectors
 from workspaces.models import Workspace
 
-# What a change is of, and what caused it, for the pages' filters (views name no graph module).
+# What a change is of, and what caused it, by short names (the timeline's filters are in corrections/lists.py).
 CHANGE_KINDS = tuple(ChangeKind)
 CLAIM, DECISION_KIND, ACTION = ChangeKind.CLAIM, ChangeKind.DECISION, ChangeKind.ACTION
 CORRECTION, RETRACTION, NEW_VERSION = ChangeCause.CORRECTION, ChangeCause.RETRACTION, ChangeCause.NEW_VERSION
@@ -56,30 +56,24 @@ class Step:
         hold_members(self, kind=ChangeKind)
 
 
-def timeline_filters(criteria: Criteria) -> timeline_graph.TimelineFilters:
-    """The timeline's criteria as the graph reads them: the person as part of a username (any case) or of a full
-    name; whole UTC days from `since` through `until`; the search in any case."""
+def timeline_actors(criteria: Criteria) -> tuple[str, ...]:
+    """The usernames whose full name holds the timeline's person filter (any case): it matches them too (its other
+    filters are read as corrections/lists.py declares them)."""
     person = criteria.get("actor").lower()
-    since, until = criteria.day_range("since", "until")
-    return timeline_graph.TimelineFilters(
-        kind=criteria.get("kind"), cause=criteria.get("cause"), actor=person,
-        actors=tuple(workspace_selectors.usernames_named(words=person)) if person else (),
-        since=since, until=until, q=criteria.q.lower(),
-    )  # fmt: skip
+    return tuple(workspace_selectors.usernames_named(words=person)) if person else ()
 
 
 def timeline_count(*, workspace: Workspace, criteria: Criteria) -> int:
     """How many recorded changes the timeline's criteria select."""
-    return timeline_graph.timeline_count(workspace=workspace, filters=timeline_filters(criteria))
+    return timeline_graph.timeline_count(workspace=workspace, criteria=criteria, actors=timeline_actors(criteria))
 
 
 def timeline_page(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Step]:
     """One page of the recorded changes the criteria select, by when (newest first unless asked), each with the
     statement or title of what changed and what its cause names: two queries."""
     rows = timeline_graph.timeline_page(
-        workspace=workspace, filters=timeline_filters(criteria), descending=criteria.descending, offset=offset,
-        limit=limit,
-    )  # fmt: skip
+        workspace=workspace, criteria=criteria, actors=timeline_actors(criteria), offset=offset, limit=limit
+    )
     named = _causes_named(workspace, rows)
     return [_step(row, row["kind"], row.get("title") or "", named) for row in rows]
 

@@ -11,33 +11,12 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import push_url
 
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.filters import Filter, FilterKind
-from afterhack.lists.spec import ListSpec
 from afterhack.picker import filter_params, query_in
-from afterhack.text import MAX_USERNAME_CHARS
 from claims.selectors import picker as picker_selectors
+from corrections.lists import HISTORY
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import detail as detail_selectors
-from corrections.statuses import CorrectionImpact
 from workspaces.access import get_membership
-
-HISTORY = ListSpec(
-    name="corrections",
-    noun=("correction", "corrections"),
-    sorts={"applied": "When", "actor": "Who"},
-    default_sort="-applied",
-    filters={
-        "actor": Filter("Person", max_chars=MAX_USERNAME_CHARS),
-        "claim": Filter("Claim", FilterKind.ID),
-        "kind": Filter("Kind", FilterKind.CHOICE, (
-            (CorrectionImpact.REVIEW, "Sent decisions to review"), (CorrectionImpact.HELD, "Held actions"),
-            (CorrectionImpact.UNSUPPORTED, "Left derived claims unsupported"),
-            (CorrectionImpact.NONE, "Left everything standing"),
-        )),
-        "since": Filter("From", FilterKind.DAY),
-        "until": Filter("To", FilterKind.DAY),
-    },
-)  # fmt: skip
 
 
 @require_GET

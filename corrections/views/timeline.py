@@ -12,33 +12,10 @@ from django.views.decorators.http import require_GET
 
 from afterhack.clock import BadMoment, moment_iso, now_iso
 from afterhack.htmx import HtmxRequest
-from afterhack.lists.filters import Filter, FilterKind
-from afterhack.lists.spec import ListSpec, render_listing
+from afterhack.lists.spec import render_listing
+from corrections.lists import TIMELINE
 from corrections.selectors import timeline as timeline_selectors
 from workspaces.access import get_membership
-
-CAUSE_CHOICES = (
-    (timeline_selectors.CORRECTION, "A correction"), (timeline_selectors.RETRACTION, "A source retracted"),
-    (timeline_selectors.NEW_VERSION, "A new version of a source"), (timeline_selectors.REJUSTIFICATION, "A re-justification"),
-    (timeline_selectors.REVISION, "A revision"), (timeline_selectors.DISMISSAL, "A dismissal"),
-    (timeline_selectors.PERSON, "A person's mark"), (timeline_selectors.MIGRATION, "History began"),
-)  # fmt: skip
-TIMELINE = ListSpec(
-    name="timeline",
-    noun=("change", "changes"),
-    sorts={"when": "When"},
-    default_sort="-when",
-    filters={
-        "kind": Filter("Kind", FilterKind.CHOICE, (
-            (timeline_selectors.CLAIM, "Claims"), (timeline_selectors.DECISION_KIND, "Decisions"), (timeline_selectors.ACTION, "Actions"),
-        )),
-        "cause": Filter("Cause", FilterKind.CHOICE, CAUSE_CHOICES),
-        "actor": Filter("Person"),
-        "since": Filter("From", FilterKind.DAY),
-        "until": Filter("To", FilterKind.DAY),
-    },
-    search="Statement or title",
-)  # fmt: skip
 
 
 @require_GET
