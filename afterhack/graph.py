@@ -230,7 +230,8 @@ def _replicated_write(cluster: RedisCluster, wait_ms: int, *args: Any) -> Any:
 
     Redis replication is asynchronous: a write the primary acknowledged is lost if the primary dies before its
     replica got it. WAIT returns once the replica has it (or after wait_ms): so an answered write survives the loss
-    of its primary, unless WAIT timed out (replica down or lagging), which is logged. WAIT only counts the writes of
+    of its primary, unless WAIT timed out (replica down or lagging), which is logged; a WAIT that cannot be asked
+    (the primary died just after answering the write) raises WriteOutcomeUnknown. WAIT only counts the writes of
     its own connection, hence one connection taken from the node's pool for both. A write that failed to connect or
     be sent, or that the cluster refused unrun (MOVED, ASK, TRYAGAIN, CLUSTERDOWN), is resent after the slot map is
     read again; one whose answer was lost raises WriteOutcomeUnknown (the connection class), never resent.
@@ -262,13 +263,14 @@ def _replicated_write(cluster: RedisCluster, wait_ms: int, *args: Any) -> Any:
             connection.send_command("WAIT", 1, wait_ms)
             replicas = int(connection.read_response())
         except redis.exceptions.RedisError as error:
+            # The write ran, but its primary may have died before any replica had it: not an acknowledged write.
             connection.disconnect()
-            logger.warning("graph=%s write done; its replica could not be asked (%s)", key, error)
-        else:
-            if replicas < 1:
-                logger.warning("graph=%s write done but not confirmed by a replica within %dms", key, wait_ms)
+            logger.warning("graph=%s write ran; its replica could not be asked (%s)", key, error)
+            raise WriteOutcomeUnknown(f"the write ran but its replica could not be asked: {error}") from error
         finally:
             pool.release(connection)
+        if replicas < 1:
+            logger.warning("graph=%s write done but not confirmed by a replica within %dms", key, wait_ms)
         return answer
     raise AssertionError("unreachable")
 

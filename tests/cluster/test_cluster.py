@@ -55,6 +55,25 @@ class ClusterGatewayTests:
         with pytest.raises(graph.GraphError, match="refused"):
             graph.query(workspace, "CREATE (:Note {text: $text}", {"text": "broken"})
 
+    def test_a_write_whose_replica_cannot_be_asked_is_of_unknown_outcome_not_acknowledged(
+        self, on_cluster: LocalCluster, make_user: MakeUser
+    ) -> None:
+        # As when the primary dies between answering the write and answering WAIT: the write ran, but nothing says a
+        # replica has it, so the app must not answer it as stored (a shuffled run lost such a write in a failover).
+        workspace = services.workspace_create(name="Unasked", creator=make_user("olivia"))
+        primary = on_cluster.node(on_cluster.primary_of(workspace.graph_name))
+        primary.execute_command("ACL", "SETUSER", "default", "-wait")
+        try:
+            with pytest.raises(graph.GraphUnavailable) as refused:
+                graph.query(workspace, "CREATE (:Note {text: $text})", {"text": "ran"})
+        finally:
+            primary.execute_command("ACL", "SETUSER", "default", "+wait")
+        assert isinstance(refused.value.__cause__, graph.WriteOutcomeUnknown)
+        assert "replica could not be asked" in str(refused.value.__cause__)
+        # It ran once, and was not sent again.
+        assert graph.ro_query(workspace, "MATCH (n:Note) RETURN n.text") == [["ran"]]
+        graph.query(workspace, "CREATE (:Note {text: $text})", {"text": "asked"})  # the next write is answered
+
     def test_the_nodes_can_be_named_instead(self, on_cluster: LocalCluster, settings: Any) -> None:
         settings.FALKORDB_CLUSTER_NODES = on_cluster.nodes
         settings.FALKORDB_URL = "redis://127.0.0.1:1"  # never asked: the nodes name the cluster
