@@ -34,6 +34,13 @@ def pager(listing: Listing[Any]) -> dict[str, Any]:
     return {"listing": listing}
 
 
+@register.inclusion_tag("partials/list_empty.html")
+def list_empty(listing: Listing[Any], empty: str = "", named: bool = False) -> dict[str, Any]:
+    """The empty state of a list: when filters matched nothing, "No sources match these filters." (or, `named`, the
+    filters in words) with a link that clears them; otherwise the list's own `empty` sentence, if it has one."""
+    return {"listing": listing, "empty": empty, "named": named}
+
+
 @register.simple_tag
 def sort_header(listing: Listing[Any], key: str, words: str = "") -> str:
     """A column header that sorts the list by `key` (a second click reverses it), marked with aria-sort."""

@@ -87,7 +87,11 @@ class ActionListTests:
         assert "2 actions match depends on decision “Launch in June”." in by_decision
         assert action_titles(page(story, "/actions/?decision=not-an-id")) == []
         assert action_titles(page(story, "/actions/?q=venue&status=pending")) == ["Book the venue"]
-        assert action_titles(page(story, "/actions/?status=held")) == []
+        held = page(story, "/actions/?status=held")
+        assert action_titles(held) == []
+        # The empty state of a filtered list (afterhack/templatetags/listing.py, list_empty): a way out.
+        assert "No actions match these filters." in held and f'href="/w/{story.trio.workspace.id}/actions/"' in held
+        assert "No actions yet." not in held
         decisions = page(story, "/decisions/")
         actions_link = (
             f'/w/{story.trio.workspace.id}/actions/?decision={launch}" aria-label="2 actions resting on this decision"'
