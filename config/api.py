@@ -300,7 +300,7 @@ def auth_token_revoke(request: HttpRequest) -> Any:
 def _add_routers() -> None:
     from agents.api.routes import router as agents_router
     from claims.api.router import router as claims_router
-    from corrections.api import router as corrections_router
+    from corrections.api.router import router as corrections_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)

@@ -1,0 +1,15 @@
+"""The corrections app's router, as the project's API mounts it: corrections, a source's new version and
+retraction, a reviewer's answers to flagged decisions, the changes of belief, the PROV export (in that order)."""
+
+from __future__ import annotations
+
+from ninja import Router
+
+from corrections.api import changes, corrections, prov, review, sources
+
+router = Router(tags=["corrections"])
+router.add_router("", corrections.router)
+router.add_router("", sources.router)
+router.add_router("", review.router)
+router.add_router("", changes.router)
+router.add_router("", prov.router)
