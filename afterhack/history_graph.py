@@ -114,7 +114,7 @@ class Change:
         )  # fmt: skip
 
     def record(self) -> dict[str, Any]:
-        """As API.md's table has it: {"at", "kind", "id", "from_status", "to_status", "cause", "actor"}."""
+        """As docs/api.md (The past) has it: {"at", "kind", "id", "from_status", "to_status", "cause", "actor"}."""
         return {
             "at": self.at, "kind": self.kind, "id": self.id, "from_status": self.from_status,
             "to_status": self.to_status, "cause": self.cause, "actor": self.actor,

@@ -158,7 +158,7 @@ class ExtractionAnswer(BaseModel):
 
 
 def extract_claims(*, title: str, fragment: str) -> tuple[list[ExtractedClaim], Usage]:
-    """Asks the model for the claims in one fragment (API.md §3, Extraction)."""
+    """Asks the model for the claims in one fragment (docs/model.md, Extraction)."""
     messages = [
         {"role": "system", "content": EXTRACT_SYSTEM},
         {"role": "user", "content": f"Source title: {title}\n\nFragment:\n<<<\n{fragment}\n>>>"},

@@ -34,7 +34,7 @@ class ErrorOut(Schema):
     detail: str = Field(description="What went wrong, in words a person can act on.")
 
 
-# What each error status means, with the codes it is answered with (API.md), for the OpenAPI document.
+# What each error status means, with the codes it is answered with (docs/api.md, Errors), for the OpenAPI document.
 ERROR_ANSWERS = {
     401: "`unauthorized`: no valid API token (or logged-in session) was sent.",
     403: "`forbidden`: a viewer asked to write, or the caller lacks the permission.",

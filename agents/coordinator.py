@@ -85,7 +85,7 @@ class CoordinatorFailed(llm.LLMError):
 
 
 def model_coordinator(question: str, proposal: Proposal) -> tuple[Verdict, llm.Usage]:
-    """One model call (API.md §3, Coordinator); returns its verdict before rule 2."""
+    """One model call (docs/model.md, Coordinator); returns its verdict before rule 2."""
     messages = [
         {"role": "system", "content": COORDINATOR_SYSTEM},
         {"role": "user", "content": json.dumps({"question": question, "proposal": proposal.as_json()})},

@@ -230,7 +230,7 @@ def search_claims(
                 workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.SEARCH, searched=ids,
                 query=found.query, fell_back=found.fell_back, mode=found.mode, degraded=found.degraded, result_ids=ids,
             )  # fmt: skip
-        # Beside the contract's keys, how each claim matched and whether search by meaning was unavailable.
+        # Each claim with its source's title and how it matched, and whether search by meaning was unavailable.
         return {"results": [{"claim_id": hit.id, "statement": hit.statement, "status": hit.status,
                              "source_title": titles.get(hit.id), "match": hit.match} for hit in found.hits],
                 "degraded": found.degraded}  # fmt: skip

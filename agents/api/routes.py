@@ -1,4 +1,4 @@
-"""The agents app's JSON API as one router (API.md §2, the agent, decisions and actions), mounted under
+"""The agents app's JSON API as one router (docs/api.md, The agent; Decisions and actions), mounted under
 /workspaces by the API root: its parts' operations in the order the API document lists them."""
 
 from ninja import Router

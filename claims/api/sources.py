@@ -1,5 +1,5 @@
-"""JSON API of sources (API.md §2): adding one or a batch, the list, a source with its claims' spans, extraction and
-the claims it refused.
+"""JSON API of sources (docs/api.md, Sources and claims): adding one or a batch, the list, a source with its claims'
+spans, extraction and the claims it refused.
 """
 
 from __future__ import annotations

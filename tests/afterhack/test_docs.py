@@ -1,4 +1,5 @@
-"""The docs name files that exist: every repository path written in backticks in README.md and docs/*.md."""
+"""The docs name files that exist (every repository path written in backticks in README.md and docs/*.md), and no
+file of the project sends a reader to a document kept outside the repository."""
 
 from __future__ import annotations
 
@@ -51,3 +52,38 @@ def test_the_check_notices_a_path_that_is_gone(tmp_path: Path) -> None:
         "not paths: `<app>/graph.py`, `claims/graph/{sources,claims}.py`, `*_graph.py`, `claims.graph`.\n"
     )
     assert missing_paths((doc,), tmp_path) == ["notes.md:1 claims/graph.py", "notes.md:1 afterhack/listing.py"]
+
+
+# The design documents kept outside the repository, which a clone does not have: nothing in it may send a reader there.
+OUTSIDE_DOCS = re.compile(r"\b(?:API|DESIGN|CONVENTIONS)\.md\b")
+
+
+def project_files(root: Path = ROOT) -> list[Path]:
+    """Every .py, .html and .md file of the project: at its top, and under its top-level folders."""
+    kinds = (".py", ".html", ".md")
+    return sorted(
+        [path for path in root.iterdir() if path.is_file() and path.suffix in kinds]
+        + [path for top in TOP for path in (root / top).rglob("*") if path.suffix in kinds and path.is_file()]
+    )
+
+
+def outside_docs_named(files: list[Path], root: Path = ROOT) -> list[str]:
+    """'file:line' for each line that names a document kept outside the repository."""
+    return [
+        f"{path.relative_to(root)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1)
+        if OUTSIDE_DOCS.search(line)
+    ]
+
+
+def test_no_file_names_a_document_kept_outside_the_repository() -> None:
+    assert outside_docs_named(project_files()) == []
+
+
+def test_the_check_notices_a_file_that_names_one(tmp_path: Path) -> None:
+    (tmp_path / "claims").mkdir()
+    outside = "API" + ".md"
+    (tmp_path / "claims" / "api.py").write_text(f'"""The API ({outside} §2)."""\n')
+    (tmp_path / "README.md").write_text("See docs/api.md and docs/design.md.\n")
+    assert outside_docs_named(project_files(tmp_path), tmp_path) == ["claims/api.py:1"]

@@ -70,7 +70,7 @@ class SupportedRunTests:
         assert [a["title"] for a in run["actions"]] == ["Send the launch announcement"]
         assert run["actions"][0]["status"] == "pending" and run["actions"][0]["decision_ids"] == [decision["id"]]
         assert run["model_calls"] == 4 and run["tokens"]["prompt"] > 0
-        # The tools sent what API.md §3 says, as role "tool" messages.
+        # The tools sent what docs/model.md (Analyst) says, as role "tool" messages.
         tools = [t["function"]["name"] for t in llm.requests[0]["tools"]]
         assert tools == ["search_claims", "get_fragment"]
         fragment = last_tool_result(llm.requests[2])

@@ -62,7 +62,7 @@ class ModelExtractionTests:
         paraphrase = by_quote["Ana is the owner of the launch checklist"]["hint"]
         assert paraphrase is not None and "launch checklist" in LAUNCH[paraphrase["start"] : paraphrase["end"]]
         assert by_quote["The CEO resigned yesterday"]["hint"] is None
-        # The system message names the call kind, as API.md §3 says.
+        # The system message names the call kind, as docs/model.md (Extraction) says.
         assert "EXTRACT" in llm.requests[0]["messages"][0]["content"] and "tools" not in llm.requests[0]
 
     def test_it_hides_the_near_miss_hint_from_viewers(self, trio: Trio, committed: Any, llm: Any) -> None:

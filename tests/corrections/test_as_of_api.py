@@ -1,4 +1,4 @@
-"""The past through the JSON API (API.md, "The past (auditors)"): `?as_of=` on a claim, a decision, an action and
+"""The past through the JSON API (docs/api.md, The past): `?as_of=` on a claim, a decision, an action and
 the claim search, and `GET …/changes` paginated — the June → July story on the real stores."""
 
 from __future__ import annotations
