@@ -1,4 +1,5 @@
-"""JSON API of claims (API.md §2): adding an evidence-backed or derived claim, THE search, a claim as it is or was."""
+"""JSON API of claims (docs/api.md, Sources and claims; Search): adding an evidence-backed or derived claim, THE search,
+a claim as it is or was."""
 
 from __future__ import annotations
 
