@@ -133,13 +133,17 @@ class ClaimSpanOut(Schema):
 
 
 class ExtractionOut(Schema):
-    status: JobStatus
-    done: int
-    total: int
-    error: str | None
-    extractor: str
-    claims_added: int
-    rejected: int
+    status: JobStatus = Field(description="queued, running, done or failed.")
+    done: int = Field(description="How many of the version's fragments have been read so far.")
+    total: int = Field(description="How many fragments the version has.")
+    error: str | None = Field(description="Why it failed, in words; null unless failed.")
+    extractor: str = Field(
+        description="Who proposed the claims: `model:<name>`, or `rule_based` for the offline rule-based extractor."
+    )
+    claims_added: int = Field(description="Claims stored so far (a proposal already stored is not added again).")
+    rejected: int = Field(
+        description="Proposals refused because their quote is not in the source (listed by …/rejected)."
+    )
 
 
 class SourceOut(Schema):
