@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import reduce
 from typing import Any
 from uuid import UUID
 
@@ -19,7 +21,7 @@ from django.urls import NoReverseMatch, reverse
 from afterhack import graph, history_graph
 from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
-from afterhack.history_graph import Change
+from afterhack.history_graph import Change, ChangeKind
 from afterhack.lists import orm as lists_orm
 from afterhack.lists.cursors import Paged, page_of
 from afterhack.lists.filters import Criteria, Filter, FilterKind
@@ -370,9 +372,20 @@ def grants_of(*, user_ids: Collection[Any], permission: str = EVERY_WORKSPACE) -
 
 
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given)."""
-    events = AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id)
-    return _until(events, until).order_by("created_at", "id")
+    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given): its
+    creation and the corrections of it, where the apps registered that their events name a claim (`node_events`)."""
+    return node_events(workspace=workspace, kind=ChangeKind.CLAIM, node_id=claim_id, until=until)
+
+
+def node_events(*, workspace: Workspace, kind: ChangeKind, node_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this claim, decision or action, oldest first (up to `until`, a graph time,
+    when given): those whose payload names it where the apps above registered that their events name a node of its
+    kind (workspaces/registry.py `EventsAbout`); none when no app registered any."""
+    named = [part.naming(node_id) for part in registry.events_about(kind)]
+    if not named:
+        return AuditEvent.objects.none()
+    about = reduce(operator.or_, named)
+    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
 
 
 def _until(events: QuerySet[AuditEvent], until: str) -> QuerySet[AuditEvent]:
@@ -387,14 +400,9 @@ def changes_of(*, workspace: Workspace, node_id: str, limit: int = 50) -> list[C
 def action_events(*, workspace: Workspace, action_id: str, until: str = "") -> QuerySet[AuditEvent]:
     """The workspace's audit events about this action, oldest first (up to `until`, a graph time, when given):
     its creation, its marks, the corrections, retractions and new versions that held it, and the dismissals and
-    revisions that cancelled or moved it."""
-    about = (
-        Q(payload__action_id=action_id)
-        | Q(payload__affected__actions_held__contains=[action_id])
-        | Q(payload__cancelled__contains=[action_id])
-        | Q(payload__moved__contains=[action_id])
-    )
-    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
+    revisions that cancelled or moved it, where the apps registered that their events name an action
+    (`node_events`)."""
+    return node_events(workspace=workspace, kind=ChangeKind.ACTION, node_id=action_id, until=until)
 
 
 def workspaces_by_name() -> QuerySet[Workspace]:
