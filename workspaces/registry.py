@@ -135,8 +135,8 @@ class PageLink:
 
 @dataclass(frozen=True)
 class EventsAbout:
-    """Where audit events name a claim, decision or action (`kind`): the payload field at `path` (dotted, e.g.
-    `affected.actions_held`) holds its id or, `among`, a list of ids among which it is."""
+    """Where audit events name a claim, decision or action (`kind`): the payload field at `path` (dotted: `a.b` is
+    the field b of the map in a) holds its id or, `among`, a list of ids among which it is."""
 
     kind: ChangeKind
     path: str
