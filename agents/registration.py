@@ -1,10 +1,12 @@
 """Agents' parts of the workspaces registry (workspaces/registry.py), registered in agents/apps.py: its audit verbs,
-its labels' indexes, its counts for the dashboard and the menu's links."""
+its labels' indexes, its counts for the dashboard and the menu's links, and where its events name an action."""
 
 from __future__ import annotations
 
+from afterhack.history_graph import ChangeKind
 from agents.graph import attention as attention_graph
 from agents.statuses import ActionStatus
+from workspaces import registry
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
 
 DECISION = EventPage("agents:decision", "decision_id", "decision_id", as_of=True)
@@ -68,6 +70,10 @@ MENU = (
 )
 
 
+# An action's events (added, marked done, cancelled, reopened) name it by its id: its page lists them.
+EVENTS_ABOUT = (registry.EventsAbout(ChangeKind.ACTION, "action_id"),)
+
+
 def register_parts() -> None:
     """Registers agents' parts with workspaces."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU)
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT)

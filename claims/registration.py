@@ -1,11 +1,13 @@
 """Claims' parts of the workspaces registry (workspaces/registry.py), registered in claims/apps.py: its audit verbs,
-its labels' indexes, its counts for the dashboard and the menu's links."""
+its labels' indexes, its counts for the dashboard and the menu's links, and where its events name a claim."""
 
 from __future__ import annotations
 
 from afterhack.clock import stale_before
+from afterhack.history_graph import ChangeKind
 from claims.graph import attention as attention_graph
 from claims.statuses import JobStatus
+from workspaces import registry
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
 
 SOURCE = EventPage("claims:source", "source_id", "source_id")
@@ -71,6 +73,10 @@ MENU = (
 )
 
 
+# A claim's events (added, derived) name it by its id: its page lists them.
+EVENTS_ABOUT = (registry.EventsAbout(ChangeKind.CLAIM, "claim_id"),)
+
+
 def register_parts() -> None:
     """Registers claims' parts with workspaces."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU)
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT)

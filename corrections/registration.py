@@ -1,9 +1,10 @@
 """Corrections' parts of the workspaces registry (workspaces/registry.py), registered in corrections/apps.py: its
 audit verbs (the correction's reading for staff in corrections/disclosure.py), its label's index, its counts for the
-dashboard and the menu's links."""
+dashboard and the menu's links, and where its events name a claim or an action."""
 
 from __future__ import annotations
 
+from afterhack.history_graph import ChangeKind
 from corrections import disclosure
 from corrections.graph import attention as attention_graph
 from workspaces.registry import (
@@ -11,6 +12,7 @@ from workspaces.registry import (
     AuditVerb,
     DashboardItem,
     EventPage,
+    EventsAbout,
     IndexSet,
     MenuItem,
     PageLink,
@@ -94,6 +96,17 @@ MENU = (
 STAFF_AUDIT = PageLink("staff_audit", "corrections:audit")
 
 
+# The claim and action pages list the events about them: a correction names the claim it corrected; a correction,
+# a retraction or a new version lists the actions it held (`affected`), a dismissal the actions it cancelled, and a
+# revision those it moved or cancelled.
+EVENTS_ABOUT = (
+    EventsAbout(ChangeKind.CLAIM, "claim_id"),
+    EventsAbout(ChangeKind.ACTION, "affected.actions_held", among=True),
+    EventsAbout(ChangeKind.ACTION, "cancelled", among=True),
+    EventsAbout(ChangeKind.ACTION, "moved", among=True),
+)
+
+
 def register_parts() -> None:
     """Registers corrections' parts with workspaces."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, STAFF_AUDIT)
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT)

@@ -7,7 +7,9 @@ Each app declares its parts in its own `registration.py` and registers them in i
 - `AttentionPart`: its counts of what needs attention, one Cypher subquery each for the present and for a moment
   (workspaces/graph.py composes them into one query);
 - `DashboardItem` and `MenuItem`: the dashboard's counts and the workspace menu's links, in the order given;
-- `PageLink`: a page of its own that a workspaces page links to by the role workspaces gives it (`staff_audit`).
+- `PageLink`: a page of its own that a workspaces page links to by the role workspaces gives it (`staff_audit`);
+- `EventsAbout`: where the payloads of its audit events name a claim, decision or action (the history page of one
+  lists the events about it, workspaces/selectors.py `node_events`).
 The registered parts live in this module's dicts and lists, read by workspaces as they are when it reads them.
 """
 
@@ -16,6 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from django.db.models import Q
+
+from afterhack.history_graph import ChangeKind
 
 if TYPE_CHECKING:
     from workspaces.models import AuditEvent
@@ -127,6 +133,21 @@ class PageLink:
     url: str
 
 
+@dataclass(frozen=True)
+class EventsAbout:
+    """Where audit events name a claim, decision or action (`kind`): the payload field at `path` (dotted: `a.b` is
+    the field b of the map in a) holds its id or, `among`, a list of ids among which it is."""
+
+    kind: ChangeKind
+    path: str
+    among: bool = False
+
+    def naming(self, node_id: str) -> Q:
+        """The events whose payload names the node with this id here."""
+        lookup = "payload__" + self.path.replace(".", "__")
+        return Q(**{lookup + "__contains": [node_id]}) if self.among else Q(**{lookup: node_id})
+
+
 # The registered parts, as workspaces reads them.
 EVENT_WORDS: dict[str, str] = {}
 EVENT_KINDS: dict[str, str] = {}
@@ -136,13 +157,14 @@ ATTENTION_PARTS: dict[str, AttentionPart] = {}
 DASHBOARD: list[DashboardItem] = []
 MENU: list[MenuItem] = []
 LINKS: dict[str, PageLink] = {}
+EVENTS_ABOUT: list[EventsAbout] = []
 
 
 class RegistryConflict(Exception):
     """Raised when two apps register different parts under the same name."""
 
 
-Part = AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem | PageLink
+Part = AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem | PageLink | EventsAbout
 
 
 def register(*parts: Part) -> None:
@@ -164,6 +186,8 @@ def register(*parts: Part) -> None:
             DASHBOARD.sort(key=lambda item: item.order)
         elif isinstance(part, PageLink):
             _keyed(LINKS, part.name, part)
+        elif isinstance(part, EventsAbout):
+            _listed(EVENTS_ABOUT, part)
         else:
             _listed(MENU, part)
             MENU.sort(key=lambda item: item.order)
@@ -180,7 +204,7 @@ def unregister(*parts: Part) -> None:
         elif isinstance(part, PageLink):
             LINKS.pop(part.name, None)
         else:
-            for listed in (INDEXES, DASHBOARD, MENU):
+            for listed in (INDEXES, DASHBOARD, MENU, EVENTS_ABOUT):
                 if part in listed:
                     listed.remove(part)  # type: ignore[arg-type]
 
@@ -194,6 +218,11 @@ def _keyed(registered: dict[str, Any], key: str, part: Any) -> None:
 def _listed(registered: list[Any], part: Any) -> None:
     if part not in registered:
         registered.append(part)
+
+
+def events_about(kind: ChangeKind) -> list[EventsAbout]:
+    """Where the apps' audit events name a node of this kind, in the order registered."""
+    return [part for part in EVENTS_ABOUT if part.kind == kind]
 
 
 def dashboard_items(*, attention: bool) -> list[DashboardItem]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import reduce
 from typing import Any
 from uuid import UUID
 
@@ -13,12 +15,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db.models import CharField, Q, QuerySet, Value
 from django.db.models.functions import Concat
+from django.db.models.lookups import IContains
 from django.urls import NoReverseMatch, reverse
 
 from afterhack import graph, history_graph
 from afterhack.as_of import Moment
 from afterhack.as_of import moment_of as moment_of_params
-from afterhack.history_graph import Change
+from afterhack.history_graph import Change, ChangeKind
+from afterhack.lists import orm as lists_orm
 from afterhack.lists.cursors import Paged, page_of
 from afterhack.lists.filters import Criteria, Filter, FilterKind
 from afterhack.lists.spec import Listing, ListSpec
@@ -86,22 +90,38 @@ NO_WORKSPACE = "none"
 
 
 def event_filters(*, workspaces: list[Workspace] | None = None) -> dict[str, Filter]:
-    """The filters of an activity list: by workspace (the staff audit, across workspaces), the person who acted,
-    the person affected (by a change of who may do what), kind, dates."""
+    """The filters of an activity list, each with its ORM condition: by workspace (the staff audit, across
+    workspaces), the person who acted (part of the username or full name, any case), the person affected (by a change
+    of who may do what), kind, dates (inclusive UTC days)."""
     choices = (
         *((str(w.id), w.name) for w in workspaces or []),
         (NO_WORKSPACE, "None (accounts: people, groups, tokens, MCP)"),
     )
-    by_workspace = {"workspace": Filter("Workspace", FilterKind.CHOICE, choices)} if workspaces is not None else {}
+    by_workspace = (
+        {"workspace": Filter("Workspace", FilterKind.CHOICE, choices, orm=_in_workspace)}
+        if workspaces is not None
+        else {}
+    )
     kinds = tuple(sorted(EVENT_KINDS.items(), key=lambda kind: kind[1]))
     return {
         **by_workspace,
-        "actor": Filter("Person"),
-        "affected": Filter("Person affected"),
-        "kind": Filter("Kind", FilterKind.CHOICE, kinds),
-        "since": Filter("From", FilterKind.DAY),
-        "until": Filter("To", FilterKind.DAY),
+        "actor": Filter("Person", orm=_acted_by),
+        "affected": Filter("Person affected", orm=_affecting),
+        "kind": Filter("Kind", FilterKind.CHOICE, kinds, orm=lambda verb: Q(verb=verb)),
+        "since": Filter("From", FilterKind.DAY, orm=lambda day: Q(created_at__date__gte=day)),
+        "until": Filter("To", FilterKind.DAY, orm=lambda day: Q(created_at__date__lte=day)),
     }
+
+
+def _in_workspace(chosen: str) -> Q:
+    """The events of the workspace chosen, or those about accounts rather than a workspace (NO_WORKSPACE)."""
+    return Q(workspace__isnull=True) if chosen == NO_WORKSPACE else Q(workspace_id=chosen)
+
+
+def _acted_by(person: str) -> Q:
+    """The events of the people whose username or full name holds `person` (any case)."""
+    full_name = Concat("actor__first_name", Value(" "), "actor__last_name")
+    return Q(actor_name__icontains=person) | Q(IContains(full_name, person))
 
 
 def event_spec(name: str, *, workspaces: list[Workspace] | None = None) -> ListSpec:
@@ -113,31 +133,20 @@ def event_spec(name: str, *, workspaces: list[Workspace] | None = None) -> ListS
 
 
 def audit_events(
-    *, criteria: Criteria, workspace: Workspace | None = None, readable: Collection[UUID] | None = None
+    spec: ListSpec,
+    *,
+    criteria: Criteria,
+    workspace: Workspace | None = None,
+    readable: Collection[UUID] | None = None,
 ) -> QuerySet[AuditEvent]:
-    """The audit events the criteria select, in their order (by time): of one workspace, or of every one (or the
-    criteria's `workspace`) for staff. The person filter is partial and case-insensitive, on the username and the
-    full name; dates are inclusive UTC days; the search matches the summary's words and what it names, where the
-    reader of the workspaces `readable` (None: every one) may read it (workspaces/disclosure.py)."""
+    """The audit events the criteria select with the filters of `spec` (an `event_spec`), in their order (by
+    time): of one workspace, or of every one (or the criteria's `workspace`) for staff. The search matches the
+    summary's words and what it names, where the reader of the workspaces `readable` (None: every one) may read it
+    (workspaces/disclosure.py)."""
     events = AuditEvent.objects.select_related("workspace")
     if workspace is not None:
         events = events.filter(workspace=workspace)
-    elif (chosen := criteria.get("workspace")) == NO_WORKSPACE:
-        events = events.filter(workspace__isnull=True)
-    elif chosen:
-        events = events.filter(workspace_id=chosen)
-    if person := criteria.get("actor"):
-        events = events.annotate(actor_full_name=Concat("actor__first_name", Value(" "), "actor__last_name")).filter(
-            Q(actor_name__icontains=person) | Q(actor_full_name__icontains=person)
-        )
-    if affected := criteria.get("affected"):
-        events = events.filter(_affecting(affected))
-    if kind := criteria.get("kind"):
-        events = events.filter(verb=kind)
-    if since := criteria.get("since"):
-        events = events.filter(created_at__date__gte=since)
-    if until := criteria.get("until"):
-        events = events.filter(created_at__date__lte=until)
+    events = lists_orm.filtered(events, spec, criteria)
     if words := criteria.q.lower():
         verbs = [verb for verb, summary in EVENT_WORDS.items() if words in summary.lower()]
         verbs += [verb for verb, kind in EVENT_KINDS.items() if words in kind.lower()]
@@ -170,9 +179,9 @@ def event_listing(
     return spec.listing(
         params,
         read=lambda criteria, offset, limit: list(
-            audit_events(criteria=criteria, workspace=workspace, readable=readable)[offset : offset + limit]
+            audit_events(spec, criteria=criteria, workspace=workspace, readable=readable)[offset : offset + limit]
         ),
-        count=lambda criteria: audit_events(criteria=criteria, workspace=workspace, readable=readable).count(),
+        count=lambda criteria: audit_events(spec, criteria=criteria, workspace=workspace, readable=readable).count(),
         path=path,
     )
 
@@ -363,9 +372,20 @@ def grants_of(*, user_ids: Collection[Any], permission: str = EVERY_WORKSPACE) -
 
 
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
-    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given)."""
-    events = AuditEvent.objects.filter(workspace=workspace, payload__claim_id=claim_id)
-    return _until(events, until).order_by("created_at", "id")
+    """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given): its
+    creation and the corrections of it, where the apps registered that their events name a claim (`node_events`)."""
+    return node_events(workspace=workspace, kind=ChangeKind.CLAIM, node_id=claim_id, until=until)
+
+
+def node_events(*, workspace: Workspace, kind: ChangeKind, node_id: str, until: str = "") -> QuerySet[AuditEvent]:
+    """The workspace's audit events about this claim, decision or action, oldest first (up to `until`, a graph time,
+    when given): those whose payload names it where the apps above registered that their events name a node of its
+    kind (workspaces/registry.py `EventsAbout`); none when no app registered any."""
+    named = [part.naming(node_id) for part in registry.events_about(kind)]
+    if not named:
+        return AuditEvent.objects.none()
+    about = reduce(operator.or_, named)
+    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
 
 
 def _until(events: QuerySet[AuditEvent], until: str) -> QuerySet[AuditEvent]:
@@ -380,14 +400,9 @@ def changes_of(*, workspace: Workspace, node_id: str, limit: int = 50) -> list[C
 def action_events(*, workspace: Workspace, action_id: str, until: str = "") -> QuerySet[AuditEvent]:
     """The workspace's audit events about this action, oldest first (up to `until`, a graph time, when given):
     its creation, its marks, the corrections, retractions and new versions that held it, and the dismissals and
-    revisions that cancelled or moved it."""
-    about = (
-        Q(payload__action_id=action_id)
-        | Q(payload__affected__actions_held__contains=[action_id])
-        | Q(payload__cancelled__contains=[action_id])
-        | Q(payload__moved__contains=[action_id])
-    )
-    return _until(AuditEvent.objects.filter(about, workspace=workspace), until).order_by("created_at", "id")
+    revisions that cancelled or moved it, where the apps registered that their events name an action
+    (`node_events`)."""
+    return node_events(workspace=workspace, kind=ChangeKind.ACTION, node_id=action_id, until=until)
 
 
 def workspaces_by_name() -> QuerySet[Workspace]:

@@ -1,7 +1,8 @@
 """A list's filters, each declared once: what the page shows (its label, its kind of input, its choices), how the
 address's value is cleaned (`Filter.clean`), the Cypher condition that keeps what it asks for with the $params it
-reads (`Filter.cypher`, `Filter.params`: afterhack/lists/graph.py joins them into a WHERE), and, for a filter the
-JSON API takes too, the words its query parameter is refused with (`Filter.refuse`). `choice` declares a choice
+reads (`Filter.cypher`, `Filter.params`: afterhack/lists/graph.py joins them into a WHERE) or, for a list of rows
+of the database, its ORM condition (`Filter.orm`: afterhack/lists/orm.py applies it), and, for a filter the JSON API
+takes too, the words its query parameter is refused with (`Filter.refuse`). `choice` declares a choice
 of a node's property, `made` the "made by / when" filters every list of nodes has; `Criteria` is what a list was asked for, cleaned."""
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from afterhack.ids import is_storable, parse_id
 from afterhack.schemas import Refuse
+
+if TYPE_CHECKING:
+    from django.db.models import Q
 
 MAX_QUERY_CHARS = 200
 # The last day a day filter can name: a range through it has no day after to stop before.
@@ -50,6 +54,10 @@ class Filter:
     not asked (its $param is ''), on the variables the app's graph module binds. Its $param is the filter's name,
     or `param`, holding the cleaned value: lower-cased for a text filter (the condition lower-cases what it
     compares), the day after for a day filter that ends a range (`until`), or what `to_params` makes of it.
+
+    A filter of a list of database rows has `orm` instead: the condition (a Q, which may hold a lookup on an
+    expression, e.g. a person's full name) that keeps the rows its cleaned value asks for; it is asked only for a
+    value, never for ''.
     """
 
     label: str
@@ -63,6 +71,7 @@ class Filter:
     param: str = ""
     until: bool = False
     to_params: Callable[[str], dict[str, Any]] | None = None
+    orm: Callable[[str], Q] | None = None
 
     def clean(self, name: str, raw: str) -> tuple[str, str | None]:
         """The value to filter by ('' for none) and, when the raw value was refused, a sentence why."""

@@ -17,10 +17,9 @@ from workspaces.selectors import EventRow
 logger = logging.getLogger("corrections")
 
 
-logger = logging.getLogger("corrections")
-
-
 def audit_spec() -> ListSpec:
+    """The staff audit's list: the activity list's filters (each declared once, workspaces/selectors.py
+    `event_filters`), with a choice of every workspace."""
     return workspace_selectors.event_spec("audit", workspaces=list(workspace_selectors.workspaces_by_name()))
 
 

@@ -61,10 +61,11 @@ class _Echo:
 def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
     """The audit's filtered events as CSV: every page, streamed, in the list's order, each as the auditor may read
     it (workspaces/disclosure.py)."""
-    criteria, _ = audit_selectors.audit_spec().criteria(request.GET)
+    spec = audit_selectors.audit_spec()
+    criteria, _ = spec.criteria(request.GET)
     memberships = workspace_selectors.memberships_by_workspace(user=request.user)
     readable = workspace_selectors.readable_in(memberships)
-    events = workspace_selectors.audit_events(criteria=criteria, readable=readable).iterator(chunk_size=CSV_CHUNK)
+    events = workspace_selectors.audit_events(spec, criteria=criteria, readable=readable).iterator(chunk_size=CSV_CHUNK)
     rows = (row for chunk in batched(events, CSV_CHUNK) for row in audit_selectors.audit_rows(list(chunk), memberships))
     writer = csv.writer(_Echo())
     lines = chain([CSV_BOM], (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, rows))))

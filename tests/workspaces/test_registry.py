@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from afterhack import graph
+from afterhack.history_graph import ChangeKind
 from agents.selectors import decisions as agents_selectors
 from tests.conftest import Trio, client_for
 from workspaces import registry
+from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, PageLink
 from workspaces.services import graph_ensure
@@ -63,6 +65,12 @@ class WorkspacesNamesNoHigherAppTests:
         assert {"Source", "Claim", "Decision", "Action", "Correction", "Extraction"} <= labels
         assert [found for path in OWN_FILES for found in naming_higher_apps(path, labels)] == []
 
+    def test_workspaces_names_no_payload_field_a_higher_app_registers(self) -> None:
+        fields = {part.path.split(".")[0] for part in registry.EVENTS_ABOUT}
+        assert {"claim_id", "action_id", "affected", "cancelled", "moved"} <= fields
+        lookup = re.compile(r"payload__(" + "|".join(sorted(fields)) + r")\b")
+        assert [f"{path.name}: {m.group(0)}" for path in OWN_FILES for m in lookup.finditer(path.read_text())] == []
+
     def test_the_check_notices_a_url_a_label_and_an_import(self, tmp_path: Path) -> None:
         (tmp_path / "views.py").write_text(
             'from agents.statuses import ActionStatus\nQ = "MATCH (d:Decision) RETURN d"\nU = "claims:source"\n'
@@ -84,6 +92,8 @@ PROBES_MENU = MenuItem(
     "Probes", "workspaces:activity", "probes", order=99, badge=("probes",), badge_words=("{n} probe", "{n} probes")
 )
 PROBE_INDEX = IndexSet(by_id=("Probe",))
+# Its events name the decisions they poked in a list inside their payload.
+POKED_DECISIONS = registry.EventsAbout(ChangeKind.DECISION, "poked.decisions", among=True)
 TEST_PARTS = (POKED, PROBES, PROBES_TILE, PROBES_MENU, PROBE_INDEX, PageLink("test_page", "workspaces:list"))
 
 
@@ -131,6 +141,30 @@ class RegisteredPartsTests:
         from workspaces.templatetags.workspace_nav import registered_url
 
         assert registered_url("test_page") == "/w/" and registered_url("no_such_role") == ""
+
+    def test_the_events_about_a_node_are_those_its_registered_fields_name(self, trio: Trio) -> None:
+        def poked(*decisions: str) -> AuditEvent:
+            return AuditEvent.objects.create(
+                actor_name="rita",
+                workspace=trio.workspace,
+                verb="test.poked",
+                payload={"poked": {"decisions": decisions}},
+            )
+
+        first, _, both = poked("d1"), poked("d2"), poked("d2", "d1")
+
+        def about_d1() -> list[AuditEvent]:
+            return list(
+                workspace_selectors.node_events(workspace=trio.workspace, kind=ChangeKind.DECISION, node_id="d1")
+            )
+
+        assert about_d1() == []  # no app registered where events name a decision
+        registry.register(POKED_DECISIONS)
+        try:
+            assert about_d1() == [first, both]
+        finally:
+            registry.unregister(POKED_DECISIONS)
+        assert about_d1() == []
 
     def test_a_part_registered_again_differently_is_refused(self, test_app: None) -> None:
         with pytest.raises(registry.RegistryConflict):
