@@ -28,8 +28,8 @@ from corrections.selectors import changes as changes_selectors
 from corrections.selectors import timeline as timeline_selectors
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
-from workspaces import selectors as workspace_selectors
 from workspaces import services as workspace_services
+from workspaces.selectors import dashboard as dashboard_selectors
 
 BATCH = 2_000
 SAMPLES = 30
@@ -312,7 +312,7 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
             timed(lambda w=w: timeline_selectors.beliefs_diff(workspace=workspace, start=w[0], end=w[1])) for w in weeks
         ]
         dashboards = [
-            timed(lambda w=w: workspace_selectors.dashboard_as_of(workspace=workspace, as_of=w[1])) for w in weeks
+            timed(lambda w=w: dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=w[1])) for w in weeks
         ]
         changes = events * 4
         label = f"{claims:,} claims, {changes:,} changes over {HISTORY_DAYS} days"

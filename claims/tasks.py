@@ -7,14 +7,14 @@ from celery import shared_task
 from afterhack.jobs import run_job
 from claims.services import embeddings as embeddings_services
 from claims.services import extraction as extraction_services
-from workspaces import selectors as workspace_selectors
+from workspaces.selectors import memberships as membership_selectors
 
 
 @shared_task
 def run_extraction(workspace_id: str, extraction_id: str) -> str | None:
     """Runs one queued extraction; returns its final status."""
     return run_job(
-        workspace_selectors.workspace_get(workspace_id=workspace_id), extraction_id,
+        membership_selectors.workspace_get(workspace_id=workspace_id), extraction_id,
         work=lambda workspace: extraction_services.extraction_run(workspace=workspace, extraction_id=extraction_id),
         give_up=lambda workspace: extraction_services.extraction_fail_unexpectedly(workspace=workspace, extraction_id=extraction_id),
     )  # fmt: skip
@@ -23,5 +23,5 @@ def run_extraction(workspace_id: str, extraction_id: str) -> str | None:
 @shared_task
 def embed_claims(workspace_id: str, claim_ids: list[str]) -> int:
     """Embeds new claims for semantic search; returns how many got a vector."""
-    workspace = workspace_selectors.workspace_get(workspace_id=workspace_id)
+    workspace = membership_selectors.workspace_get(workspace_id=workspace_id)
     return embeddings_services.claims_embed_new(workspace=workspace, claim_ids=claim_ids) if workspace else 0

@@ -37,9 +37,9 @@ from corrections.services import preview as preview_services
 from mcp_server import services
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
-from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
 from workspaces.models import Workspace
+from workspaces.selectors import memberships as membership_selectors
 
 logger = logging.getLogger("mcp_server")
 
@@ -201,7 +201,7 @@ def list_workspaces(session: Session = None) -> CallToolResult:
     """The workspaces you are a member of, with your role in each (viewers may only read)."""
 
     def work(caller: Caller) -> dict[str, Any]:
-        memberships = workspace_selectors.memberships_for_user(user=caller.user)
+        memberships = membership_selectors.memberships_for_user(user=caller.user)
         return {"results": [{"id": str(m.workspace.id), "name": m.workspace.name, "role": m.role} for m in memberships]}
 
     return answer(session, work)

@@ -14,7 +14,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from workspaces.models import Membership, Role, Workspace
-from workspaces.selectors import audits_every_workspace, moment_of
+from workspaces.selectors.dashboard import moment_of
+from workspaces.selectors.memberships import audits_every_workspace
 
 
 class WorkspaceNotFound(Http404):

@@ -13,9 +13,10 @@ from afterhack.http import ApiError
 from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
-from workspaces import selectors, services
+from workspaces import services
 from workspaces.access import get_admin_workspace_for_user
 from workspaces.models import Membership, Role
+from workspaces.selectors import memberships as membership_selectors
 
 router = Router(tags=["workspaces"])
 
@@ -74,7 +75,7 @@ def workspace_create(request: HttpRequest, payload: WorkspaceIn) -> Any:
 @router.get("", response={200: Page[WorkspaceOut], **errors(401, 422, 503)})
 def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
     """The workspaces the caller is a member of, with the caller's role, by name."""
-    memberships = selectors.memberships_page(user=request.user, limit=page.limit, cursor=page.cursor)
+    memberships = membership_selectors.memberships_page(user=request.user, limit=page.limit, cursor=page.cursor)
     return memberships.answer(lambda m: {"id": m.workspace.id, "name": m.workspace.name, "role": m.role})
 
 
@@ -82,7 +83,9 @@ def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
 def member_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> Any:
     """The workspace's members and their roles, by username (workspace admins only)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    return selectors.members_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(member_out)
+    return membership_selectors.members_page(workspace=workspace, limit=page.limit, cursor=page.cursor).answer(
+        member_out
+    )
 
 
 @router.post("/{ws_id}/members", response={201: MemberOut, **errors(401, 403, 404, 422, 503)})

@@ -8,7 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from workspaces import registry
-from workspaces.selectors import reversed_url
+from workspaces.selectors.events import reversed_url
 
 
 @dataclass(frozen=True)

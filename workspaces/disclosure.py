@@ -26,7 +26,7 @@ from workspaces.models import AuditEvent
 WITHHELD = "withheld: not a member"
 
 # Events about who may do what: people's accounts, groups and permissions, API tokens, memberships. Whole for every
-# reader, and where the audit's "person affected" filter looks for its person (workspaces/selectors.py).
+# reader, and where the audit's "person affected" filter looks for its person (workspaces/selectors/events.py).
 ACCESS_NAMESPACES = ("member", "token", "user", "group")
 # Events that name no workspace content (who may do what, the workspace and its name): whole for every reader, and
 # so is each verb an app registers as `whole` (workspaces/registry.py: MCP sessions, the demo, the embeddings model).

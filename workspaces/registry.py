@@ -9,7 +9,7 @@ Each app declares its parts in its own `registration.py` and registers them in i
 - `DashboardItem` and `MenuItem`: the dashboard's counts and the workspace menu's links, in the order given;
 - `PageLink`: a page of its own that a workspaces page links to by the role workspaces gives it (`staff_audit`);
 - `EventsAbout`: where the payloads of its audit events name a claim, decision or action (the history page of one
-  lists the events about it, workspaces/selectors.py `node_events`).
+  lists the events about it, workspaces/selectors/events.py `node_events`).
 The registered parts live in this module's dicts and lists, read by workspaces as they are when it reads them.
 """
 

@@ -38,9 +38,10 @@ from django.db.models import Model, QuerySet
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete, pre_save
 from django.dispatch import receiver
 
-from workspaces import selectors, services
+from workspaces import services
 from workspaces.acting import acting_person, acting_through
 from workspaces.models import Membership, Role, Workspace
+from workspaces.selectors import memberships as membership_selectors
 
 User = get_user_model()
 
@@ -94,7 +95,7 @@ def _account_words(user: Any) -> str:
 
 def _granted(user_id: Any) -> bool:
     """Whether the person was given reading every workspace (which works while their account is active)."""
-    return user_id in selectors.grants_of(user_ids=[user_id])
+    return user_id in membership_selectors.grants_of(user_ids=[user_id])
 
 
 def _effect(name: str, before: bool, after: bool) -> str:
@@ -281,7 +282,7 @@ def group_deleted(sender: Any, instance: Group, **kwargs: Any) -> None:
 def _readers(members: dict[Any, str]) -> set[Any]:
     """Which of these people read every workspace (active, with the permission given them or a group of theirs)."""
     active = set(User.objects.filter(pk__in=members, is_active=True).values_list("pk", flat=True))
-    return active & selectors.grants_of(user_ids=list(members)).keys()
+    return active & membership_selectors.grants_of(user_ids=list(members)).keys()
 
 
 def _group_effect(members: dict[Any, str], before: set[Any], after: set[Any]) -> str:

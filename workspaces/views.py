@@ -18,17 +18,20 @@ from afterhack import confirm
 from afterhack.as_of import Moment, moment_of
 from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
-from workspaces import selectors, services
+from workspaces import services
 from workspaces.access import get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
 from workspaces.models import Membership, Role, Workspace
+from workspaces.selectors import dashboard as dashboard_selectors
+from workspaces.selectors import events as event_selectors
+from workspaces.selectors import memberships as membership_selectors
 from workspaces.services import InvalidInput, NoSuchUser
 
 
 @require_GET
 @login_required
 def workspace_list(request: HtmxRequest) -> HttpResponse:
-    memberships = selectors.memberships_for_user(user=request.user)
+    memberships = membership_selectors.memberships_for_user(user=request.user)
     return render(request, "workspaces/workspace_list.html", {"memberships": memberships, "form": WorkspaceForm()})
 
 
@@ -46,7 +49,7 @@ def workspace_create(request: HtmxRequest) -> HttpResponse:
         else:
             messages.success(request, f"Workspace “{workspace.name}” created.")
             return redirect("workspaces:dashboard", ws_id=workspace.id)
-    memberships = selectors.memberships_for_user(user=request.user)
+    memberships = membership_selectors.memberships_for_user(user=request.user)
     context = {"memberships": memberships, "form": form}
     return render(request, "workspaces/workspace_list.html", context, status=422)
 
@@ -58,15 +61,15 @@ def dashboard(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     as_of = moment_of(request.GET)
     if as_of.past:
         return _dashboard_then(request, membership, as_of)
-    summary = selectors.dashboard(workspace=membership.workspace)
+    summary = dashboard_selectors.dashboard(workspace=membership.workspace)
     context = {
         "workspace": membership.workspace,
         "membership": membership,
         "summary": summary,
         # The menu's badges count the same things: it reads them from here instead of asking the graph again.
         "attention": summary.attention,
-        "events": selectors.event_rows(
-            list(selectors.recent_events(workspace=membership.workspace, limit=10)),
+        "events": event_selectors.event_rows(
+            list(event_selectors.recent_events(workspace=membership.workspace, limit=10)),
             memberships={membership.workspace_id: membership},
         ),
         "as_of": as_of,
@@ -78,13 +81,13 @@ def _dashboard_then(request: HtmxRequest, membership: Membership, as_of: Moment)
     """The dashboard as of a moment: its counts then, as plain numbers (the lists they would link to show the
     present), and the activity up to then. The menu's badges are not given these counts: they stay the present's."""
     workspace = membership.workspace
-    then = selectors.dashboard_as_of(workspace=workspace, as_of=as_of.at)
+    then = dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=as_of.at)
     if then.attention is not None:  # the one graph query read when the history began too
         as_of = as_of.before_history(then.attention.history_since, created=then.attention.created_at)
     context = {
         "workspace": workspace, "membership": membership, "then": then, "as_of": as_of,
-        "events": selectors.event_rows(
-            list(selectors.events_until(workspace=workspace, as_of=as_of.at)),
+        "events": event_selectors.event_rows(
+            list(event_selectors.events_until(workspace=workspace, as_of=as_of.at)),
             memberships={membership.workspace_id: membership}, as_of_query=as_of.query,
         ),
     }  # fmt: skip
@@ -97,10 +100,10 @@ def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """Everything audited in the workspace, newest first: paged, filtered by person, kind and day, searchable."""
     membership = get_membership(request.user, ws_id)
     # Made for each request: its kinds are the verbs the apps registered (workspaces/registry.py).
-    listing = selectors.event_listing(
-        selectors.event_spec("activity"), request.GET, path=request.path, workspace=membership.workspace
+    listing = event_selectors.event_listing(
+        event_selectors.event_spec("activity"), request.GET, path=request.path, workspace=membership.workspace
     )
-    rows = selectors.event_rows(listing.items, memberships={membership.workspace_id: membership})
+    rows = event_selectors.event_rows(listing.items, memberships={membership.workspace_id: membership})
     context = {"workspace": membership.workspace, "membership": membership, "listing": listing.with_items(rows)}
     template = "workspaces/activity.html#events" if request.htmx else "workspaces/activity.html"
     return render(request, template, context)
@@ -109,7 +112,7 @@ def activity(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def _members_context(
     request: HtmxRequest, workspace: Workspace, form: MemberAddForm | None = None, unknown_user: bool = False
 ) -> dict[str, object]:
-    members = list(selectors.members_of(workspace=workspace))
+    members = list(membership_selectors.members_of(workspace=workspace))
     return {
         "workspace": workspace,
         "membership": get_membership(request.user, workspace.id),
@@ -205,7 +208,7 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
         if not form.is_valid():
             raise InvalidInput("Unknown role: choose viewer, reviewer or admin.")
         role = form.cleaned_data["role"]
-        member = selectors.member(workspace=workspace, membership_id=membership_id)
+        member = membership_selectors.member(workspace=workspace, membership_id=membership_id)
         if member is None:
             raise InvalidInput("That person is not a member of this workspace.")
         if member.role != role and Role.ADMIN in (member.role, role) and not confirm.is_confirmed(request):
@@ -228,7 +231,7 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
 def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpResponse:
     """Asks first (confirm.ask), then removes the member on the confirmed second POST."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    member = selectors.member(workspace=workspace, membership_id=membership_id)
+    member = membership_selectors.member(workspace=workspace, membership_id=membership_id)
     try:
         if member is not None and not confirm.is_confirmed(request):
             services.member_keeps_an_admin(member, role=None)

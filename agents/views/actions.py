@@ -27,8 +27,8 @@ from agents.selectors import lists as list_selectors
 from agents.selectors import picker as picker_selectors
 from agents.services import decisions as decision_services
 from agents.statuses import ActionStatus
-from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
+from workspaces.selectors import events as event_selectors
 
 
 class ActionForm(forms.Form):
@@ -91,8 +91,8 @@ def action_detail(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResp
         present = as_of.past and decision_selectors.action_get(workspace=workspace, action_id=action_id)
         return not_yet(request, context, present=present, thing="action", missing=decision_services.ActionNotFound())
     context["action_view"] = view
-    context["history"] = workspace_selectors.action_events(workspace=workspace, action_id=action_id, until=as_of.at)
-    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=action_id)
+    context["history"] = event_selectors.action_events(workspace=workspace, action_id=action_id, until=as_of.at)
+    context["changes"] = event_selectors.changes_of(workspace=workspace, node_id=action_id)
     return render(request, "agents/action.html", context)
 
 

@@ -36,9 +36,9 @@ from agents.selectors import lists as list_selectors
 from agents.selectors import picker as picker_selectors
 from agents.services import decisions as decision_services
 from claims.selectors import picker as claim_picker_selectors
-from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership, Workspace
+from workspaces.selectors import events as event_selectors
 
 
 class DecisionForm(forms.Form):
@@ -235,5 +235,5 @@ def decision_detail(request: HtmxRequest, ws_id: UUID, decision_id: str) -> Http
             request, context, present=present, thing="decision", missing=decision_services.DecisionNotFound()
         )
     context["decision_view"] = view
-    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=decision_id)
+    context["changes"] = event_selectors.changes_of(workspace=workspace, node_id=decision_id)
     return render(request, "agents/decision.html", context)

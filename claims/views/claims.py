@@ -31,9 +31,9 @@ from claims.selectors import search as search_selectors
 from claims.selectors import sources as sources_selectors
 from claims.services import claims as claims_services
 from claims.statuses import SearchMode
-from workspaces import selectors as workspace_selectors
 from workspaces.access import get_membership, get_rw_workspace_for_user, member_page_at
 from workspaces.models import Membership
+from workspaces.selectors import events as event_selectors
 
 
 class DerivedClaimForm(forms.Form):
@@ -150,8 +150,8 @@ def claim_detail(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespon
         present = as_of.past and claims_selectors.claim_get(workspace=workspace, claim_id=claim_id)
         return not_yet(request, context, present=present, thing="claim", missing=claims_services.ClaimNotFound())
     context["provenance"] = provenance
-    context["history"] = workspace_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)
-    context["changes"] = workspace_selectors.changes_of(workspace=workspace, node_id=claim_id)
+    context["history"] = event_selectors.claim_events(workspace=workspace, claim_id=claim_id, until=as_of.at)
+    context["changes"] = event_selectors.changes_of(workspace=workspace, node_id=claim_id)
     return render(request, "claims/claim_detail.html", context)
 
 

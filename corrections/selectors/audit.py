@@ -10,17 +10,18 @@ from afterhack.errors import GraphError
 from afterhack.lists.spec import ListSpec
 from corrections.disclosure import CORRECTION
 from corrections.selectors import corrections as corrections_selectors
-from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent, Membership, Workspace
-from workspaces.selectors import EventRow
+from workspaces.selectors import events as event_selectors
+from workspaces.selectors import memberships as membership_selectors
+from workspaces.selectors.events import EventRow
 
 logger = logging.getLogger("corrections")
 
 
 def audit_spec() -> ListSpec:
-    """The staff audit's list: the activity list's filters (each declared once, workspaces/selectors.py
+    """The staff audit's list: the activity list's filters (each declared once, workspaces/selectors/events.py
     `event_filters`), with a choice of every workspace."""
-    return workspace_selectors.event_spec("audit", workspaces=list(workspace_selectors.workspaces_by_name()))
+    return event_selectors.event_spec("audit", workspaces=list(membership_selectors.workspaces_by_name()))
 
 
 def corrected_from(events: list[AuditEvent]) -> dict[str, str]:
@@ -45,4 +46,4 @@ def corrected_from(events: list[AuditEvent]) -> dict[str, str]:
 
 def audit_rows(events: list[AuditEvent], memberships: dict[UUID, Membership]) -> list[EventRow]:
     """The events as this auditor may read them (workspaces/disclosure.py), each correction with what it corrected."""
-    return workspace_selectors.event_rows(events, memberships=memberships, corrected_from=corrected_from(events))
+    return event_selectors.event_rows(events, memberships=memberships, corrected_from=corrected_from(events))

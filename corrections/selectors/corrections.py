@@ -21,8 +21,8 @@ from corrections.graph.chain import Chain as Chain
 from corrections.graph.corrections import Correction as Correction
 from corrections.graph.corrections import CorrectionOutline as CorrectionOutline
 from corrections.graph.subgraph import MAX_REVISION as MAX_REVISION
-from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent, Workspace
+from workspaces.selectors import events as event_selectors
 
 # The shapes these reads return (and the largest revision a preview hands out) are re-exported above (`X as X`),
 # so pages and API modules name them without a graph module.
@@ -141,7 +141,7 @@ def history_actors(criteria: Criteria) -> tuple[str, ...]:
     """The usernames whose full name holds the history's person filter (any case): it matches them too (its other
     filters are read as corrections/lists.py declares them)."""
     person = criteria.get("actor").lower()
-    return tuple(workspace_selectors.usernames_named(words=person)) if person else ()
+    return tuple(event_selectors.usernames_named(words=person)) if person else ()
 
 
 def history_page(*, workspace: Workspace, criteria: Criteria, offset: int, limit: int) -> list[Correction]:

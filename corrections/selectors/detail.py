@@ -14,8 +14,8 @@ from claims.selectors import claims as claims_selectors
 from claims.selectors import provenance as provenance_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import pictures as pictures_selectors
-from workspaces import selectors as workspace_selectors
 from workspaces.models import Workspace
+from workspaces.selectors import events as event_selectors
 
 
 def correction_detail(*, workspace: Workspace, correction_id: str) -> dict[str, Any]:
@@ -53,10 +53,10 @@ def correction_detail(*, workspace: Workspace, correction_id: str) -> dict[str, 
         ),
         "applied": applied,
         "action_urls": {
-            a["id"]: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a["id"])
+            a["id"]: event_selectors.action_url(workspace_id=workspace.id, action_id=a["id"])
             for a in (applied or {}).get("actions_held", [])
         }
-        | {a.id: workspace_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
+        | {a.id: event_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
     }  # fmt: skip
 
 

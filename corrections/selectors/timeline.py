@@ -14,8 +14,8 @@ from afterhack.history_graph import ChangeCause, ChangeKind
 from afterhack.lists.filters import Criteria
 from afterhack.templatetags.afterhack import in_words
 from corrections.graph import timeline as timeline_graph
-from workspaces import selectors as workspace_selectors
 from workspaces.models import Workspace
+from workspaces.selectors import events as event_selectors
 
 # What a change is of, and what caused it, by short names (the timeline's filters are in corrections/lists.py).
 CHANGE_KINDS = tuple(ChangeKind)
@@ -60,7 +60,7 @@ def timeline_actors(criteria: Criteria) -> tuple[str, ...]:
     """The usernames whose full name holds the timeline's person filter (any case): it matches them too (its other
     filters are read as corrections/lists.py declares them)."""
     person = criteria.get("actor").lower()
-    return tuple(workspace_selectors.usernames_named(words=person)) if person else ()
+    return tuple(event_selectors.usernames_named(words=person)) if person else ()
 
 
 def timeline_count(*, workspace: Workspace, criteria: Criteria) -> int:
@@ -232,7 +232,7 @@ def _item_url(workspace_id: UUID, kind: str, item_id: str) -> str:
         return reverse("claims:claim", args=[workspace_id, item_id])
     if kind == DECISION_KIND:
         return reverse("agents:decision", args=[workspace_id, item_id])
-    return workspace_selectors.action_url(workspace_id=workspace_id, action_id=item_id)
+    return event_selectors.action_url(workspace_id=workspace_id, action_id=item_id)
 
 
 def _what(step: Step) -> str:

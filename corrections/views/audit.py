@@ -19,8 +19,9 @@ from corrections.disclosure import CORRECTION
 from corrections.selectors import audit as audit_selectors
 from corrections.selectors import detail as detail_selectors
 from corrections.views.staff import staff_only
-from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent
+from workspaces.selectors import events as event_selectors
+from workspaces.selectors import memberships as membership_selectors
 
 
 @require_GET
@@ -28,12 +29,12 @@ from workspaces.models import AuditEvent
 def audit(request: HtmxRequest) -> HttpResponse:
     """Staff auditors: every audited event of every workspace, read-only, filtered and paged, and its CSV export;
     the content of a workspace they may not read is withheld (workspaces/disclosure.py)."""
-    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
-    listing = workspace_selectors.event_listing(
+    memberships = membership_selectors.memberships_by_workspace(user=request.user)
+    listing = event_selectors.event_listing(
         audit_selectors.audit_spec(),
         request.GET,
         path=request.path,
-        readable=workspace_selectors.readable_in(memberships),
+        readable=membership_selectors.readable_in(memberships),
     )
     rows = [
         replace(row, detail_url=reverse("corrections:audit_event", args=[row.event.pk]))
@@ -44,7 +45,7 @@ def audit(request: HtmxRequest) -> HttpResponse:
     context = {
         "listing": listing.with_items(rows), "export_href": export.removesuffix("?"),
         # The W3C PROV export of each workspace the auditor may read, in the three formats.
-        "prov_workspaces": [w for w in workspace_selectors.workspaces_by_name() if w.id in memberships],
+        "prov_workspaces": [w for w in membership_selectors.workspaces_by_name() if w.id in memberships],
     }  # fmt: skip
     return render(request, "corrections/audit.html#events" if request.htmx else "corrections/audit.html", context)
 
@@ -54,10 +55,10 @@ def audit(request: HtmxRequest) -> HttpResponse:
 def audit_event(request: HtmxRequest, event_id: int) -> HttpResponse:
     """One audited event for staff: who did what when, where, what it names, and what it recorded (its content
     withheld where they may not read its workspace); a correction's from, to and why."""
-    event = found(workspace_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
-    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
+    event = found(event_selectors.audit_event_get(event_id=event_id), Http404("No such audited event."))
+    memberships = membership_selectors.memberships_by_workspace(user=request.user)
     before = audit_selectors.corrected_from([event])
-    row = workspace_selectors.event_rows([event], memberships=memberships, corrected_from=before)[0]
+    row = event_selectors.event_rows([event], memberships=memberships, corrected_from=before)[0]
     reads = event.workspace_id is None or event.workspace_id in memberships
     context = {
         "row": row,
@@ -100,8 +101,8 @@ def audit_detail(request: HtmxRequest, ws_id: UUID, correction_id: str) -> HttpR
     """A correction's page for staff auditors. One who belongs to the workspace, or may read every workspace, reads
     it as members do and opens what it names; to others it says what the correction changed — from, to, why, by
     whom, and what lost support or was held — and reads nothing else (`correction_outline_detail`)."""
-    workspace = found(workspace_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
-    if workspace.id in workspace_selectors.memberships_by_workspace(user=request.user):
+    workspace = found(membership_selectors.workspace_get(workspace_id=ws_id), Http404("No such workspace."))
+    if workspace.id in membership_selectors.memberships_by_workspace(user=request.user):
         context = detail_selectors.correction_detail(workspace=workspace, correction_id=correction_id) | {
             "auditing": True
         }

@@ -13,8 +13,9 @@ from django.views.decorators.http import require_GET
 from afterhack.htmx import HtmxRequest
 from corrections.selectors import audit as audit_selectors
 from corrections.views.staff import staff_only
-from workspaces import selectors as workspace_selectors
-from workspaces.selectors import EventRow
+from workspaces.selectors import events as event_selectors
+from workspaces.selectors import memberships as membership_selectors
+from workspaces.selectors.events import EventRow
 
 CSV_COLUMNS = ["time (UTC)", "workspace", "person", "kind", "summary", "target ids"]
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); a leading quote keeps it text.
@@ -63,9 +64,9 @@ def audit_export(request: HtmxRequest) -> StreamingHttpResponse:
     it (workspaces/disclosure.py)."""
     spec = audit_selectors.audit_spec()
     criteria, _ = spec.criteria(request.GET)
-    memberships = workspace_selectors.memberships_by_workspace(user=request.user)
-    readable = workspace_selectors.readable_in(memberships)
-    events = workspace_selectors.audit_events(spec, criteria=criteria, readable=readable).iterator(chunk_size=CSV_CHUNK)
+    memberships = membership_selectors.memberships_by_workspace(user=request.user)
+    readable = membership_selectors.readable_in(memberships)
+    events = event_selectors.audit_events(spec, criteria=criteria, readable=readable).iterator(chunk_size=CSV_CHUNK)
     rows = (row for chunk in batched(events, CSV_CHUNK) for row in audit_selectors.audit_rows(list(chunk), memberships))
     writer = csv.writer(_Echo())
     lines = chain([CSV_BOM], (writer.writerow(row) for row in chain([CSV_COLUMNS], map(_csv_row, rows))))

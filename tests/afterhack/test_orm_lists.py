@@ -15,7 +15,7 @@ from afterhack.lists.filters import Filter, FilterKind
 from afterhack.lists.spec import ListSpec
 from corrections.selectors.audit import audit_spec
 from workspaces.models import AuditEvent
-from workspaces.selectors import event_spec
+from workspaces.selectors.events import event_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config")

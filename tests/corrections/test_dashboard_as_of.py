@@ -16,7 +16,7 @@ from agents.services import decisions as agents_services
 from claims.selectors import claims as claims_selectors
 from corrections import review
 from tests.corrections.conftest import World, june_to_july
-from workspaces import selectors as workspace_selectors
+from workspaces.selectors import dashboard as dashboard_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,7 @@ def test_the_dashboard_then_agrees_with_each_thing_read_then(world: World) -> No
     moments.append(now_iso())
     assert announce and len(moments) == 5
     for moment in moments:
-        then = workspace_selectors.dashboard_as_of(workspace=workspace, as_of=moment).attention
+        then = dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=moment).attention
         assert then is not None
         claims, decisions, actions, open_ = rewound(world, moment)
         assert {k: v for k, v in then.claims.items() if v} == dict(claims), moment

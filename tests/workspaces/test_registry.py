@@ -16,9 +16,9 @@ from afterhack.history_graph import ChangeKind
 from agents.selectors import decisions as agents_selectors
 from tests.conftest import Trio, client_for
 from workspaces import registry
-from workspaces import selectors as workspace_selectors
 from workspaces.models import AuditEvent
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, PageLink
+from workspaces.selectors import events as event_selectors
 from workspaces.services import graph_ensure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,9 +154,7 @@ class RegisteredPartsTests:
         first, _, both = poked("d1"), poked("d2"), poked("d2", "d1")
 
         def about_d1() -> list[AuditEvent]:
-            return list(
-                workspace_selectors.node_events(workspace=trio.workspace, kind=ChangeKind.DECISION, node_id="d1")
-            )
+            return list(event_selectors.node_events(workspace=trio.workspace, kind=ChangeKind.DECISION, node_id="d1"))
 
         assert about_d1() == []  # no app registered where events name a decision
         registry.register(POKED_DECISIONS)

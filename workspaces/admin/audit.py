@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from workspaces.admin.own_filters import OwnFiltersOnly
 from workspaces.disclosure import event_shown, shown_whole
 from workspaces.models import AuditEvent
-from workspaces.selectors import memberships_by_workspace, readable_in
+from workspaces.selectors.memberships import memberships_by_workspace, readable_in
 
 
 @admin.register(AuditEvent)

@@ -26,7 +26,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from afterhack import admin as checked
-from workspaces import selectors, services
+from workspaces import services
+from workspaces.selectors import memberships as membership_selectors
 
 ADD_WORKSPACE = "workspaces.add_workspace"
 
@@ -152,7 +153,7 @@ class UserAdmin(RefusesLeavingNoAdmin, checked.UserAdmin):
 def _access(user: Any) -> list[str]:
     """What a person may do, in words, each with how they hold it."""
     lines = ["Signs in." if user.is_active else "Cannot sign in: the account is deactivated."]
-    every = selectors.grants_of(user_ids=[user.pk]).get(user.pk)
+    every = membership_selectors.grants_of(user_ids=[user.pk]).get(user.pk)
     if every:
         not_now = "" if user.is_active else " (not while deactivated)"
         lines.append(f"Reads every workspace as a viewer{not_now}, {_through(every)}.")
@@ -163,17 +164,17 @@ def _access(user: Any) -> list[str]:
         if user.is_staff
         else "Not staff: no Django admin, no audit pages."
     )
-    creates = selectors.grants_of(user_ids=[user.pk], permission=ADD_WORKSPACE).get(user.pk)
+    creates = membership_selectors.grants_of(user_ids=[user.pk], permission=ADD_WORKSPACE).get(user.pk)
     if user.is_superuser:
         lines.append("Superuser: every permission of the Django admin; workspaces still only as a member or auditor.")
     elif creates:
         lines.append(f"Creates workspaces, {_through(creates)}.")
-    memberships = list(selectors.memberships_for_user(user=user))
+    memberships = list(membership_selectors.memberships_for_user(user=user))
     lines.append(f"Member of {_memberships(memberships)}." if memberships else "Member of no workspace.")
     return lines
 
 
-def _through(grant: selectors.Grant) -> str:
+def _through(grant: membership_selectors.Grant) -> str:
     ways = ["given directly"] * grant.direct
     if grant.groups:
         ways.append(

@@ -14,8 +14,10 @@ from typing import Any
 from django import template
 
 from afterhack.errors import GraphError
-from workspaces import dashboard, registry, selectors
+from workspaces import dashboard, registry
 from workspaces.models import Membership
+from workspaces.selectors import dashboard as dashboard_selectors
+from workspaces.selectors import events as event_selectors
 
 register = template.Library()
 logger = logging.getLogger("workspaces")
@@ -43,7 +45,7 @@ def nav_state(context: template.Context) -> NavState:
     attention: Any = context.get("attention")
     if attention is None:
         try:
-            attention = selectors.attention(workspace=workspace)
+            attention = dashboard_selectors.attention(workspace=workspace)
         except GraphError:
             logger.exception("menu badges of %s: graph unreadable", workspace.id)
     return NavState(is_admin, dashboard.menu_links(attention, workspace_id=workspace.id))
@@ -61,4 +63,4 @@ def dashboard_tiles(counts: Any, workspace: Any, section: str, since: str = "", 
 def registered_url(name: str) -> str:
     """The page an app registered for this role (workspaces/registry.py `PageLink`), or '' when none did."""
     link = registry.LINKS.get(name)
-    return selectors.reversed_url(link.url) if link else ""
+    return event_selectors.reversed_url(link.url) if link else ""

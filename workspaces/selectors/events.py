@@ -1,83 +1,30 @@
-"""Reads of workspaces, memberships and the audit trail."""
+"""Reads of the audit trail: the activity list and the staff audit (their filters declared once, with their ORM
+query), each event as a row with its words and links, and what happened to one claim, decision or action."""
 
 from __future__ import annotations
 
-import logging
 import operator
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from functools import reduce
 from typing import Any
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
-from django.db.models import CharField, Q, QuerySet, Value
+from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Concat
 from django.db.models.lookups import IContains
 from django.urls import NoReverseMatch, reverse
 
-from afterhack import graph, history_graph
-from afterhack.as_of import Moment
-from afterhack.as_of import moment_of as moment_of_params
+from afterhack import history_graph
 from afterhack.history_graph import Change, ChangeKind
 from afterhack.lists import orm as lists_orm
-from afterhack.lists.cursors import Paged, page_of
 from afterhack.lists.filters import Criteria, Filter, FilterKind
 from afterhack.lists.spec import Listing, ListSpec
-from workspaces import graph as workspace_graph
 from workspaces import registry
 from workspaces.disclosure import ACCESS_NAMESPACES, event_shown, in_namespaces, shown_whole
-from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
-
-logger = logging.getLogger("workspaces")
-
-
-def memberships_for_user(*, user: Any) -> QuerySet[Membership]:
-    """The user's memberships, with their workspaces, by workspace name."""
-    return Membership.objects.filter(user=user).select_related("workspace").order_by("workspace__name")
-
-
-def members_of(*, workspace: Workspace) -> QuerySet[Membership]:
-    """The workspace's memberships with their users, by username."""
-    return Membership.objects.filter(workspace=workspace).select_related("user").order_by("user__username")
-
-
-def member(*, workspace: Workspace, membership_id: int) -> Membership | None:
-    """One membership of the workspace with its user, or None."""
-    return members_of(workspace=workspace).filter(pk=membership_id).first()
-
-
-def memberships_page(*, user: Any, limit: int, cursor: str | None) -> Paged[Membership]:
-    """A page of the user's memberships, by workspace name (then id)."""
-
-    def read(after: Any, n: int) -> list[Membership]:
-        rows = memberships_for_user(user=user).order_by("workspace__name", "workspace_id")
-        if after is not None:
-            name, workspace_id = after
-            rows = rows.filter(Q(workspace__name__gt=name) | Q(workspace__name=name, workspace_id__gt=workspace_id))
-        return list(rows[:n])
-
-    return page_of(
-        scope=f"workspaces:{user.pk}", cursor=cursor, limit=limit, read=read,
-        count=lambda: memberships_for_user(user=user).count(),
-        position=lambda membership: [membership.workspace.name, str(membership.workspace_id)],
-    )  # fmt: skip
-
-
-def members_page(*, workspace: Workspace, limit: int, cursor: str | None) -> Paged[Membership]:
-    """A page of the workspace's members, by username."""
-
-    def read(after: Any, n: int) -> list[Membership]:
-        rows = members_of(workspace=workspace)
-        return list((rows.filter(user__username__gt=after[0]) if after is not None else rows)[:n])
-
-    return page_of(
-        scope=f"members:{workspace.id}", cursor=cursor, limit=limit, read=read,
-        count=lambda: members_of(workspace=workspace).count(),
-        position=lambda membership: [membership.user.get_username()],
-    )  # fmt: skip
+from workspaces.models import EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role, Workspace
 
 
 def recent_events(*, workspace: Workspace, limit: int = 20) -> QuerySet[AuditEvent]:
@@ -301,76 +248,6 @@ def audit_event_get(*, event_id: int) -> AuditEvent | None:
     return AuditEvent.objects.select_related("workspace", "actor").filter(pk=event_id).first()
 
 
-def memberships_by_workspace(*, user: Any) -> dict[UUID, Membership]:
-    """The user's memberships by workspace id (which workspaces' pages the user may open); for an auditor of every
-    workspace, a viewer's membership of any workspace asked about besides their own."""
-    own = {m.workspace_id: m for m in Membership.objects.filter(user=user)}
-    return _EveryWorkspace(own, user=user) if audits_every_workspace(user) else own
-
-
-class _EveryWorkspace(dict[UUID, Membership]):
-    """An auditor's memberships: their own, and a viewer's (never saved) of every other workspace."""
-
-    def __init__(self, own: dict[UUID, Membership], *, user: Any) -> None:
-        super().__init__(own)
-        self.user = user
-
-    def get(self, key: UUID, default: Any = None) -> Membership:
-        return super().get(key) or Membership(user=self.user, workspace_id=key, role=Role.VIEWER)
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-
-def readable_in(memberships: dict[UUID, Membership]) -> set[UUID] | None:
-    """The workspaces whose content the reader of `memberships` (memberships_by_workspace) may read: their own, or
-    None for every one (an auditor of every workspace)."""
-    return None if isinstance(memberships, _EveryWorkspace) else set(memberships)
-
-
-def audits_every_workspace(user: Any) -> bool:
-    """Whether the user reads every workspace: an active account given the permission (grants_of). A superuser is
-    not an auditor by being one."""
-    if not (getattr(user, "is_authenticated", False) and getattr(user, "is_active", False)):
-        return False
-    return user.pk in grants_of(user_ids=[user.pk])
-
-
-@dataclass(frozen=True)
-class Grant:
-    """How a person holds a permission: given to them directly, and through which of their groups."""
-
-    direct: bool
-    groups: list[str]
-
-    def __bool__(self) -> bool:
-        return self.direct or bool(self.groups)
-
-
-EVERY_WORKSPACE = f"workspaces.{AUDIT_EVERY_WORKSPACE}"
-
-
-def grants_of(*, user_ids: Collection[Any], permission: str = EVERY_WORKSPACE) -> dict[Any, Grant]:
-    """How each of these people was given `permission` ("app_label.codename"; by default reading every workspace,
-    workspaces.models.AUDIT_EVERY_WORKSPACE), directly and through which groups: only those who were, whether or not
-    their account is active, and never for being a superuser. The one query for "was this person given it?"."""
-    app_label, codename = permission.split(".", 1)
-    granted = Permission.objects.filter(codename=codename, content_type__app_label=app_label)
-    direct = get_user_model().user_permissions.through.objects.filter(user_id__in=user_ids, permission__in=granted)
-    groups = get_user_model().groups.through.objects.filter(user_id__in=user_ids, group__permissions__in=granted)
-    # One round-trip: a row per person given it directly (no group) and per group that gives it to them.
-    no_group = Value(None, output_field=CharField())
-    rows = direct.values_list("user_id", no_group).union(groups.values_list("user_id", "group__name"), all=True)
-    given_directly: set[Any] = set()
-    through: dict[Any, list[str]] = {}
-    for user_id, group in rows:
-        if group is None:
-            given_directly.add(user_id)
-        else:
-            through.setdefault(user_id, []).append(group)
-    return {pk: Grant(pk in given_directly, sorted(through.get(pk, []))) for pk in given_directly | through.keys()}
-
-
 def claim_events(*, workspace: Workspace, claim_id: str, until: str = "") -> QuerySet[AuditEvent]:
     """The workspace's audit events about this claim, oldest first (up to `until`, a graph time, when given): its
     creation and the corrections of it, where the apps registered that their events name a claim (`node_events`)."""
@@ -405,95 +282,7 @@ def action_events(*, workspace: Workspace, action_id: str, until: str = "") -> Q
     return node_events(workspace=workspace, kind=ChangeKind.ACTION, node_id=action_id, until=until)
 
 
-def workspaces_by_name() -> QuerySet[Workspace]:
-    """Every workspace, by name (for staff auditors)."""
-    return Workspace.objects.order_by("name")
-
-
-def workspace_get(*, workspace_id: UUID | str) -> Workspace | None:
-    """The workspace with this id, or None (for staff auditors, whatever their membership)."""
-    return Workspace.objects.filter(id=workspace_id).first()
-
-
-# The dashboard's "recent corrections" are those of the last this many days.
-RECENT_DAYS = 7
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    members: int
-    attention: workspace_graph.Attention
-    # The day the recent corrections start from (YYYY-MM-DD, UTC), as the history's "From" filter takes it.
-    recent_since: str
-    graph_error: str | None
-
-
-def recent_since() -> str:
-    """The first day (UTC) whose corrections count as recent."""
-    return (datetime.now(UTC).date() - timedelta(days=RECENT_DAYS - 1)).isoformat()
-
-
-def attention(*, workspace: Workspace) -> workspace_graph.Attention:
-    """What needs attention in the workspace and how much its graph holds, in one graph query."""
-    return workspace_graph.attention(workspace=workspace, since=recent_since())
-
-
-@dataclass(frozen=True)
-class DashboardThen:
-    """The dashboard as of a moment: what needed attention and what the graph held then (`attention` is None when
-    the graph did not answer; `graph_error` says so), the members now, and the newest audit events by then."""
-
-    members: int
-    attention: workspace_graph.AttentionThen | None
-    recent_since: str
-    graph_error: str | None
-
-
-def dashboard_as_of(*, workspace: Workspace, as_of: str) -> DashboardThen:
-    """The dashboard's counts as they were at `as_of` (a graph time): one graph query; the members are today's."""
-    members = Membership.objects.filter(workspace=workspace).count()
-    try:
-        since = (datetime.fromisoformat(as_of) - timedelta(days=RECENT_DAYS)).isoformat(timespec="microseconds")
-    except OverflowError:  # a moment in the first days of year 1: every correction before it is recent
-        since = ""
-    try:
-        counts = workspace_graph.attention_as_of(workspace=workspace, as_of=as_of, since=since)
-    except graph.GraphError:
-        logger.exception("dashboard of %s as of %s: graph unreadable", workspace.id, as_of)
-        return DashboardThen(
-            members, None, since, "The graph database is not answering right now; the counts are unknown."
-        )
-    return DashboardThen(members, counts, since, None)
-
-
 def events_until(*, workspace: Workspace, as_of: str, limit: int = 10) -> QuerySet[AuditEvent]:
     """The workspace's newest audit events up to `as_of` (a graph time), newest first."""
     moment = datetime.fromisoformat(as_of)
     return AuditEvent.objects.filter(workspace=workspace, created_at__lte=moment).order_by("-created_at", "-id")[:limit]
-
-
-def moment_of(params: Any, *, workspace: Workspace) -> Moment:
-    """The moment a page of the workspace shows (`?as_of=` in `params`, afterhack/as_of.py), knowing when the
-    workspace's history began when it is in the past (one small graph read; none when the graph does not answer:
-    the banner then leaves that sentence out)."""
-    moment = moment_of_params(params)
-    if not moment.past:
-        return moment
-    try:
-        since, created = workspace_graph.history_since(workspace=workspace)
-    except graph.GraphError:
-        logger.exception("history_since of %s: graph unreadable", workspace.id)
-        return moment
-    return moment.before_history(since, created=created)
-
-
-def dashboard(*, workspace: Workspace) -> Dashboard:
-    """What needs attention, the graph's totals and the member count for the workspace dashboard."""
-    members = Membership.objects.filter(workspace=workspace).count()
-    try:
-        counts = attention(workspace=workspace)
-    except graph.GraphError:
-        logger.exception("dashboard of %s: graph unreadable", workspace.id)
-        words = "The graph database is not answering right now; the counts below are unknown."
-        return Dashboard(members, workspace_graph.Attention(), recent_since(), words)
-    return Dashboard(members, counts, recent_since(), None)
