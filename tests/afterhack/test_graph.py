@@ -80,12 +80,15 @@ class BrokerTests:
 
 
 def kill_client_running(command: str) -> bool:
-    """Breaks the connection of whichever client is running `command` on the real server, as a crash would."""
+    """Breaks the connection of whichever client is running `command` on the real server, as a crash would.
+
+    Running, not merely last run: an idle pooled connection keeps its last command's name in CLIENT LIST, so the
+    client must also be blocked (flag "b": FalkorDB runs a query in its thread pool with its client blocked)."""
     admin = graph.client().connection
 
     def killed() -> bool:
         for entry in admin.client_list():
-            if entry.get("cmd", "").lower() == command:
+            if entry.get("cmd", "").lower() == command and "b" in entry.get("flags", ""):
                 admin.client_kill_filter(_id=entry["id"])
                 return True
         return False
