@@ -30,6 +30,9 @@ MONTH_PARTS = {
     ("first", "week", "of"): (1, 7), ("second", "week", "of"): (8, 14), ("third", "week", "of"): (15, 21),
     ("fourth", "week", "of"): (22, 28), ("last", "week", "of"): (22, 31),
 }  # fmt: skip
+MONTH_PARTS_BY_FIRST: dict[str, list[tuple[tuple[str, ...], tuple[int, int]]]] = {}
+for _words, _days in MONTH_PARTS.items():
+    MONTH_PARTS_BY_FIRST.setdefault(_words[0], []).append((_words, _days))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,7 @@ class DateParts:
     day_high: int | None = None
     weekday: int | None = None
     minute: int | None = None
+    week: int | None = None
     alt: DateParts | None = None
 
 
@@ -105,9 +109,10 @@ def read_date(tokens: list[Token], i: int) -> tuple[DateParts, int] | None:
     token = tokens[i]
     previous = tokens[i - 1].lower if i > 0 else ""
     if token.kind == "iso":
-        year, month, day = (int(part) for part in token.text.split("-"))
-        if 1 <= month <= 12 and 1 <= day <= 31:
-            return with_time(tokens, i + 1, DateParts(token.text, token.start, token.end, year, None, month, day, day))
+        iso_year, iso_month, iso_day = (int(part) for part in token.text.split("-"))
+        if 1 <= iso_month <= 12 and 1 <= iso_day <= 31:
+            parts = DateParts(token.text, token.start, token.end, iso_year, None, iso_month, iso_day, iso_day)
+            return with_time(tokens, i + 1, parts)
         return None
     if token.kind == "slash":
         return read_slash(tokens, i)
@@ -136,11 +141,26 @@ def read_date(tokens: list[Token], i: int) -> tuple[DateParts, int] | None:
         return DateParts(token.text, token.start, token.end, year), i + 1
     if token.kind == "time":
         minute = minute_of(token)
-        return (DateParts(token.text, token.start, token.end, minute=minute), i + 1) if minute is not None else None
+        if minute is None:
+            return None
+        if i + 2 < len(tokens) and tokens[i + 1].lower == "on" and (moment := read_date(tokens, i + 2)) is not None:
+            parts, end = moment  # "at 06:00 on Sunday": one moment
+            if parts.minute is None:
+                return replace(parts, minute=minute, start=token.start, text=span(tokens, i, end)), end
+        return DateParts(token.text, token.start, token.end, minute=minute), i + 1
+    week = day_of(tokens[i + 1]) if token.lower == "week" and i + 1 < len(tokens) else None
+    if week is not None and previous not in RELATIVE:  # "week 12" (of the year); "next week" is no value
+        return DateParts(span(tokens, i, i + 2), token.start, tokens[i + 1].end, week=week), i + 2
+    if token.kind == "word" and not could_start_day_month(token.lower):
+        return None
     if previous in RELATIVE and month_of(token, i == 0, None) is not None:
         return None
     found = read_day_month(tokens, i)
     return with_time(tokens, found[1], found[0]) if found else None
+
+
+def could_start_day_month(word: str) -> bool:
+    return word in MONTHS or word in MONTH_ABBREVIATIONS or word in MONTH_PARTS_BY_FIRST or word.startswith("mid-")
 
 
 def read_day_month(tokens: list[Token], i: int) -> tuple[DateParts, int] | None:
@@ -148,7 +168,9 @@ def read_day_month(tokens: list[Token], i: int) -> tuple[DateParts, int] | None:
     "June", each with an optional year after it."""
     start = i
     days: tuple[int, int] | None = None
-    for words, part in MONTH_PARTS.items():
+    day: int | None
+    month: int | None
+    for words, part in MONTH_PARTS_BY_FIRST.get(tokens[i].lower, ()):
         if tuple(token.lower for token in tokens[i : i + len(words)]) == words:
             days, i = part, i + len(words)
             break
@@ -260,10 +282,14 @@ def compare_dates(a: DateParts, b: DateParts) -> tuple[str, str]:
         if a.minute != b.minute:
             return "different", "times"
         shared += 1
+    if a.week is not None and b.week is not None:
+        if a.week != b.week:
+            return "different", "weeks"
+        shared += 1
     if not shared:
         return "incomparable", "dates"
-    same = (a.year, quarter_of(a), a.month, a.day_low, a.day_high, a.weekday, a.minute) == (
-        b.year, quarter_of(b), b.month, b.day_low, b.day_high, b.weekday, b.minute,
+    same = (a.year, quarter_of(a), a.month, a.day_low, a.day_high, a.weekday, a.minute, a.week) == (
+        b.year, quarter_of(b), b.month, b.day_low, b.day_high, b.weekday, b.minute, b.week,
     )  # fmt: skip
     return ("equal" if same else "compatible"), "dates"
 

@@ -127,7 +127,7 @@ def analyse(statement: str) -> Analysis:
     pieces = drop_old_values(read_values(statement))
     pieces = name_values(pieces)
     words = [piece for piece in pieces if isinstance(piece, Word)]
-    hedged = any(word.lower in HEDGES and not (word.text == "May") or word.text == "?" for word in words)
+    hedged = any(word.lower in HEDGES or word.text == "?" for word in words)
     negated = any(is_negation(word) for word in words)
     frame: list[str] = []
     light: list[str] = []
@@ -150,16 +150,18 @@ def analyse(statement: str) -> Analysis:
             continue
         if lower in WEAK and next_is_content(pieces, index):
             continue
+        if lower in PREPOSITIONS:
+            # "planned for June" and "moved to July" say the same; "the flight from Berlin" and "to Berlin" do not.
+            if not leads_to_value(pieces, index) and not is_passive_by(pieces, index):
+                frame.append(lower)
+                light.append(lower)
+            continue
         if lower in ANTONYMS:
             polarity = not polarity
             light.append(ANTONYMS[lower])
-        elif lower not in PREPOSITIONS:
+        else:
             light.append(stem(lower))
-        if (
-            lower in PREPOSITIONS
-            or lower in PLANNING
-            or (lower in CHANGES and next_lower(pieces, index) in ("to", "from", "up", "down"))
-        ):
+        if lower in PLANNING or (lower in CHANGES and next_lower(pieces, index) in ("to", "from", "up", "down")):
             continue
         stemmed = stem(lower)
         frame.append(stemmed)
@@ -174,6 +176,25 @@ def analyse(statement: str) -> Analysis:
         polarity=polarity, hedged=hedged, content=content, trend=trend,
         subject=subject_of(pieces),
     )  # fmt: skip
+
+
+def is_passive_by(pieces: list[Piece], index: int) -> bool:
+    """ "approved by the board" is "the board approved": the "by" of a passive says nothing more."""
+    piece, previous = pieces[index], pieces[index - 1] if index > 0 else None
+    return (
+        isinstance(piece, Word) and piece.lower == "by" and isinstance(previous, Word)
+        and (previous.lower.endswith("ed") or previous.lower in IRREGULAR or previous.lower in AGENT_PARTICIPLES)
+    )  # fmt: skip
+
+
+def leads_to_value(pieces: list[Piece], index: int) -> bool:
+    """Does the preposition at `index` introduce a value (perhaps after "the")?"""
+    for piece in pieces[index + 1 : index + 3]:
+        if isinstance(piece, Value):
+            return True
+        if piece.lower not in ARTICLES:
+            return False
+    return False
 
 
 def next_is_content(pieces: list[Piece], index: int) -> bool:

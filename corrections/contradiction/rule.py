@@ -79,7 +79,8 @@ def judge_analysed(x: Analysis, y: Analysis) -> Judgement:
         if pairs is None or any(outcome not in (Comparison.EQUAL, Comparison.COMPATIBLE) for outcome, *_ in pairs):
             return Judgement(Outcome.UNDECIDED, "One denies something, but not with the same values.")
         if x.polarity != y.polarity:
-            positive, negative = (y, x) if x.polarity else (x, y)
+            # The one without a "not" reads best as what is said ("closed" / "not closed": the first).
+            positive = (y if x.negated else x) if x.negated != y.negated else (y if x.polarity else x)
             return Judgement(Outcome.CONTRADICTS, negation_reason(positive), Kind.NEGATION, first=x.text, second=y.text)
         return Judgement(Outcome.AGREES, "They say the same thing.")
     return Judgement(Outcome.UNDECIDED, UNRELATED)

@@ -72,6 +72,9 @@ BOUNDS = [
     (("before",), "before"), (("after",), "after"), (("by",), "by"), (("until",), "until"), (("till",), "until"),
     (("through",), "until"), (("since",), "since"), (("every",), "every"), (("each",), "every"),
 ]  # fmt: skip
+BOUNDS_BY_LAST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _words, _bound in BOUNDS:
+    BOUNDS_BY_LAST.setdefault(_words[-1], []).append((_words, _bound))
 # Bounds that say where a number lies rather than what it is: compared as intervals, not part of the frame.
 INTERVAL_BOUNDS = {"min", "max", "about"}
 
@@ -138,18 +141,19 @@ def read_values(text: str) -> list[Piece]:
 
 def with_bound(pieces: list[Piece], value: Value | DateParts) -> Value:
     """The value, bounded by the words just before it (which are taken off `pieces`)."""
-    for words, bound in BOUNDS:
+    last = pieces[-1] if pieces else None
+    for words, bound in BOUNDS_BY_LAST.get(last.lower, ()) if isinstance(last, Word) else ():
         n = len(words)
         if len(pieces) >= n and all(
             isinstance(piece, Word) and piece.lower == word for piece, word in zip(pieces[-n:], words, strict=True)
         ):
             if isinstance(value, Value) and value.type != ValueType.DATE and bound in ("before", "after", "until"):
                 continue
+            verb = pieces[-n - 1] if len(pieces) > n else None
             if (
                 words == ("up", "to")
-                and len(pieces) > n
-                and isinstance(pieces[-n - 1], Word)
-                and pieces[-n - 1].lower in ("went", "go", "goes", "gone", "moved")
+                and isinstance(verb, Word)
+                and verb.lower in ("went", "go", "goes", "gone", "moved")
             ):
                 continue  # "went up to 9,000 GBP": the new level, not a bound
             del pieces[-n:]
