@@ -109,7 +109,9 @@ def judge_values(x: Analysis, y: Analysis) -> Judgement:
         return Judgement(Outcome.UNDECIDED, "Their values cannot be compared (another unit, or too little said).")
     different = [pair for pair in pairs if pair[0] == Comparison.DIFFERENT]
     if not different:
-        return Judgement(Outcome.AGREES, "They say the same thing, with the same values.")
+        if all(pair[0] == Comparison.EQUAL for pair in pairs):
+            return Judgement(Outcome.AGREES, "They say the same thing, with the same values.")
+        return Judgement(Outcome.AGREES, "They say the same thing; one says it more precisely or as a range.")
     if len(different) > 1:
         return Judgement(Outcome.UNDECIDED, "More than one value differs: they are more likely two facts than one.")
     _, what, a, b = different[0]

@@ -156,24 +156,23 @@ def with_bound(pieces: list[Piece], value: Value | DateParts) -> Value:
                 and verb.lower in ("went", "go", "goes", "gone", "moved")
             ):
                 continue  # "went up to 9,000 GBP": the new level, not a bound
+            said = [piece for piece in pieces[-n:] if isinstance(piece, Word)]
             del pieces[-n:]
-            return bounded(value, bound)
-    return value if isinstance(value, Value) else bounded(value, "")
+            return bounded(value, bound, said)
+    return value if isinstance(value, Value) else bounded(value, "", [])
 
 
-def bounded(value: Value | DateParts, bound: str) -> Value:
+def bounded(value: Value | DateParts, bound: str, said: list[Word]) -> Value:
+    """The value with its bound; an interval's words are part of its text ("at least 150 seats")."""
     if isinstance(value, DateParts):
         return Value(ValueType.DATE, value.text, value.start, value.end, date=value, bound=bound)
-    if bound == "min":
-        return Value(value.type, value.text, value.start, value.end, value.unit, value.low, math.inf, bound=bound)
-    if bound == "max":
-        return Value(value.type, value.text, value.start, value.end, value.unit, -math.inf, value.high, bound=bound)
-    if bound == "about":
-        low, high = value.low * 0.75, value.high * 1.25
-        return Value(value.type, value.text, value.start, value.end, value.unit, low, high, bound=bound)
-    if bound in ("by", "every"):
-        return Value(value.type, value.text, value.start, value.end, value.unit, value.low, value.high, bound=bound)
-    return value
+    low, high, text, start = value.low, value.high, value.text, value.start
+    if bound in INTERVAL_BOUNDS:
+        low, high = {"min": (low, math.inf), "max": (-math.inf, high), "about": (low * 0.75, high * 1.25)}[bound]
+        text, start = " ".join([word.text for word in said] + [text]), said[0].start if said else start
+    elif bound not in ("by", "every"):
+        return value
+    return Value(value.type, text, start, value.end, value.unit, low, high, bound=bound)
 
 
 def read_number(tokens: list[Token], i: int) -> tuple[Value, int] | None:
