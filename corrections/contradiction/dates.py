@@ -91,7 +91,9 @@ def year_of(token: Token | None) -> int | None:
 
 
 def minute_of(token: Token) -> int | None:
-    """Minutes after midnight of "14:00", "2pm", "2:14 am"."""
+    """Minutes after midnight of "14:00", "2pm", "2:14 am", "noon", "midnight"."""
+    if token.lower in ("noon", "midday", "midnight"):
+        return 0 if token.lower == "midnight" else 720
     if token.kind != "time":
         return None
     text = token.lower.replace(".", "").replace(" ", "")

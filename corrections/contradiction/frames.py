@@ -94,6 +94,7 @@ class Analysis:
     content: int
     trend: bool
     subject: str
+    tense: str = ""
 
 
 def stem(word: str) -> str:
@@ -174,7 +175,7 @@ def analyse(statement: str) -> Analysis:
         text=statement, frame=tuple(sorted(frame)), light=tuple(sorted(light)),
         slots=tuple((slot, tuple(found)) for slot, found in sorted(slots.items())), negated=negated,
         polarity=polarity, hedged=hedged, content=content, trend=trend,
-        subject=subject_of(pieces),
+        subject=subject_of(pieces), tense=tense_of(pieces),
     )  # fmt: skip
 
 
@@ -215,15 +216,20 @@ def drop_old_values(pieces: list[Piece]) -> list[Piece]:
     only the new one is what the statement says now (when a verb of change says so)."""
     if not any(isinstance(piece, Word) and (piece.lower in CHANGES or piece.lower in PLANNING) for piece in pieces):
         return pieces
-    out = list(pieces)
-    for i in range(len(out) - 3, 0, -1):
-        old, to, new = out[i], out[i + 1], out[i + 2]
-        before = out[i - 1]
-        if (
-            isinstance(old, Value) and isinstance(new, Value) and old.slot == new.slot
-            and isinstance(before, Word) and before.lower == "from" and isinstance(to, Word) and to.lower == "to"
-        ):  # fmt: skip
-            del out[i - 1 : i + 1]
+    out: list[Piece] = []
+    i = 0
+    while i < len(pieces):
+        window = pieces[i : i + 4]
+        if len(window) == 4:
+            before, old, to, new = window
+            if (
+                isinstance(before, Word) and before.lower == "from" and isinstance(to, Word) and to.lower == "to"
+                and isinstance(old, Value) and isinstance(new, Value) and old.slot == new.slot
+            ):  # fmt: skip
+                i += 2  # "from" and the old value go; "to" and the new value stay
+                continue
+        out.append(pieces[i])
+        i += 1
     return out
 
 
@@ -267,15 +273,17 @@ def is_role_sentence(pieces: list[Piece], j: int) -> bool:
 
 def name_values(pieces: list[Piece]) -> list[Piece]:
     """The pieces with each name that is a value replaced by a name value."""
-    out = list(pieces)
-    for i, j in reversed(name_runs(pieces)):
+    out: list[Piece] = []
+    done = 0
+    for i, j in name_runs(pieces):
         if is_listed(pieces, i, j) or not is_value_position(pieces, i, j):
             continue
         words = [piece for piece in pieces[i:j] if isinstance(piece, Word)]
         text = " ".join(word.text for word in words)
         name = tuple(word.lower.removesuffix("'s").removesuffix("’s") for word in words)
-        out[i:j] = [Value(ValueType.NAME, text, words[0].start, words[-1].end, name=name)]
-    return out
+        out += [*pieces[done:i], Value(ValueType.NAME, text, words[0].start, words[-1].end, name=name)]
+        done = j
+    return out + pieces[done:]
 
 
 def is_listed(pieces: list[Piece], i: int, j: int) -> bool:
@@ -294,7 +302,7 @@ def lowers(pieces: list[Piece]) -> list[str]:
 def is_value_position(pieces: list[Piece], i: int, j: int) -> bool:
     """Is the name at pieces[i:j] the value of a role: a copula's complement, the subject of "is the ..." or of
     "owns", the agent after "owned by", whom something is "assigned to"?"""
-    before = lowers(pieces[:i])
+    before = lowers(pieces[max(0, i - 12) : i])  # a window: the words a role's complement follows are few
     after = lowers(pieces[j : j + 2])
     if i == 0:
         return bool(after) and (after[0] in AGENT_VERBS or (after[0] in COPULAS and after[1:] == ["the"]))
@@ -311,6 +319,26 @@ def is_value_position(pieces: list[Piece], i: int, j: int) -> bool:
     if verb in COPULAS or (verb == "been" and k >= 2 and before[k - 2] in ("has", "have", "had")):
         return k >= 2 and before[k - 2] not in PRONOUNS and before[k - 2] != "there"
     return verb == "be" and k >= 2 and before[k - 2] == "will"
+
+
+def tense_of(pieces: list[Piece]) -> str:
+    """ "past" when the statement's first verb is a past copula stating a value ("was 40k", "was the lead", "had 11
+    engineers"; not "was moved to July", which says what holds now), "present" for is/are/has/have/will, else ""."""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, Word) or piece.lower not in TENSES:
+            continue
+        if TENSES[piece.lower] == "present":
+            return "present"
+        following = next((p for p in pieces[index + 1 :] if not (isinstance(p, Word) and p.lower in ADVERBS)), None)
+        states = isinstance(following, Value) or (
+            isinstance(following, Word) and (following.lower in ARTICLES or following.lower in PREPOSITIONS)
+        )
+        return "past" if states else ""
+    return ""
+
+
+TENSES = {"is": "present", "are": "present", "am": "present", "has": "present", "have": "present",
+          "will": "present", "was": "past", "were": "past", "had": "past"}  # fmt: skip
 
 
 def subject_of(pieces: list[Piece]) -> str:

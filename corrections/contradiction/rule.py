@@ -112,6 +112,8 @@ def judge_values(x: Analysis, y: Analysis) -> Judgement:
         if all(pair[0] == Comparison.EQUAL for pair in pairs):
             return Judgement(Outcome.AGREES, "They say the same thing, with the same values.")
         return Judgement(Outcome.AGREES, "They say the same thing; one says it more precisely or as a range.")
+    if {x.tense, y.tense} == {"past", "present"}:
+        return Judgement(Outcome.UNDECIDED, "One says what the value was, the other what it is: it may have changed.")
     if len(different) > 1:
         return Judgement(Outcome.UNDECIDED, "More than one value differs: they are more likely two facts than one.")
     _, what, a, b = different[0]

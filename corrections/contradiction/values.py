@@ -189,23 +189,23 @@ def read_number(tokens: list[Token], i: int) -> tuple[Value, int] | None:
         return None
     if not currency and i > 0 and is_name_part(tokens[i - 1]):
         return None
-    number, alt, start, j = token.number, token.ambiguous, tokens[i].start, j + 1
+    number, alt, j = token.number, token.ambiguous, j + 1
     following = tokens[j] if j < len(tokens) else None
     if following is not None and not currency:
         if following.text in CURRENCY_SYMBOLS or following.lower in CURRENCY_WORDS:
             currency, j = CURRENCY_SYMBOLS.get(following.text) or CURRENCY_WORDS[following.lower], j + 1
         elif following.text == "%" or following.lower in PERCENT_WORDS:
-            return made(ValueType.PERCENT, tokens, start, j + 1, number, alt, PERCENT_WORDS.get(following.lower, ""))
+            return made(ValueType.PERCENT, tokens, i, j + 1, number, alt, PERCENT_WORDS.get(following.lower, ""))
         elif following.lower == "per" and j + 1 < len(tokens) and tokens[j + 1].lower == "cent":
-            return made(ValueType.PERCENT, tokens, start, j + 2, number, alt, "")
+            return made(ValueType.PERCENT, tokens, i, j + 2, number, alt, "")
         elif following.lower == "percentage" and j + 1 < len(tokens) and tokens[j + 1].lower == "points":
-            return made(ValueType.PERCENT, tokens, start, j + 2, number, alt, "points")
+            return made(ValueType.PERCENT, tokens, i, j + 2, number, alt, "points")
         elif following.lower in DURATION_UNITS:
             clock, scale = DURATION_UNITS[following.lower]
             alt = alt * scale if alt is not None else None
-            return made(ValueType.DURATION, tokens, start, j + 1, number * scale, alt, clock)
+            return made(ValueType.DURATION, tokens, i, j + 1, number * scale, alt, clock)
     if currency:
-        return made(ValueType.NUMBER, tokens, start, j, number, alt, currency)
+        return made(ValueType.NUMBER, tokens, i, j, number, alt, currency)
     if number == int(number) and 1990 <= number <= 2100 and len(token.text) == 4 and not is_plural_noun(following):
         return None  # a year: read_date reads it
     unit_at = j
@@ -220,15 +220,16 @@ def read_number(tokens: list[Token], i: int) -> tuple[Value, int] | None:
             and head.lower not in NOT_UNITS and not head.capitalised
         ):  # fmt: skip
             unit, unit_at = head, unit_at + 1
-        return made(ValueType.QUANTITY, tokens, start, unit_at + 1, number, alt, stem_unit(unit.lower))
-    return made(ValueType.NUMBER, tokens, start, j, number, alt, "")
+        return made(ValueType.QUANTITY, tokens, i, unit_at + 1, number, alt, stem_unit(unit.lower))
+    return made(ValueType.NUMBER, tokens, i, j, number, alt, "")
 
 
 def made(
-    kind: ValueType, tokens: list[Token], start: int, j: int, number: float, alt: float | None, unit: str
+    kind: ValueType, tokens: list[Token], first: int, j: int, number: float, alt: float | None, unit: str
 ) -> tuple[Value, int]:
-    end = tokens[j - 1].end
-    text = " ".join(token.text for token in tokens if start <= token.start and token.end <= end)
+    """The value of tokens[first:j]."""
+    start, end = tokens[first].start, tokens[j - 1].end
+    text = " ".join(token.text for token in tokens[first:j])
     text = text.replace("$ ", "$").replace("€ ", "€").replace("£ ", "£").replace(" %", "%")
     return Value(kind, text, start, end, unit, number, number, alt), j
 

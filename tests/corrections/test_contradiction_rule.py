@@ -94,6 +94,21 @@ def test_hedged_and_conditional_statements_are_left_undecided() -> None:
         assert judgement.outcome == Outcome.UNDECIDED and "hedged" in judgement.reason
 
 
+def test_what_a_value_was_does_not_contradict_what_it_is() -> None:
+    assert no_contradiction("The team has 14 engineers.", "The team had 11 engineers.") == Outcome.UNDECIDED
+    assert no_contradiction("Ana Costa is the project lead.", "Ben Li was the project lead.") == Outcome.UNDECIDED
+    # "was moved to July" says what holds now.
+    contradiction("The townhall is on Feb 13.", "The townhall was rescheduled to Feb 20.", Kind.DATE)
+
+
+@pytest.mark.parametrize(
+    "odd", ["", " ", "?", "$", "2025-13-45", "99:99", "31/02", "from 3 to", "from 3 to 4 from 5 to", "Q5", "week"]
+)
+def test_odd_text_is_judged_without_error_and_left_undecided(odd: str) -> None:
+    assert judge(odd, "The launch is in June.").outcome == Outcome.UNDECIDED
+    assert judge(odd, odd).outcome != Outcome.CONTRADICTS
+
+
 # -- the demo's launch story -------------------------------------------------------------------------------------------
 
 
