@@ -24,8 +24,10 @@ ADVERBS = {"now", "still", "currently", "officially", "already", "yet", "also", 
 PLANNING = {
     "planned", "scheduled", "set", "expected", "slated", "targeted", "tentatively", "moved", "move", "moves",
     "rescheduled", "postponed", "pushed", "delayed", "shifted", "changed", "brought", "forward", "back", "updated",
-    "revised", "date",
+    "revised", "date", "slipped", "slips", "deferred", "happen", "happens", "occur", "occurs",
 }  # fmt: skip
+# The workspace's own organisation: "we moved the launch to July" is about the launch.
+OURSELVES = {"we", "our", "us"}
 # Verbs that set a new level when followed by "to"/"from" ("cut to €30k", "raised from 40k to 55k").
 CHANGES = {
     "cut", "raised", "increased", "reduced", "decreased", "lowered", "extended", "went", "up", "down", "grew", "rose",
@@ -164,6 +166,8 @@ def analyse(statement: str) -> Analysis:
             light.append(stem(lower))
         if lower in PLANNING or (lower in CHANGES and next_lower(pieces, index) in ("to", "from", "up", "down")):
             continue
+        if lower in OURSELVES:
+            continue
         stemmed = stem(lower)
         frame.append(stemmed)
         content += lower not in PRONOUNS
@@ -214,7 +218,10 @@ def next_lower(pieces: list[Piece], index: int) -> str:
 def drop_old_values(pieces: list[Piece]) -> list[Piece]:
     """ "moved from June to July", "raised from 40,000 EUR to 55,000 EUR": the value after "from" is the old one, and
     only the new one is what the statement says now (when a verb of change says so)."""
-    if not any(isinstance(piece, Word) and (piece.lower in CHANGES or piece.lower in PLANNING) for piece in pieces):
+    if not any(
+        isinstance(piece, Word) and (piece.lower in CHANGES or piece.lower in PLANNING or piece.lower == "not")
+        for piece in pieces
+    ):
         return pieces
     out: list[Piece] = []
     i = 0
@@ -228,9 +235,22 @@ def drop_old_values(pieces: list[Piece]) -> list[Piece]:
             ):  # fmt: skip
                 i += 2  # "from" and the old value go; "to" and the new value stay
                 continue
+        if len(window) >= 3 and is_denied_old_value(out, window):
+            i += 3  # "in July, not June": the comma, "not" and the old value go
+            continue
         out.append(pieces[i])
         i += 1
     return out
+
+
+def is_denied_old_value(out: list[Piece], window: list[Piece]) -> bool:
+    """ ", not June" right after "July": the value denied is the old one, and the statement says July."""
+    comma, denial, old = window[:3]
+    new = out[-1] if out else None
+    return (
+        isinstance(comma, Word) and comma.text == "," and isinstance(denial, Word) and denial.lower == "not"
+        and isinstance(old, Value) and isinstance(new, Value) and old.slot == new.slot
+    )  # fmt: skip
 
 
 def name_runs(pieces: list[Piece]) -> list[tuple[int, int]]:

@@ -75,6 +75,8 @@ BOUNDS = [
 BOUNDS_BY_LAST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _words, _bound in BOUNDS:
     BOUNDS_BY_LAST.setdefault(_words[-1], []).append((_words, _bound))
+# "Delayed until July" is "moved to July".
+MOVES = {"delayed", "postponed", "pushed", "deferred", "moved", "back", "slipped", "rescheduled"}
 # Bounds that say where a number lies rather than what it is: compared as intervals, not part of the frame.
 INTERVAL_BOUNDS = {"min", "max", "about"}
 
@@ -150,6 +152,9 @@ def with_bound(pieces: list[Piece], value: Value | DateParts) -> Value:
             if isinstance(value, Value) and value.type != ValueType.DATE and bound in ("before", "after", "until"):
                 continue
             verb = pieces[-n - 1] if len(pieces) > n else None
+            if bound == "until" and isinstance(verb, Word) and verb.lower in MOVES:
+                del pieces[-n:]  # "delayed until July": moved to July, no bound
+                return value if isinstance(value, Value) else bounded(value, "", [])
             if (
                 words == ("up", "to")
                 and isinstance(verb, Word)

@@ -129,6 +129,20 @@ def test_the_demo_launch_claim_is_contradicted_by_the_newer_email_and_nothing_el
     assert judge("The product launch is in July.", "The launch moved to July.").outcome == Outcome.AGREES
 
 
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Launch moved to July.", "The launch is now planned for July.", "The launch was postponed to July.",
+        "The launch has been pushed back to July.", "The launch will now happen in July.",
+        "Launch is delayed until July.", "The launch slipped to July.", "We moved the launch to July.",
+        "The launch is now in July, not June.", "The launch date moved to July 3.",
+    ],
+)  # fmt: skip
+def test_the_ways_an_email_may_say_the_launch_moved_all_contradict_the_plan(newer: str) -> None:
+    reason = contradiction("The product launch is in June.", newer, Kind.DATE)
+    assert reason.startswith("Both say when the product launch is, with different months: June and July")
+
+
 def test_judging_analyses_is_judging_the_statements_and_one_analysis_serves_many_pairs() -> None:
     claim = analyse("The launch moved to July.")
     candidates = [analyse(statement) for _, statement, _ in CLAIMS]
