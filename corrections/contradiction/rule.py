@@ -117,7 +117,7 @@ def judge_values(x: Analysis, y: Analysis) -> Judgement:
     if len(different) > 1:
         return Judgement(Outcome.UNDECIDED, "More than one value differs: they are more likely two facts than one.")
     _, what, a, b = different[0]
-    if a.type == ValueType.DATE and (len(pairs) > 1 or x.trend):
+    if a.type == ValueType.DATE and (len(pairs) > 1 or x.trend or y.trend):
         return Judgement(
             Outcome.UNDECIDED, f"Only the {what[:-1]} differs, which says which period each is about: two facts."
         )
