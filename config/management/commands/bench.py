@@ -15,6 +15,7 @@ from django.test import Client
 from afterhack import graph
 from benchmarks import agents as agents_bench
 from benchmarks import claims as claims_bench
+from benchmarks import contradiction as contradiction_bench
 from benchmarks import corrections as corrections_bench
 from benchmarks import loadtest
 from benchmarks import mcp_server as mcp_bench
@@ -42,7 +43,18 @@ class Command(BaseCommand):
         parser.add_argument("--sources", type=int, default=10_000, help="how many sources the ingest benchmark adds")
         parser.add_argument(
             "--only",
-            choices=["claims", "agents", "corrections", "history", "mcp", "serving", "search", "memory", "shards"],
+            choices=[
+                "claims",
+                "agents",
+                "corrections",
+                "contradiction",
+                "history",
+                "mcp",
+                "serving",
+                "search",
+                "memory",
+                "shards",
+            ],
             help="run only one group of benchmarks (search, memory and shards are long and run only when named: "
             "make bench-search)",
         )
@@ -101,6 +113,7 @@ class Command(BaseCommand):
                 "corrections": [
                     lambda: corrections_bench.bench_corrections(user, [int(n) for n in options["sizes"].split(",")])
                 ],
+                "contradiction": [contradiction_bench.bench_contradiction],
                 "history": [lambda: corrections_bench.bench_history(user, options["history_claims"])],
                 "mcp": [lambda: mcp_bench.bench_mcp_overhead(user)],
                 "serving": [lambda: self.bench_serving(user, options)],
