@@ -1,0 +1,1 @@
+"""The judgement of whether two statements contradict each other (stand-in until i25-rule merges)."""
