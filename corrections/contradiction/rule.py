@@ -29,9 +29,7 @@ class Judgement:
     reason: str
 
 
-MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
+MONTHS = frozenset("january february march april may june july august september october november december".split())
 WORD = re.compile(r"\w+")
 
 
@@ -44,7 +42,5 @@ def judge(a: str, b: str) -> Judgement:
         differ = [(x, y) for x, y in zip(left, right, strict=True) if x != y]
         if len(differ) == 1 and differ[0][0] in MONTHS and differ[0][1] in MONTHS:
             x, y = differ[0]
-            return Judgement(
-                Outcome.CONTRADICTS, Kind.DATE, f"One says {x.title()} where the other says {y.title()}."
-            )
+            return Judgement(Outcome.CONTRADICTS, Kind.DATE, f"One says {x.title()} where the other says {y.title()}.")
     return Judgement(Outcome.UNDECIDED, None, "The rule cannot tell.")
