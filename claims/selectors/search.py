@@ -295,3 +295,22 @@ def claim_search_page(
     )  # fmt: skip
     matches = {hit.id: Match(hit.match) for hit in window}
     return SearchPage(page, result.fell_back, matches, result.mode, degraded)
+
+
+def claims_alike(*, workspace: Workspace, statement: str, candidates: int) -> list[SearchHit]:
+    """The claims most like a statement, best first: those sharing its content words (the search's fallback: more of
+    them first), fused with those nearest its meaning when an embeddings model is configured (lexical alone if the
+    model fails). Claims of every status, the statement's own claim included. For the contradiction watch: a claim's
+    own words, searched as a phrase, would find only itself."""
+    words = content_words(" ".join(storable(statement).split())[:MAX_SEARCH_CHARS])
+    lexical = search_graph.claim_search_terms(
+        workspace=workspace, terms=fulltext.word_terms(words), candidates=candidates
+    ).hits
+    if default_mode() == SearchMode.LEXICAL:
+        return lexical
+    try:
+        near = _nearest(workspace=workspace, query=statement, candidates=candidates, before="")
+    except llm.EmbeddingError as error:
+        logger.warning("claims alike degraded to lexical: %s", error)
+        return lexical
+    return fused(lexical, near)[:candidates]

@@ -177,7 +177,7 @@ def suggestion_reject(
     """Turns down an open suggestion (its pair is never suggested again); None if it is not open (or not here)."""
     params = {"id": suggestion_id, "reason": reason, "both_hold": both_hold, "actor": actor, "now": now}
     rows = graph.records(workspace, SUGGESTION_REJECT, params)
-    return Suggestion.from_map(rows[0]["suggestion"]) if rows else None
+    return Suggestion.from_map(rows[0]) if rows else None
 
 
 # -- reads --------------------------------------------------------------------------------------------------
@@ -190,13 +190,13 @@ def suggestion_get(*, workspace: HasGraph, suggestion_id: str) -> Suggestion | N
     if parse_id(suggestion_id) is None:
         return None
     rows = graph.ro_records(workspace, SUGGESTION_GET, {"id": suggestion_id})
-    return Suggestion.from_map(rows[0]["suggestion"]) if rows else None
+    return Suggestion.from_map(rows[0]) if rows else None
 
 
 def suggestion_by_key(*, workspace: HasGraph, key: str) -> Suggestion | None:
     """The suggestion recorded for this pair (or flag), whatever its status."""
     rows = graph.ro_records(workspace, SUGGESTION_BY_PAIR, {"pair_key": key})
-    return Suggestion.from_map(rows[0]["suggestion"]) if rows else None
+    return Suggestion.from_map(rows[0]) if rows else None
 
 
 SUGGESTION_AFTER, SUGGESTION_ORDER = keyset("x")
@@ -218,7 +218,7 @@ def suggestion_list(
     """Suggestions, newest first (after the (created_at, id) position `after`), of this status and kind ('' any)."""
     params = {**_params(status, kind), "limit": limit, **after_params(after)}
     rows = graph.ro_records(workspace, SUGGESTION_LIST, params)
-    return [Suggestion.from_map(row["suggestion"]) for row in rows]
+    return [Suggestion.from_map(row) for row in rows]
 
 
 def suggestion_count(*, workspace: HasGraph, status: str = "", kind: str = "") -> int:
@@ -231,7 +231,8 @@ def suggestion_count(*, workspace: HasGraph, status: str = "", kind: str = "") -
 CLAIM_KIN = """
 MATCH (c:Claim {id: $claim_id})
 OPTIONAL MATCH (c)-[:SUPERSEDES|DERIVED_FROM]-(k:Claim)
-RETURN c.status AS status, c.statement AS statement, collect(DISTINCT k.id) AS kin
+WITH c, collect(DISTINCT k.id) AS kin
+RETURN {status: c.status, statement: c.statement, kin: kin} AS claim
 """
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 
 from afterhack.clock import now_iso
-from claims.selectors.search import SearchHit, default_mode, ranked_claims
+from claims.selectors.search import SearchHit, claims_alike
 from claims.statuses import ClaimStatus
 from corrections.contradiction.rule import Judgement, Outcome, judge
 from corrections.graph import suggestions as suggestions_graph
@@ -35,10 +35,10 @@ def _judge(a: str, b: str) -> Judgement:
 
 
 def candidates(*, workspace: Workspace, statement: str, kin: set[str]) -> list[SearchHit]:
-    """The current claims the search finds for the statement, best first, at most WATCH_CANDIDATES, none of `kin`
+    """The current claims the search finds most like the statement (its words, and its meaning with a model), best first, at most WATCH_CANDIDATES, none of `kin`
     (the claim itself and those it supersedes, is superseded by, or is derived from or into)."""
-    found = ranked_claims(workspace=workspace, query=statement, candidates=SEARCHED, mode=default_mode())
-    hits = [hit for hit in found.hits if hit.status == ClaimStatus.CURRENT and hit.id not in kin]
+    found = claims_alike(workspace=workspace, statement=statement, candidates=SEARCHED)
+    hits = [hit for hit in found if hit.status == ClaimStatus.CURRENT and hit.id not in kin]
     return hits[:WATCH_CANDIDATES]
 
 
