@@ -22,7 +22,9 @@ JULY = "The launch is in July."
 
 def flag(launch: Launch, claim_id: str, user: Any = None, **body: Any) -> Any:
     payload = {"source_id": launch.email, "quote": JULY, "statement": JULY, **body}
-    return api_for(user or launch.trio.reviewer).post(f"/workspaces/{launch.ws}/claims/{claim_id}/contradictions", payload)
+    return api_for(user or launch.trio.reviewer).post(
+        f"/workspaces/{launch.ws}/claims/{claim_id}/contradictions", payload
+    )
 
 
 @pytest.fixture
