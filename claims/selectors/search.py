@@ -298,14 +298,16 @@ def claim_search_page(
 
 
 def claims_alike(*, workspace: Workspace, statement: str, candidates: int) -> list[SearchHit]:
-    """The claims most like a statement, best first: those sharing its content words (the search's fallback: more of
-    them first), fused with those nearest its meaning when an embeddings model is configured (lexical alone if the
-    model fails). Claims of every status, the statement's own claim included. For the contradiction watch: a claim's
-    own words, searched as a phrase, would find only itself."""
+    """The claims most like a statement, best first: those having any of its content words, ranked by the fulltext
+    index's relevance (current first; the rarer words it shares, and the more of them, the higher), fused with those
+    nearest its meaning when an embeddings model is configured (lexical alone if the model fails). Claims of every
+    status, the statement's own claim included. For the contradiction watch: a claim's own words, searched as a
+    phrase, would find only itself; and one query of any of the words, not the search's fallback tiers (one query a
+    count of words), keeps it cheap (docs/design.md, Suggestions: storage and the watch)."""
     words = content_words(" ".join(storable(statement).split())[:MAX_SEARCH_CHARS])
-    lexical = search_graph.claim_search_terms(
-        workspace=workspace, terms=fulltext.word_terms(words), candidates=candidates
-    ).hits
+    terms = fulltext.word_terms(words)
+    query = "|".join("(" + term + ")" for term in terms)
+    lexical = search_graph.claim_search_fulltext(workspace=workspace, query=query, candidates=candidates).hits
     if default_mode() == SearchMode.LEXICAL:
         return lexical
     try:

@@ -106,6 +106,16 @@ class WatchTests:
         assert suggestion["claim_id"] == launch.june and suggestion["by_claim_id"] == july
         assert suggestion["evidence"]["quote"] == "The launch is in July."
 
+    def test_a_derived_claim_is_watched_and_cites_no_passage(self, launch: Launch, committed: Any) -> None:
+        with committed(execute=True):
+            derived = claims_services.derived_claim_add(
+                workspace=launch.trio.workspace, statement="The launch is in July.", derived_from=[launch.budget],
+                actor=launch.trio.reviewer,
+            ).id  # fmt: skip
+        [suggestion] = launch.suggestions()
+        assert suggestion["claim_id"] == launch.june and suggestion["by_claim_id"] == derived
+        assert suggestion["evidence"] is None
+
     def test_watching_the_same_claim_again_or_from_two_workers_at_once_stores_one(self, launch: Launch) -> None:
         july = launch.claim(launch.email, "The launch is in July.")  # on-commit not run: nothing watched yet
         assert suggestions_stored(launch.trio) == 0
