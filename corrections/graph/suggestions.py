@@ -81,13 +81,13 @@ FIELDS = """x {.id, .kind, .status, .claim_id, .by_claim_id, .statement, .found_
      .decided_at, .decided_by, .decision_reason, .both_hold, .correction_id, .evidence_source_id, .evidence_quote,
      .evidence_start, .evidence_end}"""
 
-# The Cypher clause, for a write that makes the claim bound to `var` stop being current, that closes the open
-# suggestions about it or by it (inside that write: a suggestion never stays open on a claim that no longer holds).
 OPEN = word(SuggestionStatus.OPEN)
 
 
 def obsolete_suggestions(var: str) -> str:
-    """Cypher: a unit subquery setting the open suggestions about or by the claim `var` obsolete (uses $now)."""
+    """Cypher: a unit subquery setting the open suggestions about or by the claim `var` obsolete (uses $now). A
+    clause of every write that makes a claim stop being current (corrections/graph/apply.py, evidence.py), so a
+    suggestion never stays open on a claim that no longer holds."""
     return (
         f"CALL {{ WITH {var} MATCH (sg:Suggestion)-[:ABOUT|BY]->({var}) WHERE sg.status = {OPEN} "
         f"SET sg.status = {word(SuggestionStatus.OBSOLETE)}, sg.decided_at = $now }}\n"
