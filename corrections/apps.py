@@ -12,3 +12,8 @@ class CorrectionsConfig(AppConfig):
         from corrections.registration import register_parts
 
         register_parts()
+        # The contradiction watch, on every claim that becomes current (claims/signals.py).
+        from claims.signals import claims_current
+        from corrections.services.watch import claims_current_received
+
+        claims_current.connect(claims_current_received, dispatch_uid="corrections.watch")

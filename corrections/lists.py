@@ -1,7 +1,8 @@
-"""The corrections app's lists, the history of corrections and the timeline of changes of belief, each described
-once (afterhack/lists/spec.py): what each sorts by, and each filter declared once for the page (its words) and the
-Cypher (its condition on the variables the list queries bind, with its $params: the correction `x` of
-corrections/graph/corrections.py, the change `x` of corrections/graph/timeline.py). The JSON API takes none of them
+"""The corrections app's lists, the history of corrections, the timeline of changes of belief and the suggested
+corrections, each described once (afterhack/lists/spec.py): what each sorts by, and each filter declared once for
+the page (its words) and the Cypher (its condition on the variables the list queries bind, with its $params: the
+correction `x` of corrections/graph/corrections.py, the change `x` of corrections/graph/timeline.py, the suggestion
+`x` of corrections/graph/suggestions.py). The JSON API takes the suggestions' and none of the others'
 (its corrections list is a keyset page of all of them; its changes list a window of its own). One exception: each
 person filter also matches the usernames whose full name holds its words, looked up in PostgreSQL by the selector
 (corrections/selectors/corrections.py, corrections/selectors/timeline.py) and passed to the graph as $actors."""
@@ -16,7 +17,7 @@ from afterhack.history_graph import ChangeCause, ChangeKind
 from afterhack.lists.filters import Filter, FilterKind, choice
 from afterhack.lists.spec import ListSpec
 from afterhack.text import MAX_USERNAME_CHARS
-from corrections.statuses import CorrectionImpact
+from corrections.statuses import CorrectionImpact, SuggestionKind, SuggestionStatus
 
 # `affected` as correction_apply stores it (json.dumps), for each key the text that says its list is empty.
 NOTHING_AFFECTED = {
@@ -94,3 +95,23 @@ TIMELINE = ListSpec(
     },
     search="Statement or title",
 )  # fmt: skip
+
+SUGGESTION_STATUS_WORDS = (
+    (SuggestionStatus.OPEN, "Open"), (SuggestionStatus.ACCEPTED, "Accepted"),
+    (SuggestionStatus.REJECTED, "Rejected"), (SuggestionStatus.OBSOLETE, "Obsolete"),
+)  # fmt: skip
+SUGGESTION_KIND_WORDS = (
+    (SuggestionKind.CONTRADICTION, "A contradiction"), (SuggestionKind.AGENT_CLAIM, "An agent's claim"),
+)  # fmt: skip
+# Suggested corrections (the suggestion `x` of corrections/graph/suggestions.py). Also the API's `?status=` (its
+# default there is open) and `?kind=` of GET …/suggestions (corrections/api/suggestions.py).
+SUGGESTIONS = ListSpec(
+    name="suggestions",
+    noun=("suggestion", "suggestions"),
+    sorts={"created": "When"},
+    default_sort="-created",
+    filters={
+        "status": choice("Status", SUGGESTION_STATUS_WORDS, param="status", of="x.status"),
+        "kind": choice("Kind", SUGGESTION_KIND_WORDS, param="kind", of="x.kind"),
+    },
+)

@@ -50,9 +50,21 @@ VERBS = (
         "decision.dismissed", "dismissed “{target}”", "Dismissal", page=DECISION,
         withheld="dismissed a decision (title withheld: not a member)",
     ),
+    # The target is the suggested statement; the page the claim it would correct.
+    AuditVerb(
+        "suggestion.flagged", "flagged a contradiction, suggesting “{target}”", "Contradiction flagged",
+        page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
+        withheld="flagged a contradiction (text withheld: not a member)", vocabulary=frozenset({"found_by"}),
+    ),
+    AuditVerb(
+        "suggestion.rejected", "turned down the suggestion “{target}”", "Suggestion turned down",
+        page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
+        withheld="turned down a suggested correction (text withheld: not a member)",
+    ),
 )  # fmt: skip
 
-INDEXES = IndexSet(by_id=("Correction",))
+# Suggestions are looked up by id and, when one is recorded, by the pair of claims it is about.
+INDEXES = IndexSet(by_id=("Correction", "Suggestion"), ranges=(("Suggestion", "pair_key"),))
 
 ATTENTION = AttentionPart(
     name="corrections",

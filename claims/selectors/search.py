@@ -295,3 +295,24 @@ def claim_search_page(
     )  # fmt: skip
     matches = {hit.id: Match(hit.match) for hit in window}
     return SearchPage(page, result.fell_back, matches, result.mode, degraded)
+
+
+def claims_alike(*, workspace: Workspace, statement: str, candidates: int) -> list[SearchHit]:
+    """The claims most like a statement, best first: those having any of its content words, ranked by the fulltext
+    index's relevance (current first; the rarer words it shares, and the more of them, the higher), fused with those
+    nearest its meaning when an embeddings model is configured (lexical alone if the model fails). Claims of every
+    status, the statement's own claim included. For the contradiction watch: a claim's own words, searched as a
+    phrase, would find only itself; and one query of any of the words, not the search's fallback tiers (one query a
+    count of words), keeps it cheap (docs/design.md, Suggestions: storage and the watch)."""
+    words = content_words(" ".join(storable(statement).split())[:MAX_SEARCH_CHARS])
+    terms = fulltext.word_terms(words)
+    query = "|".join("(" + term + ")" for term in terms)
+    lexical = search_graph.claim_search_fulltext(workspace=workspace, query=query, candidates=candidates).hits
+    if default_mode() == SearchMode.LEXICAL:
+        return lexical
+    try:
+        near = _nearest(workspace=workspace, query=statement, candidates=candidates, before="")
+    except llm.EmbeddingError as error:
+        logger.warning("claims alike degraded to lexical: %s", error)
+        return lexical
+    return fused(lexical, near)[:candidates]

@@ -21,6 +21,7 @@ from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim, Fragment
 from claims.services.embeddings import embed_soon
 from claims.services.sources import active_version, fragments_of
+from claims.signals import claims_became_current
 from claims.statuses import ClaimStatus, ConfidenceKind
 from claims.text import (
     Span,
@@ -130,6 +131,7 @@ def claim_add(
                 payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end},
             )  # fmt: skip
             embed_soon(workspace=workspace, claim_ids=[claim_id])
+            claims_became_current(workspace=workspace, claim_ids=[claim_id])
     return claim_required(workspace, claim_id)
 
 
@@ -150,6 +152,7 @@ def derived_claim_add(*, workspace: Workspace, statement: object, derived_from: 
             payload={"claim_id": claim_id, "derived_from": premise_ids},
         )  # fmt: skip
         embed_soon(workspace=workspace, claim_ids=[claim_id])
+        claims_became_current(workspace=workspace, claim_ids=[claim_id])
     return claim_required(workspace, claim_id)
 
 

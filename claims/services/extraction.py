@@ -30,6 +30,7 @@ from claims.graph.shapes import Fragment
 from claims.services.claims import claim_key
 from claims.services.embeddings import claims_embed_new
 from claims.services.sources import active_version, fragment_ids
+from claims.signals import claims_became_current
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus
 from claims.text import (
     Span,
@@ -129,8 +130,10 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> extraction_gr
             extraction_id,
             "The source changed (a new version, or it was retracted) while extracting; nothing was added.",
         )
-    # Already in the worker: the new claims are embedded here, in batches.
-    claims_embed_new(workspace=workspace, claim_ids=[claim_id for claim_id, created in stored if created])
+    # Already in the worker: the new claims are embedded here, in batches, then watched here (inline).
+    new_ids = [claim_id for claim_id, created in stored if created]
+    claims_embed_new(workspace=workspace, claim_ids=new_ids)
+    claims_became_current(workspace=workspace, claim_ids=new_ids, inline=True)
     return extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 

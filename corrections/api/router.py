@@ -1,11 +1,12 @@
 """The corrections app's router, as the project's API mounts it: corrections, a source's new version and
-retraction, a reviewer's answers to flagged decisions, the changes of belief, the PROV export (in that order)."""
+retraction, a reviewer's answers to flagged decisions, the changes of belief, the PROV export, the suggested
+corrections (in that order)."""
 
 from __future__ import annotations
 
 from ninja import Router
 
-from corrections.api import changes, corrections, prov, review, sources
+from corrections.api import changes, corrections, prov, review, sources, suggestions
 
 router = Router(tags=["corrections"])
 router.add_router("", corrections.router)
@@ -13,3 +14,4 @@ router.add_router("", sources.router)
 router.add_router("", review.router)
 router.add_router("", changes.router)
 router.add_router("", prov.router)
+router.add_router("", suggestions.router)

@@ -20,6 +20,7 @@ from afterhack.holds import claim_holds
 from agents.statuses import ActionStatus, DecisionStatus
 from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage
 from claims.statuses import ClaimStatus, ConfidenceKind, SourceStatus
+from corrections.graph.suggestions import obsolete_suggestions
 
 # What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
 DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
@@ -36,7 +37,8 @@ CALL {
     + record_change("c", kind=ChangeKind.CLAIM, to_status=word(ClaimStatus.UNSUPPORTED), cause="$cause", cause_id="anchor.id",
                     actor="$actor")
     + f"""  SET c.status = {word(ClaimStatus.UNSUPPORTED)}, c.status_changed_at = $now
-}}
+  WITH c
+  {obsolete_suggestions("c")}}}
 CALL {{
   WITH anchor
   UNWIND $decisions_needing_review AS did
@@ -87,7 +89,8 @@ MATCH (old:Claim {{id: $claim_id}}) WHERE """
     + """SET """
     + REVISION_PLUS_ONE
     + f""", old.status = {word(ClaimStatus.SUPERSEDED)}, old.status_changed_at = $now
-CREATE (correction:Correction {{id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
+WITH old
+{obsolete_suggestions("old")}CREATE (correction:Correction {{id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
                                claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected}})
 CREATE (correction)-[:CORRECTS]->(old)

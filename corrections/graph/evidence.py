@@ -13,6 +13,7 @@ from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
 from claims.statuses import ClaimStatus, SourceStatus
 from corrections.graph.apply import PROPAGATE
+from corrections.graph.suggestions import obsolete_suggestions
 
 # -- evidence that goes away -----------------------------------------------------------------------
 
@@ -35,7 +36,8 @@ CALL {
         actor="$actor",
     )
     + f"""  SET c.status = {word(ClaimStatus.RETRACTED)}, c.retraction = $retraction, c.status_changed_at = $now
-}}
+  WITH c
+  {obsolete_suggestions("c")}}}
 """
 )
 

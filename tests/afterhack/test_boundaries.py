@@ -52,7 +52,8 @@ VOCABULARY = "statuses"
 # vocabulary they speak (statuses, models, the workspace access checks, the text rules and limits), and how a
 # caller proves who it is (workspaces/auth.py: the bearer token check the API and the MCP server share), a
 # source's text as HTML (claims/highlight.py: a correction's passage picker shows it as the source page does), and how an app registers its parts with a lower one (workspaces/registry.py).
-PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight", "registry"}
+# An app's signals (claims/signals.py: claims became current) are how a higher app hears of its writes.
+PUBLIC = {"services", "selectors", "statuses", "models", "access", "text", "auth", "highlight", "registry", "signals"}
 # A graph module may use a lower app's graph modules (their shapes and query helpers), because a write that
 # must be one query across slices lives in the app that owns the operation; API schemas and routers are shared among
 # the API modules (the API root mounts each app's router), and the WSGI app mounts the MCP transport at /mcp.

@@ -29,6 +29,8 @@ from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
+from corrections.services import suggestions as suggestion_services
+from corrections.statuses import FoundBy
 from tests.conftest import Trio
 from workspaces import services as workspace_services
 
@@ -43,7 +45,7 @@ SEED = 8
 
 LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name in (
     "members", "sources", "sources/{source_id}/rejected", "claims", "decisions", "actions", "runs", "corrections",
-    "changes",
+    "changes", "suggestions",
 ))]  # fmt: skip
 
 # Valid-looking input these operations can still refuse 422 for what it means, which no schema can
@@ -63,6 +65,7 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/actions",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/corrections",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/correction-preview",
+    "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/contradictions",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",
     "GET /api/v1/workspaces/{ws_id}/prov",
     "GET /api/v1/workspaces/{ws_id}/claims/{claim_id}",
@@ -84,11 +87,12 @@ class Seeded:
     run: str
     to_retract: str
     to_revise: str
+    suggestion: str
 
 
 def seed_workspace(trio: Trio) -> Seeded:
     """A workspace with a bit of everything: a source, a current and a superseded claim, a decision,
-    an action, a run and a correction."""
+    an action, a run, a correction and a suggestion."""
     workspace, reviewer = trio.workspace, trio.reviewer
     source = sources_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=reviewer).id
     june, ana = (
@@ -113,7 +117,11 @@ def seed_workspace(trio: Trio) -> Seeded:
         sources_services.source_add(workspace=workspace, title=title, text=PLAN, actor=reviewer).id
         for title in ("To retract", "To revise")
     )
-    return Seeded(str(workspace.id), source, [june, ana], decision, action, run, to_retract, to_revise)
+    suggestion, _ = suggestion_services.contradiction_flag(
+        workspace=workspace, claim_id=june, source_id=source, quote=QUOTES[2], statement="The launch is in May.",
+        found_by=FoundBy.PERSON, actor=reviewer,
+    )  # fmt: skip
+    return Seeded(str(workspace.id), source, [june, ana], decision, action, run, to_retract, to_revise, suggestion.id)
 
 
 # The fuzzer's configuration. The workspace is the seeded one; other ids in paths and bodies, quotes
@@ -137,6 +145,8 @@ values = {decisions}
 values = {actions}
 [dictionaries.runs]
 values = {runs}
+[dictionaries.suggestions]
+values = {suggestions}
 [dictionaries.quotes]
 values = {quotes}
 [dictionaries.members]
@@ -151,9 +161,11 @@ values = {people}
 "path.decision_id" = {{ dictionary = "decisions", probability = 0.75 }}
 "path.action_id" = {{ dictionary = "actions", probability = 0.75 }}
 "path.run_id" = {{ dictionary = "runs", probability = 0.75 }}
+"path.suggestion_id" = {{ dictionary = "suggestions", probability = 0.75 }}
 "path.username" = {{ dictionary = "members", probability = 0.75 }}
 "body.source_id" = {{ dictionary = "sources", probability = 0.5 }}
 "body.evidence_quote" = {{ dictionary = "quotes", probability = 0.5 }}
+"body.quote" = {{ dictionary = "quotes", probability = 0.5 }}
 "body.derived_from[*]" = {{ dictionary = "claims", probability = 0.5 }}
 "body.decision_ids[*]" = {{ dictionary = "decisions", probability = 0.5 }}
 "body.username" = {{ dictionary = "people", probability = 0.5 }}
@@ -179,7 +191,7 @@ def config_file(directory: Path, trio: Trio, seeded: Seeded, token: str, spare_t
     values = {
         "token": f"Bearer {token}", "spare_token": f"Bearer {spare_token}", "workspace": seeded.workspace,
         "sources": [seeded.source], "claims": seeded.claims, "decisions": [seeded.decision],
-        "actions": [seeded.action], "runs": [seeded.run], "quotes": QUOTES,
+        "actions": [seeded.action], "runs": [seeded.run], "suggestions": [seeded.suggestion], "quotes": QUOTES,
         "members": [trio.reviewer.get_username()],
         "people": [trio.outsider.get_username(), trio.viewer.get_username()],
         "to_retract": seeded.to_retract, "to_revise": seeded.to_revise,

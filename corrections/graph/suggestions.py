@@ -1,0 +1,251 @@
+"""Suggested corrections in the graph: a (:Suggestion) ABOUT the claim it would correct (the older belief) and, for
+a contradiction found between claims, BY the newer claim that says otherwise; its `statement` and evidence are
+what that claim (or the agent or person who flagged it) says, with the exact quote.
+
+Each is recorded by ONE query, idempotent by its `pair_key` (the two claim ids sorted and joined, or the claim and
+the flagged passage): two workers finding the same pair at once store one suggestion, and a pair that has one in any
+status (rejected included) is never suggested again. Only current claims are paired, checked in the same query.
+A suggestion whose claims stop being current is set `obsolete` by the very write that changes them
+(OBSOLETE_SUGGESTIONS, a clause of corrections/graph/apply.py and evidence.py). Nothing here bumps the workspace's
+revision: a suggestion changes no belief."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from afterhack import graph
+from afterhack.cypher import word
+from afterhack.graph import HasGraph
+from afterhack.holds import claim_holds
+from afterhack.ids import parse_id
+from afterhack.lists.graph import after_params, filter_params, keyset, where
+from claims.statuses import SourceStatus
+from corrections.lists import SUGGESTIONS
+from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
+
+
+def pair_key(claim_id: str, other: str) -> str:
+    """The key of a pair of claims, the same whichever comes first."""
+    return "|".join(sorted((claim_id, other)))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The passage a suggestion cites: a source, the exact quote and where it is in the source's version."""
+
+    source_id: str
+    quote: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    id: str
+    kind: SuggestionKind
+    status: SuggestionStatus
+    claim_id: str
+    by_claim_id: str | None
+    statement: str
+    evidence: Evidence | None
+    found_by: FoundBy
+    reason: str
+    rule_kind: str | None
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+    decision_reason: str | None
+    both_hold: bool | None
+    correction_id: str | None
+
+    @classmethod
+    def from_map(cls, row: dict[str, Any]) -> Suggestion:
+        source_id = row.get("evidence_source_id")
+        evidence = (
+            Evidence(source_id, row["evidence_quote"], int(row["evidence_start"]), int(row["evidence_end"]))
+            if source_id
+            else None
+        )
+        return cls(
+            id=row["id"], kind=SuggestionKind(row["kind"]), status=SuggestionStatus(row["status"]),
+            claim_id=row["claim_id"], by_claim_id=row.get("by_claim_id"), statement=row["statement"],
+            evidence=evidence, found_by=FoundBy(row["found_by"]), reason=row.get("reason") or "",
+            rule_kind=row.get("rule_kind"), created_at=row["created_at"], decided_at=row.get("decided_at"),
+            decided_by=row.get("decided_by"), decision_reason=row.get("decision_reason"),
+            both_hold=row.get("both_hold"), correction_id=row.get("correction_id"),
+        )  # fmt: skip
+
+
+FIELDS = """x {.id, .kind, .status, .claim_id, .by_claim_id, .statement, .found_by, .reason, .rule_kind, .created_at,
+     .decided_at, .decided_by, .decision_reason, .both_hold, .correction_id, .evidence_source_id, .evidence_quote,
+     .evidence_start, .evidence_end}"""
+
+OPEN = word(SuggestionStatus.OPEN)
+
+
+def obsolete_suggestions(var: str) -> str:
+    """Cypher: a unit subquery setting the open suggestions about or by the claim `var` obsolete (uses $now). A
+    clause of every write that makes a claim stop being current (corrections/graph/apply.py, evidence.py), so a
+    suggestion never stays open on a claim that no longer holds."""
+    return (
+        f"CALL {{ WITH {var} MATCH (sg:Suggestion)-[:ABOUT|BY]->({var}) WHERE sg.status = {OPEN} "
+        f"SET sg.status = {word(SuggestionStatus.OBSOLETE)}, sg.decided_at = $now }}\n"
+    )
+
+
+# -- writes -----------------------------------------------------------------------------------------------
+
+# The newer claim's evidence: its own source's quote, or, for a correction's replacement, the passage it cites (a
+# derived claim has none).
+CONTRADICTION_RECORD = f"""
+MATCH (old:Claim {{id: $claim_id}}) WHERE {claim_holds("old")}
+MATCH (new:Claim {{id: $by_claim_id}}) WHERE {claim_holds("new")}
+OPTIONAL MATCH (known:Suggestion {{pair_key: $pair_key}})
+WITH old, new, count(known) AS known WHERE known = 0
+MERGE (x:Suggestion {{pair_key: $pair_key}})
+ON CREATE SET x.id = $id, x.kind = {word(SuggestionKind.CONTRADICTION)}, x.status = {OPEN}, x.statement = new.statement,
+    x.found_by = $found_by, x.reason = $reason, x.rule_kind = $rule_kind, x.created_at = $now,
+    x.claim_id = old.id, x.by_claim_id = new.id,
+    x.evidence_source_id = CASE WHEN new.source_id IS NULL THEN new.cited_source_id ELSE new.source_id END,
+    x.evidence_quote = CASE WHEN new.source_id IS NULL THEN new.cited_quote ELSE new.evidence_quote END,
+    x.evidence_start = CASE WHEN new.source_id IS NULL THEN new.cited_start ELSE new.start END,
+    x.evidence_end = CASE WHEN new.source_id IS NULL THEN new.cited_end ELSE new.end END
+WITH x, old, new WHERE x.id = $id
+CREATE (x)-[:ABOUT]->(old)
+CREATE (x)-[:BY]->(new)
+RETURN x.id
+"""
+
+
+def contradiction_record(
+    *, workspace: HasGraph, suggestion_id: str, claim_id: str, by_claim_id: str, found_by: FoundBy, reason: str,
+    rule_kind: str | None, now: str,
+) -> bool:  # fmt: skip
+    """Records that `by_claim_id` (the newer claim) contradicts `claim_id`: True if this write stored it; False when
+    either is not current or the pair already has a suggestion (in any status)."""
+    params = {
+        "id": suggestion_id, "claim_id": claim_id, "by_claim_id": by_claim_id, "pair_key": pair_key(claim_id, by_claim_id),
+        "found_by": str(found_by), "reason": reason, "rule_kind": rule_kind, "now": now,
+    }  # fmt: skip
+    return bool(graph.query(workspace, CONTRADICTION_RECORD, params))
+
+
+# A flag: the claim must be current and the passage's version the current one of an active source.
+FLAG_RECORD = f"""
+MATCH (old:Claim {{id: $claim_id}}) WHERE {claim_holds("old")}
+MATCH (s:Source {{id: $source_id}})-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
+WHERE s.status = {word(SourceStatus.ACTIVE)} AND v.current = true
+OPTIONAL MATCH (known:Suggestion {{pair_key: $pair_key}})
+WITH old, count(known) AS known WHERE known = 0
+MERGE (x:Suggestion {{pair_key: $pair_key}})
+ON CREATE SET x.id = $id, x.kind = {word(SuggestionKind.CONTRADICTION)}, x.status = {OPEN}, x.statement = $statement,
+    x.found_by = $found_by, x.reason = $reason, x.rule_kind = null, x.created_at = $now, x.created_by = $actor,
+    x.claim_id = old.id, x.by_claim_id = null, x.evidence_source_id = $source_id, x.evidence_quote = $quote,
+    x.evidence_start = $start, x.evidence_end = $end
+WITH x, old WHERE x.id = $id
+CREATE (x)-[:ABOUT]->(old)
+RETURN x.id
+"""
+
+
+def flag_record(
+    *, workspace: HasGraph, suggestion_id: str, key: str, claim_id: str, statement: str, source_id: str,
+    version_id: str, quote: str, start: int, end: int, found_by: FoundBy, reason: str, actor: str, now: str,
+) -> bool:  # fmt: skip
+    """Records a contradiction flagged with a passage: True if this write stored it; False when the claim is not
+    current, the version is no longer the source's current one, or the same flag was recorded before."""
+    params = {
+        "id": suggestion_id, "pair_key": key, "claim_id": claim_id, "statement": statement, "source_id": source_id,
+        "version_id": version_id, "quote": quote, "start": start, "end": end, "found_by": str(found_by),
+        "reason": reason, "actor": actor, "now": now,
+    }  # fmt: skip
+    return bool(graph.query(workspace, FLAG_RECORD, params))
+
+
+SUGGESTION_REJECT = (
+    f"MATCH (x:Suggestion {{id: $id}}) WHERE x.status = {OPEN} "
+    f"SET x.status = {word(SuggestionStatus.REJECTED)}, x.decided_at = $now, x.decided_by = $actor, "
+    "x.decision_reason = $reason, x.both_hold = $both_hold "
+    "RETURN " + FIELDS + " AS suggestion"
+)
+
+
+def suggestion_reject(
+    *, workspace: HasGraph, suggestion_id: str, reason: str, both_hold: bool, actor: str, now: str
+) -> Suggestion | None:
+    """Turns down an open suggestion (its pair is never suggested again); None if it is not open (or not here)."""
+    params = {"id": suggestion_id, "reason": reason, "both_hold": both_hold, "actor": actor, "now": now}
+    rows = graph.records(workspace, SUGGESTION_REJECT, params)
+    return Suggestion.from_map(rows[0]) if rows else None
+
+
+# -- reads --------------------------------------------------------------------------------------------------
+
+SUGGESTION_GET = "MATCH (x:Suggestion {id: $id}) RETURN " + FIELDS + " AS suggestion"
+SUGGESTION_BY_PAIR = "MATCH (x:Suggestion {pair_key: $pair_key}) RETURN " + FIELDS + " AS suggestion"
+
+
+def suggestion_get(*, workspace: HasGraph, suggestion_id: str) -> Suggestion | None:
+    if parse_id(suggestion_id) is None:
+        return None
+    rows = graph.ro_records(workspace, SUGGESTION_GET, {"id": suggestion_id})
+    return Suggestion.from_map(rows[0]) if rows else None
+
+
+def suggestion_by_key(*, workspace: HasGraph, key: str) -> Suggestion | None:
+    """The suggestion recorded for this pair (or flag), whatever its status."""
+    rows = graph.ro_records(workspace, SUGGESTION_BY_PAIR, {"pair_key": key})
+    return Suggestion.from_map(rows[0]) if rows else None
+
+
+SUGGESTION_AFTER, SUGGESTION_ORDER = keyset("x")
+SUGGESTION_WHERE = "MATCH (x:Suggestion) WHERE " + where(SUGGESTIONS.filters, "status", "kind")
+SUGGESTION_LIST = (
+    SUGGESTION_WHERE + "AND " + SUGGESTION_AFTER + " WITH x ORDER BY " + SUGGESTION_ORDER + " LIMIT $limit "
+    "RETURN " + FIELDS + " AS suggestion ORDER BY suggestion.created_at DESC, suggestion.id DESC"
+)
+SUGGESTION_COUNT = SUGGESTION_WHERE + "RETURN count(x)"
+
+
+def _params(status: str, kind: str) -> dict[str, Any]:
+    return filter_params(SUGGESTIONS.filters, SUGGESTIONS.criteria({"status": status, "kind": kind})[0])
+
+
+def suggestion_list(
+    *, workspace: HasGraph, status: str = "", kind: str = "", limit: int = 100, after: tuple[str, str] | None = None
+) -> list[Suggestion]:
+    """Suggestions, newest first (after the (created_at, id) position `after`), of this status and kind ('' any)."""
+    params = {**_params(status, kind), "limit": limit, **after_params(after)}
+    rows = graph.ro_records(workspace, SUGGESTION_LIST, params)
+    return [Suggestion.from_map(row) for row in rows]
+
+
+def suggestion_count(*, workspace: HasGraph, status: str = "", kind: str = "") -> int:
+    """How many suggestions there are of this status and kind ('' any)."""
+    return int(graph.ro_query(workspace, SUGGESTION_COUNT, _params(status, kind))[0][0])
+
+
+# A claim as the watch reads it: its status and statement, and what it must not be paired with: itself, the claims
+# it supersedes or is superseded by, and those it was derived from or that were derived from it.
+CLAIM_KIN = """
+MATCH (c:Claim {id: $claim_id})
+OPTIONAL MATCH (c)-[:SUPERSEDES|DERIVED_FROM]-(k:Claim)
+WITH c, collect(DISTINCT k.id) AS kin
+RETURN {status: c.status, statement: c.statement, kin: kin} AS claim
+"""
+
+
+@dataclass(frozen=True)
+class Watched:
+    status: str
+    statement: str
+    kin: set[str]
+
+
+def claim_kin(*, workspace: HasGraph, claim_id: str) -> Watched | None:
+    """The claim's status, statement and the ids it must not be paired with (its own included); None if absent."""
+    rows = graph.ro_records(workspace, CLAIM_KIN, {"claim_id": claim_id})
+    if not rows:
+        return None
+    return Watched(rows[0]["status"], rows[0]["statement"], {claim_id, *rows[0]["kin"]})
