@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from afterhack.clock import now_iso
 from claims.services.embeddings import embed_soon
+from claims.signals import claims_became_current
 from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent, IntentState
 from workspaces.models import Workspace
@@ -151,7 +152,10 @@ def finish(
         # Inside a caller's transaction, its commit is not this statement's to make asynchronous.
         commit = "on" if connection.in_atomic_block else "off"
         cursor.execute(sql, [commit, *outcome, intent.pk, *values])
-    embed_soon(workspace=intent.workspace, claim_ids=[str(intent.replacement_claim_id)])
+    replacement = [str(intent.replacement_claim_id)]
+    embed_soon(workspace=intent.workspace, claim_ids=replacement)
+    # The replacement is a claim that became current, applied now or recovered: the contradiction watch looks at it.
+    claims_became_current(workspace=intent.workspace, claim_ids=replacement)
 
 
 # -- recovery --------------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ from afterhack.text import MAX_REASON_CHARS
 from claims.selectors import sources as sources_selectors
 from claims.selectors.claims import CitedPassage
 from claims.services.claims import ClaimNotFound, Passage, clean_statement, passage_find
-from claims.signals import claims_became_current
 from claims.statuses import SourceStatus
 from claims.text import normalize
 from corrections import intents
@@ -288,8 +287,6 @@ def _write(
         if written:
             intents.crash_point("after_graph")
             intents.finish(intent, affected, cited.record() if cited else None, recovered=False, impact=plan.snapshot())
-            # The replacement is a claim that became current: the contradiction watch looks at it too.
-            claims_became_current(workspace=workspace, claim_ids=[str(intent.replacement_claim_id)])
             return Outcome(ApplyStatus.APPLIED, str(intent.correction_id), str(intent.replacement_claim_id), affected)
         if passage is not None and not _still_citable(workspace, passage):
             intents.refuse(intent, "the cited source changed")

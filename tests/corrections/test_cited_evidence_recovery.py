@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from afterhack import graph
+from claims.signals import claims_current
 from corrections import intents
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World
@@ -63,8 +64,19 @@ class CitedEvidenceRecoveryTests:
         assert intent.state == "pending" and intent.evidence_quote == PASSAGE
         wait_until_key_is_free(world, "crash")
 
-        report = intents.recover()
+        told: list[str] = []
+
+        def heard(sender: object, *, claim_ids: list[str], **_: object) -> None:
+            told.extend(claim_ids)
+
+        claims_current.connect(heard, dispatch_uid="test.recovery")
+        try:
+            report = intents.recover()
+        finally:
+            claims_current.disconnect(dispatch_uid="test.recovery")
         assert (report.completed, report.failed) == ((1, 0) if applied else (0, 1))
+        # A recovered replacement became current: the contradiction watch is told of it, as after an apply.
+        assert told == ([str(intent.replacement_claim_id)] if applied else [])
         events = [e.payload for e in AuditEvent.objects.filter(verb="correction.applied")]
         if applied:
             assert len(events) == 1 and events[0]["recovered"] is True
