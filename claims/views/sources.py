@@ -43,6 +43,8 @@ class SourceForm(forms.Form):
     title = forms.CharField(max_length=MAX_TITLE_CHARS, required=False, strip=True)
     text = forms.CharField(widget=forms.Textarea, required=False, strip=False)
     file = forms.FileField(required=False, help_text="A .txt or .md file in UTF-8.")
+    # Checked on the empty form: a new source's claims are usually wanted at once (and then watched for contradictions).
+    extract = forms.BooleanField(required=False, initial=True)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -108,16 +110,24 @@ def source_new(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
             except UserError as error:
                 form.add_error(None, str(error))
             else:
-                messages.success(
-                    request,
-                    f"Added “{added.title}” ({added.length:,} characters). Extract claims from it, or "
-                    "select words in the text to add one.",
-                )
+                if form.cleaned_data["extract"]:
+                    extraction_services.extraction_request(workspace=workspace, source_id=added.id, actor=request.user)
+                    messages.success(
+                        request,
+                        f"Added “{added.title}” ({added.length:,} characters). Its claims are being extracted; each "
+                        "new claim is compared with the claims already here, and a contradiction waits for review.",
+                    )
+                else:
+                    messages.success(
+                        request,
+                        f"Added “{added.title}” ({added.length:,} characters). Extract claims from it, or "
+                        "select words in the text to add one.",
+                    )
                 return redirect("claims:source", ws_id=workspace.id, source_id=added.id)
         status = 422
     context = {
         "workspace": workspace, "membership": get_membership(request.user, workspace.id), "form": form,
-        "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES,
+        "max_chars": MAX_SOURCE_CHARS, "max_bytes": MAX_UPLOAD_BYTES, "extractor_label": extractor_label(),
     }  # fmt: skip
     return render(request, "claims/source_new.html", context, status=status)
 

@@ -15,6 +15,7 @@ from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim
 from claims.graph.sources import ClaimSpan
 from claims.highlight import highlight
+from claims.selectors import search as claims_search
 from claims.selectors.sources import SourceClaim
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
@@ -179,6 +180,30 @@ class SourceWorkflowPageTests:
         assert "sha256" not in outside.lower() and "13–34" not in outside and "Fragment" not in outside
         cards = client_for(trio.viewer).get(f"/w/{trio.workspace.id}/claims/cards?ids={june.id}").content.decode()
         assert "chars" not in cards and "13–34" not in cards
+
+    def test_extracting_at_once_is_offered_checked_and_done_when_asked(
+        self, trio: Trio, no_llm: None, django_capture_on_commit_callbacks: Any
+    ) -> None:
+        form = client_for(trio.reviewer).get(f"/w/{trio.workspace.id}/sources/new").content.decode()
+        assert '<input type="checkbox" name="extract" value="1" checked>' in form
+        assert "Offline rule-based extractor" in form
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client_for(trio.reviewer).post(
+                f"/w/{trio.workspace.id}/sources/new",
+                {"title": "Update", "text": "The launch moved to July.", "extract": "1"},
+                follow=True,
+            )
+        body = response.content.decode()
+        assert "Its claims are being extracted" in body
+        (source,) = sources_graph.source_list(workspace=trio.workspace)
+        statements = [hit.statement for hit in claims_search.newest_claims(workspace=trio.workspace)]
+        assert statements == ["The launch moved to July."] and source.title == "Update"
+        # Unchecked (a form sends nothing for it): added only, as before.
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(trio.reviewer).post(
+                f"/w/{trio.workspace.id}/sources/new", {"title": "Later", "text": "Budget 40k."}
+            )
+        assert len(claims_search.newest_claims(workspace=trio.workspace)) == 1
 
     def test_adding_a_source_says_what_to_do_next_without_internal_counts(self, trio: Trio) -> None:
         response = client_for(trio.reviewer).post(

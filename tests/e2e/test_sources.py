@@ -19,12 +19,14 @@ The launch is in June. Ana owns the launch checklist.
 The launch budget is 40,000 EUR, approved on 3 March. <b>Not bold</b> & <script>window.pwned = 1</script>"""
 
 
-def add_source(page: Any, live_server: Any, trio: Trio, title: str, text: str) -> None:
-    """Logs the reviewer in and adds a source through the form; its page is shown."""
+def add_source(page: Any, live_server: Any, trio: Trio, title: str, text: str, *, extract: bool = False) -> None:
+    """Logs the reviewer in and adds a source through the form (extracting its claims at once only if `extract`: the
+    box is checked to begin with); its page is shown."""
     log_in(page, live_server, trio.reviewer)
     page.goto(f"/w/{trio.workspace.id}/sources/new")
     page.get_by_label("Title").fill(title)
     page.get_by_label("Text").fill(text)
+    page.get_by_label("Extract its claims now").set_checked(extract)
     page.get_by_role("button", name="Add source").click()
     page.get_by_role("heading", name=title).wait_for()
 
