@@ -10,7 +10,6 @@ from afterhack.lists.cursors import Paged, workspace_page
 from claims.selectors import claims as claims_selectors
 from claims.selectors import sources as sources_selectors
 from claims.selectors.claims import Claim
-from claims.selectors.provenance import CONTEXT_CHARS
 from corrections.graph import suggestions as suggestions_graph
 from corrections.graph.suggestions import Evidence as Evidence
 from corrections.graph.suggestions import Suggestion as Suggestion
@@ -54,8 +53,10 @@ def suggestion_count(*, workspace: Workspace, status: str = "", kind: str = "") 
 
 # -- the review queue's section -------------------------------------------------------------------------------
 
-# The newest open suggestions the review queue shows (each reads its two claims and their sources' text).
+# The newest open suggestions the review queue shows (each reads its two claims and their sources' text), and how much
+# of the text around each quote it shows.
 QUEUE_LIMIT = 50
+CONTEXT_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,12 @@ class SuggestionItem:
 
 
 def _in_context(text: str, start: int, end: int, quote: str) -> tuple[str, str]:
+    """The text before and after the quote (up to CONTEXT_CHARS each, "…" where it goes on); none if it moved."""
     if text[start:end] != quote:
         return "", ""
-    return text[max(0, start - CONTEXT_CHARS) : start], text[end : end + CONTEXT_CHARS]
+    before = ("…" if start > CONTEXT_CHARS else "") + text[max(0, start - CONTEXT_CHARS) : start]
+    after = text[end : end + CONTEXT_CHARS] + ("…" if len(text) > end + CONTEXT_CHARS else "")
+    return before, after
 
 
 def _claim_side(workspace: Workspace, claim: Claim | None, statement: str) -> Side:

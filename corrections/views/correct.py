@@ -125,7 +125,7 @@ def _suggested_form(
     return render(
         request,
         "corrections/claim_correct.html",
-        _correct_context(request, workspace, claim, form=CorrectionForm(initial)),
+        _correct_context(request, workspace, claim, form=CorrectionForm(initial=initial)),
     )
 
 
