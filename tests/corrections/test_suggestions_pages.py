@@ -15,6 +15,7 @@ from afterhack.clock import now_iso
 from tests.conftest import client_for
 from tests.corrections.test_suggestions_watch import Launch, committed, launch
 from workspaces.models import AuditEvent
+from workspaces.selectors import dashboard as dashboard_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -170,5 +171,15 @@ class CountTests:
         assert "1 suggested correction" in dashboard
         review = get(launch, "review/")
         assert re.search(r"aria-label=\"Review, 1 needs? attention\"", review)
-        then = text(get(launch, f"?as_of={before}"))
-        assert "1 suggested correction" not in then
+        found = now_iso()
+        [suggestion] = launch.suggestions()
+        client_for(launch.trio.reviewer).post(
+            f"/w/{launch.ws}/suggestions/{suggestion['id']}/reject", {"verdict": "not_a_contradiction"}
+        )
+        workspace = launch.trio.workspace
+        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=before).attention.suggested == 0
+        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=found).attention.suggested == 1
+        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=now_iso()).attention.suggested == 0
+        assert "1 suggested correction" not in text(get(launch, ""))
+        then = client_for(launch.trio.reviewer).get(f"/w/{launch.ws}/", {"as_of": found})
+        assert then.status_code == 200 and "1 suggested correction open then" in text(then.content.decode())
