@@ -58,6 +58,10 @@ class SuggestionReviewTests:
         assert page.locator("#evidence-quote").input_value() == JULY
         cited = page.locator("#cited-passage")
         assert cited.is_visible() and JULY in cited.inner_text()
+        snap(page, tmp_path, "suggestions-correct-filled")
+        page.set_viewport_size({"width": 390, "height": 844})
+        snap(page, tmp_path, "suggestions-correct-filled-390")
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.get_by_label("Why the claim is wrong").fill("Ana's email says the launch moved to July.")
         page.get_by_role("button", name="Preview the impact").click()
         page.locator("#impact").wait_for()
