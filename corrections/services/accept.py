@@ -18,7 +18,7 @@ from afterhack.ids import parse_id
 from claims.selectors import claims as claims_selectors
 from corrections.selectors.suggestions import Suggestion, SuggestionNotFound, suggestion_required
 from corrections.services.preview import Preview, preview
-from corrections.statuses import SuggestionStatus
+from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
 
 
@@ -77,6 +77,11 @@ def accepting(
     if not isinstance(suggestion_id, str) or parse_id(suggestion_id) is None:
         raise UserError("“suggestion_id” must be the id of a suggestion of this workspace.")
     suggestion = suggestion_required(workspace=workspace, suggestion_id=suggestion_id)
+    if suggestion.kind != SuggestionKind.CONTRADICTION:
+        raise UserError(
+            "This suggestion asks to approve an agent's claim, not to correct one: approve or reject it instead. "
+            "Nothing was stored."
+        )
     if claim_id is not None:
         if claim_id not in (suggestion.claim_id, suggestion.by_claim_id):
             raise UserError(

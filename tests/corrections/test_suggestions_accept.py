@@ -10,6 +10,8 @@ import pytest
 
 from afterhack import graph
 from corrections.models import CorrectionIntent
+from corrections.services import accept as accept_services
+from corrections.services import suggestions as suggestions_services
 from tests.conftest import api_for
 from tests.corrections.test_suggestions_watch import EMAIL, PLAN, Launch, committed, launch
 from workspaces import services as workspace_services
@@ -177,3 +179,33 @@ class RefusalTests:
         )
         refused = preview(launch, flagged["id"], other=True)
         assert refused.status_code == 422 and "no other claim" in refused.json()["detail"]
+
+
+class SameWriteTests:
+    def test_a_suggestion_turned_down_after_the_check_stops_the_write(
+        self, launch: Launch, found: dict[str, Any], committed: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The graph write itself requires the suggestion open: turned down between Apply's check and its write
+        (another reviewer, at that moment), nothing is written and the refusal says why."""
+        plan = preview(launch, found["id"]).json()
+        checks: list[str] = []
+        real = accept_services.require_open
+
+        def turned_down_meanwhile(*, workspace: Any, suggestion_id: str) -> None:
+            checks.append(suggestion_id)
+            if len(checks) == 1:  # Apply's check passes; then another reviewer turns it down
+                suggestions_services.suggestion_reject(
+                    workspace=workspace, suggestion_id=suggestion_id, actor=launch.trio.owner
+                )
+                return
+            real(workspace=workspace, suggestion_id=suggestion_id)
+
+        monkeypatch.setattr(accept_services, "require_open", turned_down_meanwhile)
+        refused = apply(launch, launch.june, committed, **body_from(plan))
+        assert refused.status_code == 409 and "already turned down" in refused.json()["detail"]
+        assert len(checks) == 2
+        assert graph.ro_query(launch.trio.workspace, "MATCH (c:Correction) RETURN count(c)")[0][0] == 0
+        assert api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/claims/{launch.june}").json()["status"] == (
+            "current"
+        )
+        assert CorrectionIntent.objects.get().state == "refused"
