@@ -158,6 +158,13 @@ class TurnDownTests:
         assert bad.status_code == 302 and AuditEvent.objects.filter(verb="suggestion.rejected").count() == 1
 
 
+def open_then(launch: Launch, moment: str) -> int:
+    """The open suggestions the dashboard counts as of the moment."""
+    then = dashboard_selectors.dashboard_as_of(workspace=launch.trio.workspace, as_of=moment).attention
+    assert then is not None
+    return int(then.suggested)
+
+
 class CountTests:
     def test_the_dashboard_and_the_menu_count_open_suggestions_now_and_then(
         self, launch: Launch, committed: Any
@@ -176,10 +183,7 @@ class CountTests:
         client_for(launch.trio.reviewer).post(
             f"/w/{launch.ws}/suggestions/{suggestion['id']}/reject", {"verdict": "not_a_contradiction"}
         )
-        workspace = launch.trio.workspace
-        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=before).attention.suggested == 0
-        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=found).attention.suggested == 1
-        assert dashboard_selectors.dashboard_as_of(workspace=workspace, as_of=now_iso()).attention.suggested == 0
+        assert [open_then(launch, moment) for moment in (before, found, now_iso())] == [0, 1, 0]
         assert "1 suggested correction" not in text(get(launch, ""))
         then = client_for(launch.trio.reviewer).get(f"/w/{launch.ws}/", {"as_of": found})
         assert then.status_code == 200 and "1 suggested correction open then" in text(then.content.decode())
