@@ -43,7 +43,12 @@ class SuggestionReviewTests:
             ).items
             if s.statement == JULY
         ]
-        page.goto(f"/w/{workspace.id}/review/")
+        page.goto(f"/w/{workspace.id}/")
+        tile = page.locator("main a", has_text="suggested correction")
+        assert " ".join(tile.first.inner_text().split()) == "1 suggested correction"
+        snap(page, tmp_path, "suggestions-dashboard")
+        tile.first.click()
+        page.wait_for_url("**/review/#suggested")
         item = page.locator(f"#suggestion-{suggestion.id}")
         assert JULY in item.inner_text() and "Email from Ana" in item.inner_text()
         assert item.locator("mark").nth(1).inner_text() == JULY
