@@ -140,6 +140,7 @@ def finish(
             "replacement_claim_id": str(intent.replacement_claim_id), "statement": intent.statement,
             "reason": intent.reason, "revision": intent.revision, "affected": affected, "recovered": recovered,
             "evidence": cited, **({"impact": impact} if impact is not None else {}),
+            **({"suggestion_id": intent.suggestion_id} if intent.suggestion_id else {}),
         },
     )  # fmt: skip
     insert, values = _insert(event)

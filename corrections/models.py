@@ -35,6 +35,8 @@ class CorrectionIntent(models.Model):
     evidence_source_id = models.CharField(max_length=64, blank=True, default="")
     evidence_quote = models.TextField(blank=True, default="")
     evidence_start = models.BigIntegerField(null=True, blank=True)
+    # The suggestion this correction accepts (none: ""); the same key with another one is another correction.
+    suggestion_id = models.CharField(max_length=64, blank=True, default="")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True)
     actor_name = models.CharField(max_length=150)
     # Ids are chosen before the graph write, so recovery can look for exactly this correction.

@@ -106,6 +106,10 @@ def chain_of(subgraph: ProvGraph, root: str) -> ProvGraph:
     own_fragments = {e["target"]: e["source"] for e in subgraph.edges if e["type"] == "HAS_FRAGMENT"}
     for correction in corrections:
         kept |= {correction, str(nodes[correction].get("claim_id")), str(nodes[correction].get("replacement_claim_id"))}
+    # The suggestion a correction accepted is part of its provenance (with the newer claim that said so).
+    for n in nodes.values():
+        if n["label"] == "Suggestion" and n.get("correction_id") in corrections:
+            kept |= {n["id"], str(n.get("claim_id")), str(n.get("by_claim_id"))}
     kept |= {fragment for fragment, owner in own_fragments.items() if owner in corrections}
     kept |= {n["created_in"] for n in nodes.values() if n["id"] in kept and n.get("created_in") in nodes}
     kept |= {e["source"] for e in subgraph.edges if e["type"] == "PRODUCED" and e["target"] in kept}
@@ -143,6 +147,11 @@ class _Builder:
         self.generated: set[str] = set()
         # The claim or decision each replacement or revision takes the place of (SUPERSEDES).
         self.supersedes = {e["source"]: e["target"] for e in subgraph.edges if e["type"] == "SUPERSEDES"}
+        # The suggestions each correction accepted.
+        self.accepted: dict[str, list[str]] = {}
+        for node in subgraph.nodes.values():
+            if node["label"] == "Suggestion" and node.get("correction_id"):
+                self.accepted.setdefault(node["correction_id"], []).append(node["id"])
 
     def id(self, node_id: str) -> QualifiedName:
         return self.ws[node_id]
@@ -167,7 +176,7 @@ class _Builder:
         by_label: dict[str, list[dict[str, Any]]] = {}
         for node in sorted(self.graph.nodes.values(), key=lambda n: (n.get("created_at") or "", n["id"])):
             by_label.setdefault(node["label"], []).append(node)
-        for label in ("Source", "SourceVersion", "SourceFragment", "Claim", "Decision", "Action"):
+        for label in ("Source", "SourceVersion", "SourceFragment", "Claim", "Decision", "Action", "Suggestion"):
             for node in by_label.get(label, []):
                 getattr(self, "entity_" + label.lower())(node)
         for label in ("Extraction", "AgentRun", "Correction"):
@@ -224,6 +233,17 @@ class _Builder:
         self.entity(node, "Action", node.get("title"), ("title", node.get("title")), ("status", node.get("status")),
                     ("created_at", node.get("created_at")))  # fmt: skip
 
+    def entity_suggestion(self, node: dict[str, Any]) -> None:
+        """A suggested correction that a correction accepted: an entity the correction used, derived from the newer
+        claim that said otherwise (when it was found between two claims)."""
+        self.entity(node, "Suggestion", node.get("statement"), ("statement", node.get("statement")),
+                    ("reason", node.get("reason")), ("found_by", node.get("found_by")),
+                    ("rule_kind", node.get("rule_kind")), ("quote", node.get("evidence_quote")),
+                    ("created_at", node.get("created_at")))  # fmt: skip
+        by = node.get("by_claim_id")
+        if by in self.graph.nodes:
+            self.document.wasDerivedFrom(self.id(node["id"]), self.id(by))
+
     def replaces(self, node: dict[str, Any]) -> QualifiedName | None:
         old = self.supersedes.get(node["id"])
         return self.id(old) if old in self.graph.nodes else None
@@ -270,6 +290,8 @@ class _Builder:
             self.document.wasInvalidatedBy(self.id(old), name, at)
         if replacement in self.graph.nodes:
             self.generate(self.graph.nodes[replacement], node["id"], node.get("applied_at"))
+        for accepted in self.accepted.get(node["id"], ()):
+            self.document.used(name, self.id(accepted), at)
 
     def relation(self, edge: dict[str, Any]) -> None:
         source, target, kind = self.id(edge["source"]), self.id(edge["target"]), edge["type"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from afterhack.history_graph import ChangeKind
 from corrections import disclosure
 from corrections.graph import attention as attention_graph
+from corrections.statuses import SuggestionStatus
 from workspaces.registry import (
     AttentionPart,
     AuditVerb,
@@ -75,7 +76,23 @@ ATTENTION = AttentionPart(
     read_then=attention_graph.corrections_then,
 )
 
+SUGGESTED = AttentionPart(
+    name="suggestions",
+    now=(attention_graph.SUGGESTED,),
+    columns=attention_graph.SUGGESTED_COLUMNS,
+    params=lambda: {"suggestion_open": str(SuggestionStatus.OPEN)},
+    then=(attention_graph.SUGGESTED_THEN,),
+    then_columns=attention_graph.SUGGESTED_COLUMNS,
+    read_then=attention_graph.suggested_then,
+)
+
 DASHBOARD = (
+    # Suggested corrections wait for a reviewer first: the Review page lists them in its first section.
+    DashboardItem(
+        "suggested", ("suggested correction", "suggested corrections"), "corrections:review", query="#suggested",
+        attention=True, alert=True, order=5, then_count="suggested",
+        then_words=("suggested correction open then", "suggested corrections open then"),
+    ),
     # The decisions that lost support and the unanswered questions are agents' counts; the page that lists them is
     # the Review page.
     DashboardItem(
@@ -97,7 +114,7 @@ DASHBOARD = (
 
 MENU = (
     MenuItem(
-        "Review", "corrections:review", "review", order=60, badge=("lost_support", "unanswered"),
+        "Review", "corrections:review", "review", order=60, badge=("suggested", "lost_support", "unanswered"),
         badge_words=("{n} needs attention", "{n} need attention"),
     ),
     MenuItem("History", "corrections:history", "history", order=70),
@@ -121,4 +138,4 @@ EVENTS_ABOUT = (
 
 def register_parts() -> None:
     """Registers corrections' parts with workspaces."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT)
+    register(*VERBS, INDEXES, ATTENTION, SUGGESTED, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT)

@@ -157,6 +157,11 @@ def source_get(*, workspace: Workspace, source_id: str) -> sources_graph.SourceV
     return sources_graph.source_get(workspace=workspace, source_id=source_id)
 
 
+def version_get(*, workspace: Workspace, version_id: str) -> sources_graph.SourceVersion | None:
+    """One version of a source, with its text and its source's title, or None."""
+    return sources_graph.version_get(workspace=workspace, version_id=version_id)
+
+
 def version_claim_spans(*, workspace: Workspace, version_id: str) -> list[ClaimSpan]:
     """Every claim whose evidence is in this version (any status), by position."""
     return sources_graph.version_claim_spans(workspace=workspace, version_id=version_id)

@@ -87,6 +87,14 @@ class ApplyIn(Input):
         ),
         Refuse(words=apply_services.EVIDENCE_RULE),
     ] = None
+    suggestion_id: Annotated[
+        Id | None,
+        Field(
+            description="The open suggestion this correction accepts (of this claim, or by it: correct the other "
+            "one). The correction cites its passage (`evidence` may be left out) and the suggestion becomes accepted."
+        ),
+        Refuse(words="“suggestion_id” must be the id of a suggestion of this workspace."),
+    ] = None
 
 
 # -- answers --------------------------------------------------------------------------------------------
@@ -157,7 +165,10 @@ def correction_preview(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
     unsupported. 409 claim_not_current if the claim is already superseded or retracted; 422 invalid_input if the
     statement is the claim's own (case, spacing and a final full stop ignored): there is nothing to correct."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
-    plan = preview_services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement)
+    return preview_out(preview_services.preview(workspace=workspace, claim_id=claim_id, statement=payload.statement))
+
+
+def preview_out(plan: preview_services.Preview) -> dict[str, Any]:
     return {
         "claim_id": plan.claim.id, "statement": plan.statement, "revision": plan.fingerprint,
         "affected": plan.impact.as_json(), "still_supported_by": plan.impact.still_supported_by,
@@ -184,12 +195,15 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
     its reason) if the quote is not in the source's current version, 404 if there is no such source here,
     409 if it was retracted. 409 stale_correction_preview (with the current revision) if anything the
     preview depended on changed, claim_not_current if another correction superseded the claim; 422 invalid_input
-    if the statement is the claim's own (nothing to correct)."""
+    if the statement is the claim's own (nothing to correct). With `suggestion_id`, it accepts that suggestion in
+    the same write: 404 if there is no such suggestion, 409 conflict if it is not open, 422 if it is about another
+    claim or `evidence` is not its passage; nothing is stored on any refusal."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     evidence = payload.evidence.model_dump() if payload.evidence else None
     outcome = apply_services.apply(
         workspace=workspace, claim_id=claim_id, statement=payload.statement, reason=payload.reason,
         revision=payload.revision, idempotency_key=payload.idempotency_key, actor=request.user, evidence=evidence,
+        suggestion_id=payload.suggestion_id,
     )  # fmt: skip
     body = {
         "correction_id": outcome.correction_id, "status": outcome.status,

@@ -1,5 +1,6 @@
 """JSON API of suggested corrections (docs/api.md, Suggestions): the list (newest first, open by default), one,
-turning one down, and flagging a contradiction of a current claim with an exact quote."""
+the correction preview that accepts one (applied with the claims' corrections and its `suggestion_id`), turning one
+down, and flagging a contradiction of a current claim with an exact quote."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from afterhack.schemas import DocumentText, Id, IdOut, Input, PathId, Refuse, Te
 from afterhack.text import MAX_REASON_CHARS, MAX_STATEMENT_CHARS
 from claims.api.claims import EvidenceErrorOut
 from claims.text import MAX_SOURCE_CHARS
+from corrections.api.corrections import PreviewOut, preview_out
 from corrections.lists import SUGGESTIONS
 from corrections.selectors import suggestions as suggestions_selectors
 from corrections.selectors.suggestions import Suggestion
+from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
@@ -42,6 +45,25 @@ class RejectIn(Input):
         StrictBool,
         Field(description="True: both claims hold (e.g. they speak of different things); false: not a contradiction."),
         Refuse(words="“both_hold” must be true or false."),
+    ] = False
+
+
+class SuggestionPreviewIn(Input):
+    statement: Annotated[
+        Words | None,
+        Field(max_length=MAX_STATEMENT_CHARS, description="What the claim should say; the suggested one if left out."),
+        Refuse(
+            words=f"“statement” must be text: not empty, at most {MAX_STATEMENT_CHARS:,} characters, without NUL "
+            "characters."
+        ),
+    ] = None
+    other: Annotated[
+        StrictBool,
+        Field(
+            description="Correct the other one: the newer claim (`by_claim_id`) is the wrong one, corrected to the "
+            "older claim's statement, citing its quote."
+        ),
+        Refuse(words="“other” must be true or false."),
     ] = False
 
 
@@ -109,6 +131,11 @@ def suggestion_out(suggestion: Suggestion) -> dict[str, Any]:
     }  # fmt: skip
 
 
+class SuggestionPreviewOut(PreviewOut):
+    suggestion_id: IdOut = Field(description="Send it with Apply (`POST …/claims/{claim_id}/corrections`).")
+    evidence: EvidenceOut | None = Field(description="The passage the correction will cite.")
+
+
 # -- operations -----------------------------------------------------------------------------------------
 
 
@@ -153,6 +180,35 @@ def suggestion_reject(request: HttpRequest, ws_id: PathId, suggestion_id: PathId
         actor=request.user,
     )  # fmt: skip
     return suggestion_out(rejected)
+
+
+@router.post(
+    "/{ws_id}/suggestions/{suggestion_id}/preview",
+    operation_id="corrections_api_suggestion_preview",
+    response={200: SuggestionPreviewOut, **errors(401, 403, 404, 409, 422, 503)},
+)
+def suggestion_preview(request: HttpRequest, ws_id: PathId, suggestion_id: PathId, payload: SuggestionPreviewIn) -> Any:
+    """The correction preview of the suggestion's claim with the suggested statement (or the one given) and the
+    passage it would cite; with `other`, of the newer claim (`by_claim_id`) with the older claim's statement and
+    quote. Apply it with `POST …/claims/{claim_id}/corrections` and this `suggestion_id`. 409 conflict if the
+    suggestion is not open, claim_not_current if its claim no longer is."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    plan, accepted = accept_services.suggestion_preview(
+        workspace=workspace, suggestion_id=suggestion_id, statement=payload.statement, other=payload.other
+    )
+    evidence = accepted.evidence
+    cited = plan_evidence(evidence) if evidence else None
+    return {**preview_out(plan), "suggestion_id": accepted.suggestion.id, "evidence": cited}
+
+
+def plan_evidence(evidence: accept_services.Evidence) -> dict[str, Any]:
+    start = evidence.start or 0
+    return {
+        "source_id": evidence.source_id,
+        "quote": evidence.quote,
+        "start": start,
+        "end": start + len(evidence.quote),
+    }
 
 
 @router.post(

@@ -21,6 +21,7 @@ from agents.statuses import ActionStatus, DecisionStatus
 from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage
 from claims.statuses import ClaimStatus, ConfidenceKind, SourceStatus
 from corrections.graph.suggestions import obsolete_suggestions
+from corrections.statuses import SuggestionStatus
 
 # What a decision's review state is besides its status: a flag overwrites it, so its Change keeps it.
 DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
@@ -74,6 +75,9 @@ WITH count(fence) AS fenced WHERE fenced = 0
 OPTIONAL MATCH (v:SourceVersion {{id: $cited_version_id}})
 OPTIONAL MATCH (s:Source {{status: {word(SourceStatus.ACTIVE)}}})-[:HAS_VERSION]->(v) WHERE v.current = true
 WITH fenced, count(s) AS citable WHERE citable = $cited_versions
+OPTIONAL MATCH (sg:Suggestion {{id: $suggestion_id}})
+WHERE sg.status = {word(SuggestionStatus.OPEN)} AND (sg.claim_id = $claim_id OR sg.by_claim_id = $claim_id)
+WITH fenced, count(sg) AS acceptable WHERE acceptable = $suggestions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {{id: $claim_id}}) WHERE """
     + claim_holds("old")
@@ -90,9 +94,13 @@ MATCH (old:Claim {{id: $claim_id}}) WHERE """
     + REVISION_PLUS_ONE
     + f""", old.status = {word(ClaimStatus.SUPERSEDED)}, old.status_changed_at = $now
 WITH old
+CALL {{ WITH old MATCH (sg:Suggestion {{id: $suggestion_id}})
+  SET sg.status = {word(SuggestionStatus.ACCEPTED)}, sg.correction_id = $correction_id, sg.decided_at = $now,
+      sg.decided_by = $actor }}
 {obsolete_suggestions("old")}CREATE (correction:Correction {{id: $correction_id, statement: $statement, reason: $reason, actor: $actor,
                                applied_at: $now, revision: $revision, idempotency_key: $idempotency_key,
-                               claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected}})
+                               claim_id: old.id, replacement_claim_id: $replacement_id, affected: $affected,
+                               suggestion_id: CASE WHEN $suggestion_id = '' THEN null ELSE $suggestion_id END}})
 CREATE (correction)-[:CORRECTS]->(old)
 CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {{id: $fragment_id, start: 0, end: $length,
         text: $statement, origin_type: 'human_correction', origin_name: 'Workspace reviewer correction',
@@ -145,10 +153,13 @@ def correction_apply(
     review_reason: str,
     now: str,
     cited: CitedPassage | None = None,
+    suggestion_id: str | None = None,
 ) -> bool:
     """Writes the correction and its propagation atomically; False (nothing written) if the revision moved,
-    the claim is not current, or the cited version is no longer the current one of an active source."""
+    the claim is not current, the cited version is no longer the current one of an active source, or the
+    suggestion it accepts is no longer open."""
     params = {
+        "suggestion_id": suggestion_id or "", "suggestions": 1 if suggestion_id else 0,
         **_cited_params(cited),
         "revision": revision, "claim_id": claim_id, "correction_id": correction_id, "fragment_id": fragment_id,
         "replacement_id": replacement_id, "statement": statement, "length": len(statement), "reason": reason,

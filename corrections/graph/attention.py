@@ -1,5 +1,6 @@
 """Corrections' counts for the dashboard (workspaces/registry.py `AttentionPart`): the corrections and those applied
-since `$since`, now and as of `$as_of`, as Cypher subqueries workspaces/graph.py composes into one query."""
+since `$since`, and the suggested corrections open for review, now and as of `$as_of`, as Cypher subqueries
+workspaces/graph.py composes into one query."""
 
 from __future__ import annotations
 
@@ -21,3 +22,22 @@ RETURN count(x) AS corrections, sum(CASE WHEN x.applied_at >= $since THEN 1 ELSE
 def corrections_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, int]:
     """The corrections applied by the moment, and those of the days before it."""
     return {"corrections": int(row["corrections"] or 0), "corrections_recent": int(row["corrections_recent"] or 0)}
+
+
+# Open suggested corrections. A suggestion's status is written with the moment it changed (`decided_at`: accepted,
+# turned down or obsolete), so the count then needs no history: made by then and not yet decided then.
+SUGGESTED = """
+OPTIONAL MATCH (x:Suggestion) WHERE x.status = $suggestion_open
+RETURN count(x) AS suggested
+"""
+SUGGESTED_COLUMNS = ("suggested",)
+
+SUGGESTED_THEN = """
+OPTIONAL MATCH (x:Suggestion) WHERE x.created_at <= $as_of AND (x.decided_at IS NULL OR x.decided_at > $as_of)
+RETURN count(x) AS suggested
+"""
+
+
+def suggested_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, int]:
+    """The suggestions that were open at the moment."""
+    return {"suggested": int(row["suggested"] or 0)}

@@ -1,7 +1,7 @@
 """The graph read of the W3C PROV export (corrections/prov.py builds the document, with no store).
 
 It reads every label of the because-chain (Source, SourceVersion, SourceFragment, Claim, Extraction, AgentRun,
-Decision, Action, Correction) and the edges between them: corrections is the top graph app, the one that may read
+Decision, Action, Correction, and a Suggestion a correction accepted) and the edges between them: corrections is the top graph app, the one that may read
 all of them. Large texts (a version's text, a run's trajectory) are left out on purpose: the export names them by
 hash and id; the quote a claim rests on is kept.
 """
@@ -24,8 +24,10 @@ PROV_LABELS = (
     "Action",
     "Correction",
 )
+# A suggestion is part of the export once a correction accepted it (the correction used it).
 PROV_COUNT = (
-    "MATCH (n) WHERE " + " OR ".join("n:" + label for label in PROV_LABELS) + " RETURN count(n)"
+    "MATCH (n) WHERE " + " OR ".join("n:" + label for label in PROV_LABELS)
+    + " OR (n:Suggestion AND n.status = 'accepted') RETURN count(n)"
 )  # fmt: skip
 
 # One map a node, the properties the export writes (by label; never a version's text or a run's trajectory).
@@ -48,6 +50,9 @@ UNION ALL MATCH (n:Decision) RETURN n {.id, .title, .rationale, .status, .kind, 
 UNION ALL MATCH (n:Action) RETURN n {.id, .title, .status, .created_at, .created_by, label: 'Action'} AS node
 UNION ALL MATCH (n:Correction) RETURN n {.id, .statement, .reason, .actor, .applied_at, .claim_id,
        .replacement_claim_id, label: 'Correction'} AS node
+UNION ALL MATCH (n:Suggestion) WHERE n.status = 'accepted' RETURN n {.id, .statement, .reason, .found_by, .rule_kind,
+       .claim_id, .by_claim_id, .correction_id, .created_at, .decided_at, .decided_by, .evidence_source_id,
+       .evidence_quote, label: 'Suggestion'} AS node
 """
 
 # One map an edge of the chain: from, to, type, and the justification number or the evidence role it carries.

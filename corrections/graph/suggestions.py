@@ -58,6 +58,8 @@ class Suggestion:
     decision_reason: str | None
     both_hold: bool | None
     correction_id: str | None
+    # Who flagged it (a person's or an agent's name); None for one the rule or the model found.
+    created_by: str | None = None
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Suggestion:
@@ -73,13 +75,13 @@ class Suggestion:
             evidence=evidence, found_by=FoundBy(row["found_by"]), reason=row.get("reason") or "",
             rule_kind=row.get("rule_kind"), created_at=row["created_at"], decided_at=row.get("decided_at"),
             decided_by=row.get("decided_by"), decision_reason=row.get("decision_reason"),
-            both_hold=row.get("both_hold"), correction_id=row.get("correction_id"),
+            both_hold=row.get("both_hold"), correction_id=row.get("correction_id"), created_by=row.get("created_by"),
         )  # fmt: skip
 
 
 FIELDS = """x {.id, .kind, .status, .claim_id, .by_claim_id, .statement, .found_by, .reason, .rule_kind, .created_at,
      .decided_at, .decided_by, .decision_reason, .both_hold, .correction_id, .evidence_source_id, .evidence_quote,
-     .evidence_start, .evidence_end}"""
+     .evidence_start, .evidence_end, .created_by}"""
 
 OPEN = word(SuggestionStatus.OPEN)
 
@@ -190,6 +192,15 @@ def suggestion_get(*, workspace: HasGraph, suggestion_id: str) -> Suggestion | N
     if parse_id(suggestion_id) is None:
         return None
     rows = graph.ro_records(workspace, SUGGESTION_GET, {"id": suggestion_id})
+    return Suggestion.from_map(rows[0]) if rows else None
+
+
+SUGGESTION_OF_CORRECTION = "MATCH (x:Suggestion {correction_id: $correction_id}) RETURN " + FIELDS + " AS suggestion"
+
+
+def suggestion_of_correction(*, workspace: HasGraph, correction_id: str) -> Suggestion | None:
+    """The suggestion this correction accepted, or None."""
+    rows = graph.ro_records(workspace, SUGGESTION_OF_CORRECTION, {"correction_id": correction_id})
     return Suggestion.from_map(rows[0]) if rows else None
 
 

@@ -14,6 +14,7 @@ from claims.selectors import claims as claims_selectors
 from claims.selectors import provenance as provenance_selectors
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import pictures as pictures_selectors
+from corrections.selectors import suggestions as suggestions_selectors
 from workspaces.models import Workspace
 from workspaces.selectors import events as event_selectors
 
@@ -52,6 +53,7 @@ def correction_detail(*, workspace: Workspace, correction_id: str) -> dict[str, 
             workspace=workspace, claim=old, affected=correction.affected, correction=correction,
         ),
         "applied": applied,
+        "accepted": suggestions_selectors.suggestion_of_correction(workspace=workspace, correction_id=correction.id),
         "action_urls": {
             a["id"]: event_selectors.action_url(workspace_id=workspace.id, action_id=a["id"])
             for a in (applied or {}).get("actions_held", [])

@@ -39,6 +39,7 @@ from corrections import intents
 from corrections.graph import apply as apply_graph
 from corrections.graph import subgraph as subgraph_graph
 from corrections.models import CorrectionIntent, IntentState
+from corrections.services import accept
 from corrections.services.preview import ClaimNotCurrent, Preview, StalePreview, UnchangedStatement, preview
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from corrections.statuses import ApplyStatus
@@ -125,37 +126,48 @@ def apply(
     idempotency_key: object,
     actor: Any,
     evidence: object = None,
+    suggestion_id: object = None,
 ) -> Outcome:
     """Applies a correction previewed at `revision`, its replacement citing the evidence's passage too if
-    one is given; the same idempotency key again answers already_applied."""
+    one is given; the same idempotency key again answers already_applied. With `suggestion_id`, it accepts that
+    open suggestion (of this claim, or by it: corrections/services/accept.py), citing its passage, and the
+    suggestion becomes accepted in the same graph write."""
     statement = clean_statement(statement)
     reason, revision, key = _clean_apply_input(reason, revision, idempotency_key)
     asked = clean_evidence(evidence)
     if parse_id(claim_id) is None:
         raise ClaimNotFound()
+    accepted = None
+    if suggestion_id is not None:
+        accepted = accept.accepting(workspace=workspace, suggestion_id=suggestion_id, claim_id=claim_id)
+        asked = _as_suggested(accepted, asked)
     fresh = _pending(CorrectionIntent(workspace=workspace, idempotency_key=key, claim_id=claim_id), statement, reason,
                      revision, actor, asked)  # fmt: skip
+    fresh.suggestion_id = accepted.suggestion.id if accepted else ""
     # Without evidence to check first, the intent is written with the lock (the usual case: a new key), and the graph
     # is read meanwhile (a preview reads no PostgreSQL): the read waits neither for the lock nor for the intent's
     # commit. Read before either is safe: the write is refused if anything changed since the read.
+    checked_first = asked is not None or accepted is not None
     read = (
-        intents.read_meanwhile(preview, workspace=workspace, claim_id=claim_id, statement=statement)
-        if asked is None
-        else None
+        None
+        if checked_first
+        else intents.read_meanwhile(preview, workspace=workspace, claim_id=claim_id, statement=statement)
     )
-    with intents.key_lock(workspace, key, fresh if asked is None else None) as inserted:
+    with intents.key_lock(workspace, key, None if checked_first else fresh) as inserted:
         if inserted:
             return _write(workspace, fresh, None, read)
         if read is not None:
             read.cancel()  # the key was used before: its read is not needed (if it has not started yet)
         intent = CorrectionIntent.objects.filter(workspace=workspace, idempotency_key=key).first()
         if intent is not None:
-            _same_request_or_refuse(intent, claim_id, statement, reason, asked)
+            _same_request_or_refuse(intent, claim_id, statement, reason, asked, fresh.suggestion_id)
             if intent.state == IntentState.PENDING:
                 intents.settle(intent)
             if intent.state == IntentState.APPLIED:
                 return _replay(workspace, intent)
         # Checked against the source as it is now, before anything is written (a refused quote leaves no intent).
+        if accepted is not None:
+            accept.require_open(workspace=workspace, suggestion_id=accepted.suggestion.id)
         passage = cited_passage(workspace=workspace, evidence=asked)
         intent = _start_intent(intent or fresh, statement, reason, revision, actor, asked)
         return _write(workspace, intent, passage)
@@ -165,8 +177,25 @@ class IdempotencyKeyReused(UserError):
     code = "idempotency_key_reused"
 
 
+def _as_suggested(accepted: accept.Accepting, given: Evidence | None) -> Evidence | None:
+    """The passage a correction accepting a suggestion cites: the suggestion's; a given one must be that passage."""
+    expected = accepted.evidence
+    if given is None:
+        return Evidence(expected.source_id, expected.quote, expected.start) if expected else None
+    if (
+        expected is None
+        or (given.source_id, given.quote) != (expected.source_id, expected.quote)
+        or (given.start not in (None, expected.start))
+    ):
+        raise UserError(
+            "“evidence” differs from the passage this suggestion cites; leave it out (the suggestion's passage is "
+            "cited) or send that passage. Nothing was stored."
+        )
+    return Evidence(expected.source_id, expected.quote, expected.start)
+
+
 def _same_request_or_refuse(
-    intent: CorrectionIntent, claim_id: str, statement: str, reason: str, evidence: Evidence | None
+    intent: CorrectionIntent, claim_id: str, statement: str, reason: str, evidence: Evidence | None, suggestion_id: str
 ) -> None:
     """IdempotencyKeyReused, naming what differs, when the request is not the one the key was first used for.
 
@@ -179,6 +208,7 @@ def _same_request_or_refuse(
             ("statement", intent.statement == statement),
             ("reason", intent.reason == reason),
             ("evidence", _intent_evidence(intent) == evidence),
+            ("suggestion", intent.suggestion_id == suggestion_id),
         )
         if not same
     ]
@@ -282,7 +312,7 @@ def _write(
             replacement_id=str(intent.replacement_claim_id), statement=intent.statement, reason=intent.reason,
             actor=intent.actor_name, idempotency_key=intent.idempotency_key, affected=affected,
             review_reason=f"Lost its last support when a reviewer corrected “{plan.claim.statement}” to “{intent.statement}”.",
-            now=now_iso(), cited=cited,
+            now=now_iso(), cited=cited, suggestion_id=intent.suggestion_id or None,
         )  # fmt: skip
         if written:
             intents.crash_point("after_graph")
@@ -291,6 +321,12 @@ def _write(
         if passage is not None and not _still_citable(workspace, passage):
             intents.refuse(intent, "the cited source changed")
             raise CitedSourceChanged(passage.version.title)
+        if intent.suggestion_id:
+            try:
+                accept.require_open(workspace=workspace, suggestion_id=intent.suggestion_id)
+            except Conflict:
+                intents.refuse(intent, "the suggestion is no longer open")
+                raise
     intents.refuse(intent, "the workspace kept changing")
     raise StalePreview(now)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from typing import Any
@@ -10,7 +11,7 @@ from uuid import UUID
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -26,6 +27,7 @@ from claims.services.claims import EvidenceNotFound
 from claims.text import MAX_SOURCE_CHARS
 from corrections.selectors import corrections as corrections_selectors
 from corrections.selectors import preview as preview_selectors
+from corrections.services import accept as accept_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
@@ -40,6 +42,8 @@ class CorrectionForm(forms.Form):
     evidence_source_id = forms.CharField(required=False, max_length=64)
     evidence_quote = forms.CharField(required=False, strip=False, max_length=MAX_SOURCE_CHARS, widget=forms.HiddenInput)
     evidence_start = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    # The suggested correction this one accepts (the review queue's "Correct it" or "Correct the other one").
+    suggestion_id = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -83,12 +87,46 @@ def _correct_context(
 ) -> dict[str, Any]:
     fate = corrections_selectors.claim_fate(workspace=workspace, claim=claim)
     context = {"workspace": workspace, "membership": get_membership(request.user, workspace.id), "claim": claim}
+    if isinstance(form := extra.get("form"), CorrectionForm) and (suggestion_id := form["suggestion_id"].value()):
+        # A refusal is said where the suggestion is checked (its preview, Apply); here it is only not shown.
+        with contextlib.suppress(UserError, Http404):
+            context["accepting"] = _accepting(workspace, claim, str(suggestion_id))
     if fate is None and isinstance(form := extra.get("form"), CorrectionForm):
         context["picker"] = preview_selectors.passage_picker(
             workspace, claim, source_id=str(form["evidence_source_id"].value() or ""),
             quote=str(form["evidence_quote"].value() or ""), start=form["evidence_start"].value(),
         )  # fmt: skip
     return {**context, "fate": fate, **extra}
+
+
+def _accepting(workspace: Workspace, claim: claims_selectors.Claim, suggestion_id: str) -> accept_services.Accepting:
+    """The suggestion the correction of this claim accepts (UserError, or 404, if it cannot be accepted by it)."""
+    return accept_services.accepting(workspace=workspace, suggestion_id=suggestion_id, claim_id=claim.id)
+
+
+def _suggested_form(
+    request: HtmxRequest, workspace: Workspace, claim: claims_selectors.Claim, suggestion_id: str
+) -> HttpResponse:
+    """The correction page filled in from a suggestion: its statement (or, correcting the other claim, the older
+    claim's), the passage to cite chosen, and the suggestion carried so that Apply accepts it."""
+    empty = CorrectionForm(initial={"evidence_source_id": claim.source_id or "", "statement": claim.statement})
+    try:
+        accepted = _accepting(workspace, claim, suggestion_id)
+        accept_services.require_open(workspace=workspace, suggestion_id=accepted.suggestion.id)
+    except (UserError, Conflict, Http404) as error:
+        status = 409 if isinstance(error, Conflict) else 404 if isinstance(error, Http404) else 422
+        return _render_form(request, workspace, claim, empty, status=status, error=str(error))
+    evidence = accepted.evidence
+    initial = {
+        "statement": accepted.statement, "suggestion_id": accepted.suggestion.id,
+        "evidence_source_id": evidence.source_id if evidence else "", "evidence_quote": evidence.quote if evidence else "",
+        "evidence_start": evidence.start if evidence else None,
+    }  # fmt: skip
+    return render(
+        request,
+        "corrections/claim_correct.html",
+        _correct_context(request, workspace, claim, form=CorrectionForm(initial=initial)),
+    )
 
 
 def _cited_passage_refused(error: Exception) -> str:
@@ -101,6 +139,8 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
     """The correction page: a statement and a reason, then the preview of its impact, then Apply."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     claim = found(claims_selectors.claim_get(workspace=workspace, claim_id=claim_id), claims_services.ClaimNotFound())
+    if request.method != "POST" and request.GET.get("suggestion"):
+        return _suggested_form(request, workspace, claim, request.GET["suggestion"])
     if request.method != "POST":
         # The passage picker starts at the claim's own source; choosing another one reloads only the picker.
         chosen = request.GET.get("evidence_source_id", claim.source_id or "")
@@ -117,6 +157,15 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
         apply_services.cited_passage(workspace=workspace, evidence=apply_services.clean_evidence(form.evidence()))
     except (UserError, sources_services.SourceNotFound) as error:
         return _render_form(request, workspace, claim, form, status=422, error=_cited_passage_refused(error))
+    if suggestion_id := form.cleaned_data.get("suggestion_id"):
+        try:
+            accept_services.require_open(
+                workspace=workspace, suggestion_id=_accepting(workspace, claim, suggestion_id).suggestion.id
+            )
+        except (UserError, Conflict, Http404) as error:
+            return _render_form(
+                request, workspace, claim, form, status=409 if isinstance(error, Conflict) else 422, error=str(error)
+            )
     return _render_preview(request, workspace, claim, form.cleaned_data)
 
 
@@ -197,6 +246,7 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
     try:
         outcome = apply_services.apply(
             workspace=workspace, claim_id=claim_id, actor=request.user, evidence=form.evidence(),
+            suggestion_id=data.get("suggestion_id") or None,
             **{k: data[k] for k in ("statement", "reason", "revision", "idempotency_key")},
         )  # fmt: skip
     except preview_services.StalePreview:

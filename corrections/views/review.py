@@ -23,6 +23,7 @@ from agents.services import decisions as agents_services
 from agents.statuses import DecisionKind, RevisedActions
 from corrections import review
 from corrections.selectors import review as review_selectors
+from corrections.selectors import suggestions as suggestions_selectors
 from corrections.views.words import counted
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
@@ -31,12 +32,15 @@ from workspaces.models import Membership, Workspace
 @require_GET
 @login_required
 def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """What waits for a reviewer, in two parts: questions the agent could not answer, and decisions that lost their support."""
+    """What waits for a reviewer, in three parts: suggested corrections, questions the agent could not answer, and
+    decisions that lost their support."""
     membership = get_membership(request.user, ws_id)
     workspace = membership.workspace
     queue = agents_selectors.review(workspace=workspace)
     state, here = review_selectors.PickerState.from_query(request.GET), request.path
+    suggested, suggested_total = suggestions_selectors.review_suggestions(workspace=workspace)
     context = {
+        "suggested": suggested, "suggested_total": suggested_total,
         "workspace": workspace, "membership": membership, "limit": agents_selectors.REVIEW_LIMIT,
         "unanswered": review_selectors.review_items(workspace, queue.unanswered, state, here),
         "lost_support": review_selectors.review_items(workspace, queue.lost_support, state, here),

@@ -52,7 +52,8 @@ LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name
 # say: a cursor the API did not give out, a user that does not exist, a quote that is not in the text,
 # supports that are not current claims, a text that is the same as the current version, an idempotency
 # key used for another correction, a corrected statement that is the claim's own, a PROV root that is
-# not a claim or decision here, an `as_of` (or `from`, `to`) that is text but not a moment (docs/api.md, The past).
+# not a claim or decision here, an `as_of` (or `from`, `to`) that is text but not a moment (docs/api.md, The past),
+# "correct the other one" of a suggestion that was flagged (it has no other claim).
 SEMANTIC_422 = [
     *(f"GET {path}" for path in LISTS),
     "POST /api/v1/workspaces/{ws_id}/members",
@@ -66,6 +67,7 @@ SEMANTIC_422 = [
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/corrections",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/correction-preview",
     "POST /api/v1/workspaces/{ws_id}/claims/{claim_id}/contradictions",
+    "POST /api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/preview",
     "POST /api/v1/workspaces/{ws_id}/sources/{source_id}/versions",
     "GET /api/v1/workspaces/{ws_id}/prov",
     "GET /api/v1/workspaces/{ws_id}/claims/{claim_id}",

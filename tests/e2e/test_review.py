@@ -130,10 +130,10 @@ class ReviewPageTests:
         unanswered.wait_for()
         assert unanswered.locator("h3").inner_text() == "“What is the capital of France?”"
         assert "Asked by admin" in unanswered.inner_text()
-        # In the first part, not among the decisions that lost their support.
+        # In its own part (after the suggested corrections), not among the decisions that lost their support.
         headings = page.locator("main h2, main .review-item h3").all_inner_texts()
         assert headings.index("“What is the capital of France?”") < headings.index("Lost their support (0)")
-        assert headings[0] == "Unanswered questions (1)"
+        assert headings[:2] == ["Suggested corrections (0)", "Unanswered questions (1)"]
         screenshot(page, "review-case4-unanswered")
         watch.assert_clean()
 
