@@ -24,8 +24,12 @@ pytestmark = pytest.mark.django_db
 PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist.\n"
 
 
-# Bodies whose every field is optional, by the contract: a suggestion rejected with or without a reason.
-EVERY_FIELD_OPTIONAL = {("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/reject")}
+# Bodies whose every field is optional, by the contract: a suggestion rejected with or without a reason, previewed
+# with its own statement or another.
+EVERY_FIELD_OPTIONAL = {
+    ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/reject"),
+    ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/preview"),
+}
 
 
 def openapi() -> dict[str, Any]:
