@@ -199,6 +199,17 @@ def suggestion_by_key(*, workspace: HasGraph, key: str) -> Suggestion | None:
     return Suggestion.from_map(rows[0]) if rows else None
 
 
+PAIR_KEYS_KNOWN = "UNWIND $keys AS key MATCH (x:Suggestion {pair_key: key}) RETURN collect(DISTINCT key)"
+
+
+def pair_keys_known(*, workspace: HasGraph, keys: list[str]) -> set[str]:
+    """Which of these pair keys already have a suggestion (in any status): the watch asks the model about no other."""
+    if not keys:
+        return set()
+    rows = graph.ro_query(workspace, PAIR_KEYS_KNOWN, {"keys": keys})
+    return set(rows[0][0]) if rows else set()
+
+
 SUGGESTION_AFTER, SUGGESTION_ORDER = keyset("x")
 SUGGESTION_WHERE = "MATCH (x:Suggestion) WHERE " + where(SUGGESTIONS.filters, "status", "kind")
 SUGGESTION_LIST = (
