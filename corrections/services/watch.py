@@ -12,15 +12,16 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
 
 from afterhack import llm
 from afterhack.clock import now_iso
-from claims.selectors.search import SearchHit, claims_alike
+from claims.selectors.search import SearchHit, claims_alike, content_words
 from claims.statuses import ClaimStatus
-from corrections.contradiction.frames import Analysis, analyse
+from corrections.contradiction.frames import Analysis, analyse, stem
 from corrections.contradiction.rule import Judgement, Outcome, judge_analysed
 from corrections.graph import suggestions as suggestions_graph
 from corrections.statuses import FoundBy
@@ -38,17 +39,35 @@ MODEL_PAIRS_PER_CLAIM = 5
 MODEL_REASON = "The model judged that the newer statement contradicts the older one."
 
 
+# A statement's analysis, kept for the statements the watch saw last: the same claims are candidates again and again.
+_analysed = lru_cache(maxsize=4_096)(analyse)
+
+
 def _judge(candidate: str, new: Analysis) -> Judgement:
     """The one place the watch asks whether two statements contradict each other (the offline rule; the new
     claim's statement is analysed once for all its candidates)."""
-    return judge_analysed(analyse(candidate), new)
+    return judge_analysed(_analysed(candidate), new)
 
 
-def candidates(*, workspace: Workspace, statement: str, kin: set[str]) -> list[SearchHit]:
-    """The current claims the search finds most like the statement (its words, and its meaning with a model), best
-    first, at most WATCH_CANDIDATES, none of `kin` (the claim itself and those it supersedes, is superseded by, or is
-    derived from or into)."""
-    found = claims_alike(workspace=workspace, statement=statement, candidates=SEARCHED)
+def subject_words(statement: str, analysis: Analysis) -> list[str]:
+    """The statement's words that name what it is about: those in both of the rule's frames (so neither a value, nor
+    a filler word, nor a verb the rule reads as a state, "approved" / "rejected"). The rule can find a contradiction
+    only between statements of the same frame, so only between claims having all of these words."""
+    about = set(analysis.frame) & set(analysis.light)
+    return [word for word in content_words(statement) if stem(word) in about]
+
+
+def candidates(
+    *, workspace: Workspace, statement: str, kin: set[str], analysis: Analysis | None = None
+) -> list[SearchHit]:
+    """The current claims the search finds most like the statement, best first, at most WATCH_CANDIDATES, none of
+    `kin` (the claim itself and those it supersedes, is superseded by, or is derived from or into): those having all
+    its subject words (`subject_words`); with a model configured, filled up with those having any of its words (the
+    model judges more than the rule); with an embeddings model, fused with those nearest its meaning."""
+    subject = subject_words(statement, analysis or _analysed(statement))
+    found = claims_alike(
+        workspace=workspace, statement=statement, candidates=SEARCHED, subject=subject, broad=llm.is_configured()
+    )
     hits = [hit for hit in found if hit.status == ClaimStatus.CURRENT and hit.id not in kin]
     return hits[:WATCH_CANDIDATES]
 
@@ -101,8 +120,8 @@ def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | No
         return []
     report.claims += 1
     undecided: list[Pending] = []
-    new = analyse(read.statement)
-    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin):
+    new = _analysed(read.statement)
+    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin, analysis=new):
         judgement = _judge(hit.statement, new)
         if judgement.outcome == Outcome.UNDECIDED:
             if len(undecided) < MODEL_PAIRS_PER_CLAIM:
