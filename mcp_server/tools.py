@@ -34,6 +34,8 @@ from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from claims.services.claims import EvidenceNotFound
 from corrections.services import preview as preview_services
+from corrections.services import suggestions as suggestions_services
+from corrections.statuses import FoundBy
 from mcp_server import services
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
@@ -382,8 +384,45 @@ def preview_correction(
     return answer(session, work)
 
 
+def flag_contradiction(
+    workspace_id: WorkspaceId,
+    claim_id: ClaimId,
+    source_id: SourceId,
+    quote: Annotated[str, Field(description="The passage that says otherwise, exactly as it occurs in the source's "
+                                            "current version."), Refuse(words="“quote” must be text.")],
+    statement: Annotated[str, Field(description="What the claim should say instead, in words."),
+                         Refuse(words="“statement” must be text.")],
+    start: Annotated[WholeNumber | None, Field(description="Where the quote begins; without it, its first occurrence."),
+                     Refuse(words="“start” must be a whole number: the offset where the quote begins.")] = None,
+    session: Session = None,
+) -> CallToolResult:  # fmt: skip
+    """Flags a current claim as contradicted by a passage of a source: the corrected statement, with the passage's
+    exact quote (rule 1, checked as a claim's quote is; a paraphrase is refused). It becomes a suggested correction
+    for a reviewer, linked to this session's run; nothing is corrected until a reviewer applies it."""
+
+    def work(caller: Caller) -> dict[str, Any]:
+        workspace = get_rw_workspace_for_user(caller.user, workspace_id)
+        run_id = caller.run().key(workspace).run_id
+        suggestion, created = suggestions_services.contradiction_flag(
+            workspace=workspace, claim_id=claim_id, source_id=source_id, quote=quote, statement=statement,
+            start=start, found_by=FoundBy.AGENT, actor=caller.user, run_id=run_id,
+        )  # fmt: skip
+        evidence = suggestion.evidence
+        record_after_write(
+            workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.CONTRADICTION_FLAGGED,
+            suggestion_id=suggestion.id, claim_id=suggestion.claim_id, statement=suggestion.statement[:300],
+            source_id=evidence.source_id if evidence else None, quote=evidence.quote[:300] if evidence else None,
+            created=created,
+        )  # fmt: skip
+        return {"suggestion_id": suggestion.id, "status": suggestion.status, "created": created,
+                "claim_id": suggestion.claim_id, "found_by": suggestion.found_by, "run_id": suggestion.run_id or run_id,
+                "start": evidence.start if evidence else None, "end": evidence.end if evidence else None}  # fmt: skip
+
+    return answer(session, work)
+
+
 TOOLS: list[Callable[..., CallToolResult]] = [list_workspaces, search_claims, get_fragment, add_source, propose_claim, record_decision, explain,
-         preview_correction]  # fmt: skip
+         preview_correction, flag_contradiction]  # fmt: skip
 
 
 class AfterhackMCP(MCPServer):

@@ -58,6 +58,8 @@ class Suggestion:
     decision_reason: str | None
     both_hold: bool | None
     correction_id: str | None
+    # The agent run that flagged it (an MCP session's run in this workspace), if one did.
+    run_id: str | None = None
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Suggestion:
@@ -73,13 +75,13 @@ class Suggestion:
             evidence=evidence, found_by=FoundBy(row["found_by"]), reason=row.get("reason") or "",
             rule_kind=row.get("rule_kind"), created_at=row["created_at"], decided_at=row.get("decided_at"),
             decided_by=row.get("decided_by"), decision_reason=row.get("decision_reason"),
-            both_hold=row.get("both_hold"), correction_id=row.get("correction_id"),
+            both_hold=row.get("both_hold"), correction_id=row.get("correction_id"), run_id=row.get("run_id"),
         )  # fmt: skip
 
 
 FIELDS = """x {.id, .kind, .status, .claim_id, .by_claim_id, .statement, .found_by, .reason, .rule_kind, .created_at,
      .decided_at, .decided_by, .decision_reason, .both_hold, .correction_id, .evidence_source_id, .evidence_quote,
-     .evidence_start, .evidence_end}"""
+     .evidence_start, .evidence_end, .run_id}"""
 
 OPEN = word(SuggestionStatus.OPEN)
 
@@ -142,7 +144,7 @@ MERGE (x:Suggestion {{pair_key: $pair_key}})
 ON CREATE SET x.id = $id, x.kind = {word(SuggestionKind.CONTRADICTION)}, x.status = {OPEN}, x.statement = $statement,
     x.found_by = $found_by, x.reason = $reason, x.rule_kind = null, x.created_at = $now, x.created_by = $actor,
     x.claim_id = old.id, x.by_claim_id = null, x.evidence_source_id = $source_id, x.evidence_quote = $quote,
-    x.evidence_start = $start, x.evidence_end = $end
+    x.evidence_start = $start, x.evidence_end = $end, x.run_id = $run_id
 WITH x, old WHERE x.id = $id
 CREATE (x)-[:ABOUT]->(old)
 RETURN x.id
@@ -152,13 +154,15 @@ RETURN x.id
 def flag_record(
     *, workspace: HasGraph, suggestion_id: str, key: str, claim_id: str, statement: str, source_id: str,
     version_id: str, quote: str, start: int, end: int, found_by: FoundBy, reason: str, actor: str, now: str,
+    run_id: str | None = None,
 ) -> bool:  # fmt: skip
-    """Records a contradiction flagged with a passage: True if this write stored it; False when the claim is not
-    current, the version is no longer the source's current one, or the same flag was recorded before."""
+    """Records a contradiction flagged with a passage (by the agent run `run_id`, if one flagged it): True if this
+    write stored it; False when the claim is not current, the version is no longer the source's current one, or the
+    same flag was recorded before."""
     params = {
         "id": suggestion_id, "pair_key": key, "claim_id": claim_id, "statement": statement, "source_id": source_id,
         "version_id": version_id, "quote": quote, "start": start, "end": end, "found_by": str(found_by),
-        "reason": reason, "actor": actor, "now": now,
+        "reason": reason, "actor": actor, "now": now, "run_id": run_id,
     }  # fmt: skip
     return bool(graph.query(workspace, FLAG_RECORD, params))
 

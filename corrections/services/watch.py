@@ -181,7 +181,8 @@ def watch(*, workspace: Workspace, claim_ids: list[str]) -> WatchReport:
         pending += claim_watch(workspace=workspace, claim_id=claim_id, report=report)
     if pending and llm.is_configured():
         _model_judge(workspace=workspace, pending=pending, report=report)
-    logger.info(
+    log = logger.info if report.stored or report.model_calls else logger.debug
+    log(
         "contradiction watch: %d claims, %d suggestions by the rule, %d by the model; model %d calls (%d failed), "
         "%d pairs, tokens %d/%d", report.claims, report.by_rule, report.by_model, report.model_calls,
         report.model_failures, report.model_pairs, report.prompt_tokens, report.completion_tokens,
