@@ -16,6 +16,8 @@ from afterhack.llm import JUDGE_BATCH
 from benchmarks.llm_server import json_reply
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
+from config.demo import demo_fill
+from corrections.contradiction.frames import analyse
 from corrections.services import watch as watch_services
 from tests.conftest import Trio
 
@@ -178,3 +180,83 @@ def test_the_watch_task_returns_what_it_did(world: World, llm: Any) -> None:
     done = tasks.claims_watch(str(world.trio.workspace.id), world.newer())
     assert done["by_rule"] == 1 and done["by_model"] == 1 and done["model_calls"] == 1 and done["claims"] == 2
     assert done["prompt_tokens"] == 11 and "stored" not in done
+
+
+# -- the candidates, and the demo's story -------------------------------------------------------------------------------
+
+NEWER_EMAIL = "From Ana, Tuesday: The launch moved to July. The Lemadu budget request is rejected.\n"
+MODEL_FINDS = {
+    "Northwind expects the launch in June.",
+    "The campaign must be ready in May because the launch is in June.",
+}
+
+
+def demo(trio: Trio) -> tuple[dict[str, str], str]:
+    """The demo's launch story in the trio's workspace, and the newer email's claim that the launch moved (not yet
+    watched): the demo's current claims by statement, and that claim's id."""
+    demo_fill(trio.workspace, trio.owner)
+    rows = graph.ro_records(trio.workspace, "MATCH (c:Claim) RETURN c {.id, .statement} AS c")
+    claims = {row["statement"]: row["id"] for row in rows}
+    email = sources_services.source_add(workspace=trio.workspace, title="Update", text=NEWER_EMAIL, actor=trio.owner)
+    moved = claims_services.claim_add(
+        workspace=trio.workspace, source_id=email.id, statement="The launch moved to July.",
+        evidence_quote="The launch moved to July.", actor=trio.owner,
+    ).id  # fmt: skip
+    return claims, moved
+
+
+def about(trio: Trio) -> dict[str, str]:
+    rows = graph.ro_records(
+        trio.workspace, "MATCH (x:Suggestion)-[:ABOUT]->(c:Claim) RETURN {statement: c.statement, by: x.found_by} AS s"
+    )
+    return {row["statement"]: row["by"] for row in rows}
+
+
+def test_the_demos_story_offline_one_suggestion_about_the_june_claim(trio: Trio, no_llm: None) -> None:
+    claims, moved = demo(trio)
+    assert watch_services.claims_watch(workspace=trio.workspace, claim_ids=[moved]) == 1
+    assert about(trio) == {"The product launch is in June.": "rule"}
+    assert claims["The product launch is in June."]
+
+
+def test_the_demos_story_with_a_model_adds_what_only_meaning_tells(trio: Trio, llm: Any) -> None:
+    def judge(request: dict[str, Any]) -> dict[str, Any]:
+        verdicts = [{"pair": n, "verdict": "contradicts" if older in MODEL_FINDS else "unrelated",
+                     "reason": "June against July."} for n, older, _ in pairs_sent(request)]  # fmt: skip
+        return json_reply({"verdicts": verdicts})
+
+    llm.script(judge)
+    _, moved = demo(trio)
+    report = watch_services.watch(workspace=trio.workspace, claim_ids=[moved])
+    assert about(trio) == {"The product launch is in June.": "rule"} | dict.fromkeys(MODEL_FINDS, "model")
+    assert (report.by_rule, report.by_model, report.model_calls) == (1, 2, 1)
+
+
+def test_candidates_are_the_claims_sharing_the_subject_and_with_a_model_any_word(
+    trio: Trio, llm: Any, settings: Any
+) -> None:
+    source = sources_services.source_add(workspace=trio.workspace, title="N", text=NEWER_EMAIL, actor=trio.owner)
+    quotes = ["The Lemadu budget request is approved.", "The Lemadu launch is in June.", "The Lemadu budget is 40k."]
+    plan = sources_services.source_add(workspace=trio.workspace, title="P", text=" ".join(quotes), actor=trio.owner)
+    ids = {
+        quote: claims_services.claim_add(workspace=trio.workspace, source_id=plan.id, statement=quote,
+                                         evidence_quote=quote, actor=trio.owner).id
+        for quote in quotes
+    }  # fmt: skip
+    statement = "The Lemadu budget request is rejected."
+    rejected = claims_services.claim_add(workspace=trio.workspace, source_id=source.id, statement=statement,
+                                         evidence_quote=statement, actor=trio.owner).id  # fmt: skip
+    assert watch_services.subject_words(statement, analyse(statement)) == ["lemadu", "budget", "request"]
+
+    def found() -> set[str]:
+        hits = watch_services.candidates(workspace=trio.workspace, statement=statement, kin={rejected})
+        return {hit.statement for hit in hits}
+
+    # Offline only the claims having every subject word can be contradicted by the rule: only they are read.
+    settings.AFTERHACK_LLM_MODEL = ""
+    assert found() == {"The Lemadu budget request is approved."}
+    assert watch_services.claims_watch(workspace=trio.workspace, claim_ids=[rejected]) == 1
+    assert about(trio) == {"The Lemadu budget request is approved.": "rule"}
+    # With a model, the claims having any of its words fill the candidates up (the model judges more than the rule).
+    settings.AFTERHACK_LLM_MODEL = "scripted-model"
+    assert found() == set(quotes) and ids
