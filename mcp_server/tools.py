@@ -37,6 +37,18 @@ from corrections.services import preview as preview_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy
 from mcp_server import services
+from mcp_server.arguments import (
+    ClaimId,
+    Corrected,
+    Passage,
+    Quote,
+    Session,
+    SourceId,
+    SourceText,
+    Statement,
+    Title,
+    WorkspaceId,
+)
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
@@ -158,42 +170,6 @@ def record_after_write(**step: Any) -> None:
         agents_services.mcp_record(**step)
     except Exception:  # the write stands; only its trajectory step is lost
         logger.warning("an MCP step was not recorded after its write succeeded", exc_info=True)
-
-
-# -- arguments ---------------------------------------------------------------------------------------
-
-Session = Annotated[
-    str | None,
-    Field(description="The `session` an earlier result gave you; leave it out only to start a new session."),
-    Refuse(words="“session” must be the text of a session handle a tool result gave you."),
-]
-WorkspaceId = Annotated[
-    str,
-    Field(description="The id of a workspace (list_workspaces lists yours)."),
-    Refuse(words="“workspace_id” must be the id of a workspace, as text."),
-]
-ClaimId = Annotated[
-    str, Field(description="The id of a claim."), Refuse(words="“claim_id” must be the id of a claim, as text.")
-]
-
-
-SourceId = Annotated[
-    str, Field(description="The id of the source the quote is in."), Refuse(words="“source_id” must be text.")
-]
-Title = Annotated[str, Field(description="A short title."), Refuse(words="“title” must be text.")]
-SourceText = Annotated[
-    str,
-    Field(description="The source's plain text; line endings are normalised to \\n."),
-    Refuse(words="“text” must be text."),
-]
-Statement = Annotated[
-    str, Field(description="A claim's statement, in words."), Refuse(words="“statement” must be text.")
-]
-Quote = Annotated[
-    str,
-    Field(description="The evidence, exactly as it occurs in the source's current version."),
-    Refuse(words="“evidence_quote” must be text."),
-]
 
 
 # -- the tools -----------------------------------------------------------------------------------------
@@ -388,10 +364,8 @@ def flag_contradiction(
     workspace_id: WorkspaceId,
     claim_id: ClaimId,
     source_id: SourceId,
-    quote: Annotated[str, Field(description="The passage that says otherwise, exactly as it occurs in the source's "
-                                            "current version."), Refuse(words="“quote” must be text.")],
-    statement: Annotated[str, Field(description="What the claim should say instead, in words."),
-                         Refuse(words="“statement” must be text.")],
+    quote: Passage,
+    statement: Corrected,
     start: Annotated[WholeNumber | None, Field(description="Where the quote begins; without it, its first occurrence."),
                      Refuse(words="“start” must be a whole number: the offset where the quote begins.")] = None,
     session: Session = None,
