@@ -77,3 +77,4 @@ class TrajectoryEventKind(StrEnum):
     SOURCE_ADDED = "source_added"
     PROPOSAL = "proposal"
     DECISION = "decision"
+    CONTRADICTION_FLAGGED = "contradiction_flagged"

@@ -17,7 +17,10 @@ def recover_corrections() -> dict[str, int]:
 
 
 @shared_task
-def claims_watch(workspace_id: str, claim_ids: list[str]) -> int:
-    """The contradiction watch on claims that became current; returns how many suggestions it stored."""
+def claims_watch(workspace_id: str, claim_ids: list[str]) -> dict[str, int]:
+    """The contradiction watch on claims that became current; returns what it did (claims watched, suggestions by
+    the rule and by the model, the model's calls, failures and tokens: the task's result, and a log line)."""
     workspace = membership_selectors.workspace_get(workspace_id=workspace_id)
-    return watch_services.claims_watch(workspace=workspace, claim_ids=claim_ids) if workspace else 0
+    if workspace is None:
+        return {}
+    return watch_services.watch(workspace=workspace, claim_ids=claim_ids).as_dict()

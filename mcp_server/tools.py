@@ -34,7 +34,21 @@ from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from claims.services.claims import EvidenceNotFound
 from corrections.services import preview as preview_services
+from corrections.services import suggestions as suggestions_services
+from corrections.statuses import FoundBy
 from mcp_server import services
+from mcp_server.arguments import (
+    ClaimId,
+    Corrected,
+    Passage,
+    Quote,
+    Session,
+    SourceId,
+    SourceText,
+    Statement,
+    Title,
+    WorkspaceId,
+)
 from mcp_server.explain import explained
 from mcp_server.models import McpSession, Transport
 from workspaces.access import get_membership, get_rw_workspace_for_user, get_workspace_for_user
@@ -156,42 +170,6 @@ def record_after_write(**step: Any) -> None:
         agents_services.mcp_record(**step)
     except Exception:  # the write stands; only its trajectory step is lost
         logger.warning("an MCP step was not recorded after its write succeeded", exc_info=True)
-
-
-# -- arguments ---------------------------------------------------------------------------------------
-
-Session = Annotated[
-    str | None,
-    Field(description="The `session` an earlier result gave you; leave it out only to start a new session."),
-    Refuse(words="“session” must be the text of a session handle a tool result gave you."),
-]
-WorkspaceId = Annotated[
-    str,
-    Field(description="The id of a workspace (list_workspaces lists yours)."),
-    Refuse(words="“workspace_id” must be the id of a workspace, as text."),
-]
-ClaimId = Annotated[
-    str, Field(description="The id of a claim."), Refuse(words="“claim_id” must be the id of a claim, as text.")
-]
-
-
-SourceId = Annotated[
-    str, Field(description="The id of the source the quote is in."), Refuse(words="“source_id” must be text.")
-]
-Title = Annotated[str, Field(description="A short title."), Refuse(words="“title” must be text.")]
-SourceText = Annotated[
-    str,
-    Field(description="The source's plain text; line endings are normalised to \\n."),
-    Refuse(words="“text” must be text."),
-]
-Statement = Annotated[
-    str, Field(description="A claim's statement, in words."), Refuse(words="“statement” must be text.")
-]
-Quote = Annotated[
-    str,
-    Field(description="The evidence, exactly as it occurs in the source's current version."),
-    Refuse(words="“evidence_quote” must be text."),
-]
 
 
 # -- the tools -----------------------------------------------------------------------------------------
@@ -382,8 +360,43 @@ def preview_correction(
     return answer(session, work)
 
 
+def flag_contradiction(
+    workspace_id: WorkspaceId,
+    claim_id: ClaimId,
+    source_id: SourceId,
+    quote: Passage,
+    statement: Corrected,
+    start: Annotated[WholeNumber | None, Field(description="Where the quote begins; without it, its first occurrence."),
+                     Refuse(words="“start” must be a whole number: the offset where the quote begins.")] = None,
+    session: Session = None,
+) -> CallToolResult:  # fmt: skip
+    """Flags a current claim as contradicted by a passage of a source: the corrected statement, with the passage's
+    exact quote (rule 1, checked as a claim's quote is; a paraphrase is refused). It becomes a suggested correction
+    for a reviewer, linked to this session's run; nothing is corrected until a reviewer applies it."""
+
+    def work(caller: Caller) -> dict[str, Any]:
+        workspace = get_rw_workspace_for_user(caller.user, workspace_id)
+        run_id = caller.run().key(workspace).run_id
+        suggestion, created = suggestions_services.contradiction_flag(
+            workspace=workspace, claim_id=claim_id, source_id=source_id, quote=quote, statement=statement,
+            start=start, found_by=FoundBy.AGENT, actor=caller.user, run_id=run_id,
+        )  # fmt: skip
+        evidence = suggestion.evidence
+        record_after_write(
+            workspace=workspace, run=caller.run(), kind=TrajectoryEventKind.CONTRADICTION_FLAGGED,
+            suggestion_id=suggestion.id, claim_id=suggestion.claim_id, statement=suggestion.statement[:300],
+            source_id=evidence.source_id if evidence else None, quote=evidence.quote[:300] if evidence else None,
+            created=created,
+        )  # fmt: skip
+        return {"suggestion_id": suggestion.id, "status": suggestion.status, "created": created,
+                "claim_id": suggestion.claim_id, "found_by": suggestion.found_by, "run_id": suggestion.run_id or run_id,
+                "start": evidence.start if evidence else None, "end": evidence.end if evidence else None}  # fmt: skip
+
+    return answer(session, work)
+
+
 TOOLS: list[Callable[..., CallToolResult]] = [list_workspaces, search_claims, get_fragment, add_source, propose_claim, record_decision, explain,
-         preview_correction]  # fmt: skip
+         preview_correction, flag_contradiction]  # fmt: skip
 
 
 class AfterhackMCP(MCPServer):

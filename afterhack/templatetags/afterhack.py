@@ -87,6 +87,7 @@ IN_WORDS = {
     "source_added": "source added",
     "proposal": "proposal",
     "decision": "decision",
+    "contradiction_flagged": "contradiction flagged",
 }
 
 

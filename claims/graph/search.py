@@ -39,6 +39,15 @@ WITH c, $hits AS hits, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, s
     + RANKED_WINDOW
 )
 
+# The claims most like a statement (claims_alike, for the contradiction watch): only the first $scan matches the
+# index yields are ranked (FalkorDB stops asking the index there), so a query of common words costs at most that.
+CLAIM_ALIKE = f"""
+CALL db.idx.fulltext.queryNodes('Claim', $query) YIELD node, score
+WITH node AS c, score LIMIT $scan
+WITH c, score ORDER BY c.status <> {word(ClaimStatus.CURRENT)}, score DESC, c.id LIMIT $candidates
+RETURN {SEARCH_HIT_FIELDS.replace("hits: hits", "hits: 1")}
+"""
+
 # One tier of the fallback (`_tiered`): the claims $query finds less those $exclude finds (the tiers
 # above, fewer than $candidates claims: a tier is asked only when those above did not fill the ranking). The best
 # $window of $query hold the best $candidates of what is left, since each excluded claim takes one place at most.
@@ -125,6 +134,15 @@ def claim_search_fulltext(
         return RankedHits(0, [])
     params = {"query": query, "candidates": candidates, "before": before, "hits": hits}
     return _ranked(workspace, CLAIM_SEARCH_FULLTEXT, params, offset, limit)
+
+
+def claim_alike(*, workspace: HasGraph, query: str, candidates: int, scan: int) -> list[SearchHit]:
+    """The best `candidates` (current first, then relevance, then id) of the first `scan` claims the fulltext query
+    finds (CLAIM_ALIKE)."""
+    if not query:
+        return []
+    params = {"query": query, "candidates": candidates, "scan": scan}
+    return [SearchHit(**row) for row in graph.ro_records(workspace, CLAIM_ALIKE, params)]
 
 
 def _tiered(

@@ -297,17 +297,35 @@ def claim_search_page(
     return SearchPage(page, result.fell_back, matches, result.mode, degraded)
 
 
-def claims_alike(*, workspace: Workspace, statement: str, candidates: int) -> list[SearchHit]:
-    """The claims most like a statement, best first: those having any of its content words, ranked by the fulltext
-    index's relevance (current first; the rarer words it shares, and the more of them, the higher), fused with those
-    nearest its meaning when an embeddings model is configured (lexical alone if the model fails). Claims of every
-    status, the statement's own claim included. For the contradiction watch: a claim's own words, searched as a
-    phrase, would find only itself; and one query of any of the words, not the search's fallback tiers (one query a
-    count of words), keeps it cheap (docs/design.md, Suggestions: storage and the watch)."""
+# How many of the claims a fulltext query of claims_alike finds are ranked at the most.
+ALIKE_SCAN = 400
+
+
+def claims_alike(
+    *, workspace: Workspace, statement: str, candidates: int, subject: list[str] | None = None, broad: bool = True
+) -> list[SearchHit]:
+    """The claims most like a statement, best first, claims of every status, the statement's own claim included. For
+    the contradiction watch (docs/design.md, Suggestions: storage and the watch): a claim's own words, searched as a
+    phrase, would find only itself, and the search's fallback tiers cost one query a count of words.
+
+    With `subject` (words the caller looks for together): first the claims having all of them; then, if they are
+    fewer than `candidates` and `broad` is true, the claims having any of the statement's content words (without a
+    subject, only those). Each of the two fulltext queries ranks (current first, then the index's relevance: the
+    rarer words shared, and the more, the higher) only the first ALIKE_SCAN claims the index finds, so that a
+    statement of common words costs no more than that. Fused with those nearest its meaning when an embeddings
+    model is configured (lexical alone if the model fails)."""
     words = content_words(" ".join(storable(statement).split())[:MAX_SEARCH_CHARS])
-    terms = fulltext.word_terms(words)
-    query = "|".join("(" + term + ")" for term in terms)
-    lexical = search_graph.claim_search_fulltext(workspace=workspace, query=query, candidates=candidates).hits
+    required = fulltext.word_terms(subject or [])
+    lexical: list[SearchHit] = []
+    if required:
+        lexical = search_graph.claim_alike(
+            workspace=workspace, query=" ".join(required), candidates=candidates, scan=ALIKE_SCAN
+        )
+    if (broad or not required) and len(lexical) < candidates:
+        query = "|".join("(" + term + ")" for term in fulltext.word_terms(words))
+        seen = {hit.id for hit in lexical}
+        more = search_graph.claim_alike(workspace=workspace, query=query, candidates=candidates, scan=ALIKE_SCAN)
+        lexical += [hit for hit in more if hit.id not in seen][: candidates - len(lexical)]
     if default_mode() == SearchMode.LEXICAL:
         return lexical
     try:

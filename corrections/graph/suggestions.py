@@ -60,6 +60,8 @@ class Suggestion:
     correction_id: str | None
     # Who flagged it (a person's or an agent's name); None for one the rule or the model found.
     created_by: str | None = None
+    # The agent run that flagged it (an MCP session's run in this workspace), if one did.
+    run_id: str | None = None
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Suggestion:
@@ -76,12 +78,13 @@ class Suggestion:
             rule_kind=row.get("rule_kind"), created_at=row["created_at"], decided_at=row.get("decided_at"),
             decided_by=row.get("decided_by"), decision_reason=row.get("decision_reason"),
             both_hold=row.get("both_hold"), correction_id=row.get("correction_id"), created_by=row.get("created_by"),
+            run_id=row.get("run_id"),
         )  # fmt: skip
 
 
 FIELDS = """x {.id, .kind, .status, .claim_id, .by_claim_id, .statement, .found_by, .reason, .rule_kind, .created_at,
      .decided_at, .decided_by, .decision_reason, .both_hold, .correction_id, .evidence_source_id, .evidence_quote,
-     .evidence_start, .evidence_end, .created_by}"""
+     .evidence_start, .evidence_end, .created_by, .run_id}"""
 
 OPEN = word(SuggestionStatus.OPEN)
 
@@ -144,7 +147,7 @@ MERGE (x:Suggestion {{pair_key: $pair_key}})
 ON CREATE SET x.id = $id, x.kind = {word(SuggestionKind.CONTRADICTION)}, x.status = {OPEN}, x.statement = $statement,
     x.found_by = $found_by, x.reason = $reason, x.rule_kind = null, x.created_at = $now, x.created_by = $actor,
     x.claim_id = old.id, x.by_claim_id = null, x.evidence_source_id = $source_id, x.evidence_quote = $quote,
-    x.evidence_start = $start, x.evidence_end = $end
+    x.evidence_start = $start, x.evidence_end = $end, x.run_id = $run_id
 WITH x, old WHERE x.id = $id
 CREATE (x)-[:ABOUT]->(old)
 RETURN x.id
@@ -154,13 +157,15 @@ RETURN x.id
 def flag_record(
     *, workspace: HasGraph, suggestion_id: str, key: str, claim_id: str, statement: str, source_id: str,
     version_id: str, quote: str, start: int, end: int, found_by: FoundBy, reason: str, actor: str, now: str,
+    run_id: str | None = None,
 ) -> bool:  # fmt: skip
-    """Records a contradiction flagged with a passage: True if this write stored it; False when the claim is not
-    current, the version is no longer the source's current one, or the same flag was recorded before."""
+    """Records a contradiction flagged with a passage (by the agent run `run_id`, if one flagged it): True if this
+    write stored it; False when the claim is not current, the version is no longer the source's current one, or the
+    same flag was recorded before."""
     params = {
         "id": suggestion_id, "pair_key": key, "claim_id": claim_id, "statement": statement, "source_id": source_id,
         "version_id": version_id, "quote": quote, "start": start, "end": end, "found_by": str(found_by),
-        "reason": reason, "actor": actor, "now": now,
+        "reason": reason, "actor": actor, "now": now, "run_id": run_id,
     }  # fmt: skip
     return bool(graph.query(workspace, FLAG_RECORD, params))
 
@@ -208,6 +213,17 @@ def suggestion_by_key(*, workspace: HasGraph, key: str) -> Suggestion | None:
     """The suggestion recorded for this pair (or flag), whatever its status."""
     rows = graph.ro_records(workspace, SUGGESTION_BY_PAIR, {"pair_key": key})
     return Suggestion.from_map(rows[0]) if rows else None
+
+
+PAIR_KEYS_KNOWN = "UNWIND $keys AS key MATCH (x:Suggestion {pair_key: key}) RETURN collect(DISTINCT key)"
+
+
+def pair_keys_known(*, workspace: HasGraph, keys: list[str]) -> set[str]:
+    """Which of these pair keys already have a suggestion (in any status): the watch asks the model about no other."""
+    if not keys:
+        return set()
+    rows = graph.ro_query(workspace, PAIR_KEYS_KNOWN, {"keys": keys})
+    return set(rows[0][0]) if rows else set()
 
 
 SUGGESTION_AFTER, SUGGESTION_ORDER = keyset("x")

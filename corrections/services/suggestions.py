@@ -40,11 +40,11 @@ def flag_key(*, claim_id: str, version_id: str, start: int, end: int, statement:
 
 def contradiction_flag(
     *, workspace: Workspace, claim_id: str, source_id: object, quote: object, statement: object, start: object = None,
-    found_by: FoundBy, actor: Any,
+    found_by: FoundBy, actor: Any, run_id: str | None = None,
 ) -> tuple[Suggestion, bool]:  # fmt: skip
     """An open suggestion to correct the current claim to `statement`, citing the passage (its quote found exactly in
-    the source's current version, as a claim's is). The same flag again answers the suggestion it made (created
-    False). 404 for another workspace's claim or source, 409 claim_not_current, 422 evidence_not_found."""
+    the source's current version, as a claim's is), linked to the agent run `run_id` when one flagged it. The same
+    flag again answers the suggestion it made (created False). 404 for another workspace's claim or source, 409 claim_not_current, 422 evidence_not_found."""
     statement = clean_statement(statement)
     claim = claims_selectors.claim_get(workspace=workspace, claim_id=claim_id) if parse_id(claim_id) else None
     if claim is None:
@@ -62,13 +62,14 @@ def contradiction_flag(
             workspace=workspace, suggestion_id=suggestion_id, key=key, claim_id=claim.id, statement=statement,
             source_id=version.source_id, version_id=version.id, quote=passage.quote, start=span.start, end=span.end,
             found_by=found_by, reason="The passage quoted says otherwise.",
-            actor=actor_name(actor), now=now_iso(),
+            actor=actor_name(actor), now=now_iso(), run_id=run_id,
         )  # fmt: skip
         if stored:
             record_event(
                 actor=actor, workspace=workspace, verb="suggestion.flagged", target=statement[:255],
                 payload={"suggestion_id": suggestion_id, "claim_id": claim.id, "source_id": version.source_id,
-                         "start": span.start, "end": span.end, "found_by": str(found_by)},
+                         "start": span.start, "end": span.end, "found_by": str(found_by),
+                         **({"run_id": run_id} if run_id else {})},
             )  # fmt: skip
             return suggestion_required(workspace=workspace, suggestion_id=suggestion_id), True
     earlier = suggestions_graph.suggestion_by_key(workspace=workspace, key=key)

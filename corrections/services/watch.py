@@ -3,20 +3,25 @@ search finds for its statement (fulltext, plus meaning when an embeddings model 
 offline rule judges contradictory is recorded as an open suggestion to correct the OLDER claim with what the new one
 says (corrections/graph/suggestions.py). It runs in the worker: queued once the write that made the claims current
 commits (`claims_current_received`, connected in corrections/apps.py), or there and then when the sender is already
-the worker (an extraction). Nothing is ever corrected by it: a reviewer decides."""
+the worker (an extraction). With a model configured, the pairs the rule leaves undecided are judged by the model
+afterwards, all of one watch run in batches (docs/model.md, Contradiction judgement). Nothing is ever corrected by
+it: a reviewer decides."""
 
 from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from django.db import transaction
 
+from afterhack import llm
 from afterhack.clock import now_iso
-from claims.selectors.search import SearchHit, claims_alike
+from claims.selectors.search import SearchHit, claims_alike, content_words
 from claims.statuses import ClaimStatus
-from corrections.contradiction.frames import Analysis, analyse
+from corrections.contradiction.frames import Analysis, analyse, stem
 from corrections.contradiction.rule import Judgement, Outcome, judge_analysed
 from corrections.graph import suggestions as suggestions_graph
 from corrections.statuses import FoundBy
@@ -28,47 +33,166 @@ logger = logging.getLogger("corrections")
 # (the search ranks current claims first among equals, and finds claims of every status).
 WATCH_CANDIDATES = 20
 SEARCHED = 3 * WATCH_CANDIDATES
+# With a model configured: how many of a claim's candidates the rule left undecided are sent to the model (the best
+# by the search), and the reason a `contradicts` without one is stored with.
+MODEL_PAIRS_PER_CLAIM = 5
+MODEL_REASON = "The model judged that the newer statement contradicts the older one."
+
+
+# A statement's analysis, kept for the statements the watch saw last: the same claims are candidates again and again.
+_analysed = lru_cache(maxsize=4_096)(analyse)
 
 
 def _judge(candidate: str, new: Analysis) -> Judgement:
     """The one place the watch asks whether two statements contradict each other (the offline rule; the new
     claim's statement is analysed once for all its candidates)."""
-    return judge_analysed(analyse(candidate), new)
+    return judge_analysed(_analysed(candidate), new)
 
 
-def candidates(*, workspace: Workspace, statement: str, kin: set[str]) -> list[SearchHit]:
-    """The current claims the search finds most like the statement (its words, and its meaning with a model), best
-    first, at most WATCH_CANDIDATES, none of `kin` (the claim itself and those it supersedes, is superseded by, or is
-    derived from or into)."""
-    found = claims_alike(workspace=workspace, statement=statement, candidates=SEARCHED)
+def subject_words(statement: str, analysis: Analysis) -> list[str]:
+    """The statement's words that name what it is about: those in both of the rule's frames (so neither a value, nor
+    a filler word, nor a verb the rule reads as a state, "approved" / "rejected"). The rule can find a contradiction
+    only between statements of the same frame, so only between claims having all of these words."""
+    about = set(analysis.frame) & set(analysis.light)
+    return [word for word in content_words(statement) if stem(word) in about]
+
+
+def candidates(
+    *, workspace: Workspace, statement: str, kin: set[str], analysis: Analysis | None = None
+) -> list[SearchHit]:
+    """The current claims the search finds most like the statement, best first, at most WATCH_CANDIDATES, none of
+    `kin` (the claim itself and those it supersedes, is superseded by, or is derived from or into): those having all
+    its subject words (`subject_words`); with a model configured, filled up with those having any of its words (the
+    model judges more than the rule); with an embeddings model, fused with those nearest its meaning."""
+    subject = subject_words(statement, analysis or _analysed(statement))
+    found = claims_alike(
+        workspace=workspace, statement=statement, candidates=SEARCHED, subject=subject, broad=llm.is_configured()
+    )
     hits = [hit for hit in found if hit.status == ClaimStatus.CURRENT and hit.id not in kin]
     return hits[:WATCH_CANDIDATES]
 
 
-def claim_watch(*, workspace: Workspace, claim_id: str) -> list[str]:
-    """Compares one claim (if it is current) with its candidates; the ids of the suggestions this stored."""
+@dataclass
+class WatchReport:
+    """What one watch run did: suggestions stored (by the rule, by the model), and the model's calls, tokens and
+    failures (each logged; the rule's suggestions are stored before the model is asked)."""
+
+    claims: int = 0
+    by_rule: int = 0
+    by_model: int = 0
+    model_pairs: int = 0
+    model_calls: int = 0
+    model_failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    stored: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: value for name, value in asdict(self).items() if isinstance(value, int)}
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A pair the rule left undecided, for the model: the older (candidate) claim and the newer (watched) one."""
+
+    claim_id: str
+    statement: str
+    by_claim_id: str
+    by_statement: str
+
+
+def _record(workspace: Workspace, *, claim_id: str, by_claim_id: str, found_by: FoundBy, reason: str,
+            rule_kind: str | None) -> str | None:  # fmt: skip
+    suggestion_id = str(uuid.uuid4())
+    stored = suggestions_graph.contradiction_record(
+        workspace=workspace, suggestion_id=suggestion_id, claim_id=claim_id, by_claim_id=by_claim_id,
+        found_by=found_by, reason=reason, rule_kind=rule_kind, now=now_iso(),
+    )  # fmt: skip
+    return suggestion_id if stored else None
+
+
+def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | None = None) -> list[Pending]:
+    """Compares one claim (if it is current) with its candidates and stores each contradiction the rule finds (in
+    `report`); returns the pairs the rule left undecided, at most MODEL_PAIRS_PER_CLAIM, best candidates first."""
+    report = report if report is not None else WatchReport()
     read = suggestions_graph.claim_kin(workspace=workspace, claim_id=claim_id)
     if read is None or read.status != ClaimStatus.CURRENT:
         return []
-    stored: list[str] = []
-    new = analyse(read.statement)
-    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin):
+    report.claims += 1
+    undecided: list[Pending] = []
+    new = _analysed(read.statement)
+    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin, analysis=new):
         judgement = _judge(hit.statement, new)
+        if judgement.outcome == Outcome.UNDECIDED:
+            if len(undecided) < MODEL_PAIRS_PER_CLAIM:
+                undecided.append(Pending(hit.id, hit.statement, claim_id, read.statement))
+            continue
         if judgement.outcome != Outcome.CONTRADICTS:
             continue
-        suggestion_id = str(uuid.uuid4())
-        if suggestions_graph.contradiction_record(
-            workspace=workspace, suggestion_id=suggestion_id, claim_id=hit.id, by_claim_id=claim_id,
-            found_by=FoundBy.RULE, reason=judgement.reason,
-            rule_kind=str(judgement.kind) if judgement.kind else None, now=now_iso(),
-        ):  # fmt: skip
-            stored.append(suggestion_id)
-    return stored
+        kind = str(judgement.kind) if judgement.kind else None
+        stored = _record(workspace, claim_id=hit.id, by_claim_id=claim_id, found_by=FoundBy.RULE,
+                         reason=judgement.reason, rule_kind=kind)  # fmt: skip
+        if stored:
+            report.by_rule += 1
+            report.stored.append(stored)
+    return undecided
+
+
+def _model_judge(*, workspace: Workspace, pending: list[Pending], report: WatchReport) -> None:
+    """The model's judgement of the pairs the rule left undecided (all of one watch run, JUDGE_BATCH a call): each
+    `contradicts` stored as a suggestion found by the model, with its reason. Pairs that already have a suggestion
+    (in any status) are not sent. A failed call is logged and ends the model's part of this run: what the rule
+    found is already stored."""
+    unique = {suggestions_graph.pair_key(p.claim_id, p.by_claim_id): p for p in reversed(pending)}
+    known = suggestions_graph.pair_keys_known(workspace=workspace, keys=list(unique))
+    pairs = [pair for key, pair in reversed(unique.items()) if key not in known]
+    for first in range(0, len(pairs), llm.JUDGE_BATCH):
+        batch = pairs[first : first + llm.JUDGE_BATCH]
+        report.model_calls += 1
+        try:
+            judged, usage = llm.judge_pairs([(pair.statement, pair.by_statement) for pair in batch])
+        except llm.LLMError as error:
+            report.model_failures += 1
+            logger.warning(
+                "The contradiction watch's model call failed (%d pairs left to the rule alone): %s",
+                len(pairs) - first, error,
+            )  # fmt: skip
+            return
+        report.model_pairs += len(batch)
+        report.prompt_tokens += usage.prompt_tokens
+        report.completion_tokens += usage.completion_tokens
+        for index, verdict in judged.items():
+            if verdict.verdict != llm.Verdict.CONTRADICTS:
+                continue
+            pair = batch[index]
+            stored = _record(workspace, claim_id=pair.claim_id, by_claim_id=pair.by_claim_id, found_by=FoundBy.MODEL,
+                             reason=verdict.reason or MODEL_REASON, rule_kind=None)  # fmt: skip
+            if stored:
+                report.by_model += 1
+                report.stored.append(stored)
+
+
+def watch(*, workspace: Workspace, claim_ids: list[str]) -> WatchReport:
+    """Watches each of these claims (new ones): the rule's contradictions stored claim by claim, then, with a model
+    configured, the pairs it left undecided judged by the model in batches. What it did, logged and returned."""
+    report = WatchReport()
+    pending: list[Pending] = []
+    for claim_id in dict.fromkeys(claim_ids):
+        pending += claim_watch(workspace=workspace, claim_id=claim_id, report=report)
+    if pending and llm.is_configured():
+        _model_judge(workspace=workspace, pending=pending, report=report)
+    log = logger.info if report.stored or report.model_calls else logger.debug
+    log(
+        "contradiction watch: %d claims, %d suggestions by the rule, %d by the model; model %d calls (%d failed), "
+        "%d pairs, tokens %d/%d", report.claims, report.by_rule, report.by_model, report.model_calls,
+        report.model_failures, report.model_pairs, report.prompt_tokens, report.completion_tokens,
+    )  # fmt: skip
+    return report
 
 
 def claims_watch(*, workspace: Workspace, claim_ids: list[str]) -> int:
     """Watches each of these claims (new ones): how many suggestions it stored."""
-    return sum(len(claim_watch(workspace=workspace, claim_id=claim_id)) for claim_id in dict.fromkeys(claim_ids))
+    return len(watch(workspace=workspace, claim_ids=claim_ids).stored)
 
 
 def claims_current_received(

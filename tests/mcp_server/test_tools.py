@@ -64,7 +64,7 @@ class AgentLoopTests:
             tools = thread.submit(anyio.run, listing).result().tools
         assert [tool.name for tool in tools] == [
             "list_workspaces", "search_claims", "get_fragment", "add_source", "propose_claim", "record_decision",
-            "explain", "preview_correction",
+            "explain", "preview_correction", "flag_contradiction",
         ]  # fmt: skip
         assert all(tool.description.endswith("Pass back the `session` this result gives you with every later call.")
                    for tool in tools)  # fmt: skip
@@ -243,6 +243,10 @@ class AccessTests:
         ("propose_claim", {"source_id": "{source}", "statement": "S.", "evidence_quote": "The launch budget"}),
         ("record_decision", {"title": "T", "justifications": [["{claim}"]]}),
         ("preview_correction", {"claim_id": "{claim}", "statement": "July."}),
+        (
+            "flag_contradiction",
+            {"claim_id": "{claim}", "source_id": "{source}", "quote": "The launch budget", "statement": "July."},
+        ),
     ]
 
     def test_a_viewer_reads_but_every_write_is_refused_like_the_api(self, launch: Launch, mcp_url: str) -> None:

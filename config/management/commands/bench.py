@@ -21,6 +21,7 @@ from benchmarks import loadtest
 from benchmarks import mcp_server as mcp_bench
 from benchmarks import memory as bench_memory
 from benchmarks import shards as bench_shards
+from benchmarks import watch as watch_bench
 from workspaces import services as workspace_services
 
 
@@ -54,9 +55,10 @@ class Command(BaseCommand):
                 "search",
                 "memory",
                 "shards",
+                "watch",
             ],
-            help="run only one group of benchmarks (search, memory and shards are long and run only when named: "
-            "make bench-search)",
+            help="run only one group of benchmarks (search, memory, shards and watch are long and run only when "
+            "named: make bench-search)",
         )
         parser.add_argument("--load-levels", default="8,32,128", help="concurrent clients for the serving benchmark")
         parser.add_argument("--load-seconds", type=float, default=15.0, help="seconds at each level of concurrency")
@@ -72,6 +74,8 @@ class Command(BaseCommand):
             default="384,1536",
             help="vector dimensions for the search benchmark (0: no vectors, lexical only)",
         )
+        parser.add_argument("--watch-claims", type=int, default=100_000, help="claims in the workspace, watch")
+        parser.add_argument("--watch-new", type=int, default=100, help="new claims watched, watch")
         parser.add_argument("--memory-sizes", default="100000,1000000", help="graph nodes per workspace, memory")
         parser.add_argument(
             "--memory-dims",
@@ -129,6 +133,7 @@ class Command(BaseCommand):
                         [int(n) for n in options["memory_dims"].split(",") if n],
                     )
                 ],
+                "watch": [lambda: watch_bench.bench_watch(user, options["watch_claims"], options["watch_new"])],
                 "shards": [
                     lambda: bench_shards.bench_shards(
                         user, spread_counts=[int(n) for n in options["shard_spread"].split(",")],
@@ -138,7 +143,7 @@ class Command(BaseCommand):
                     )
                 ],
             }  # fmt: skip
-            long_groups = ("search", "memory", "shards")
+            long_groups = ("search", "memory", "shards", "watch")
             chosen = [options["only"]] if options["only"] else [name for name in groups if name not in long_groups]
             for run in [bench for name in chosen for bench in groups[name]]:
                 for figure in run():
