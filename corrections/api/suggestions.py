@@ -115,6 +115,7 @@ class SuggestionOut(Schema):
     decided_by: str | None
     decision_reason: str | None = Field(description="The reason given when it was turned down.")
     both_hold: bool | None = Field(description="Turned down because both claims hold.")
+    run_id: IdOut | None = Field(description="The agent run (an MCP session's) that flagged it, if one did.")
 
 
 def suggestion_out(suggestion: Suggestion) -> dict[str, Any]:
@@ -127,7 +128,7 @@ def suggestion_out(suggestion: Suggestion) -> dict[str, Any]:
         "found_by": suggestion.found_by, "reason": suggestion.reason, "created_at": suggestion.created_at,
         "correction_id": suggestion.correction_id, "decided_at": suggestion.decided_at,
         "decided_by": suggestion.decided_by, "decision_reason": suggestion.decision_reason,
-        "both_hold": suggestion.both_hold,
+        "both_hold": suggestion.both_hold, "run_id": suggestion.run_id,
     }  # fmt: skip
 
 

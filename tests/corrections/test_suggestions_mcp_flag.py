@@ -50,7 +50,7 @@ class FlagTests:
                                           "end": start + len(QUOTE)}  # fmt: skip
         # Linked to the session's run: the suggestion names it, and the run's trajectory has the step.
         [[run_id]] = graph.ro_query(launch.trio.workspace, "MATCH (x:Suggestion) RETURN x.run_id")
-        assert run_id == flagged["run_id"]
+        assert run_id == flagged["run_id"] == suggestion["run_id"]  # and the API names it
         run = viewer.get(f"/workspaces/{launch.ws}/runs/{run_id}").json()
         steps = [event for event in run["trajectory"] if event["kind"] == "contradiction_flagged"]
         assert [(s["suggestion_id"], s["claim_id"], s["quote"]) for s in steps] == [
