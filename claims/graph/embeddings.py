@@ -58,6 +58,12 @@ WHERE c.embedding_model IS NULL OR c.embedding_model <> $model
 RETURN count(c)
 """
 
+# A claim's own vector of the model, to search by its meaning without asking the model again.
+CLAIM_VECTOR = """
+MATCH (c:Claim {id: $claim_id}) WHERE c.embedding_model = $model
+RETURN c.embedding
+"""
+
 # Nearest first: the index answers `$k` nodes with their cosine distance (0 alike, 2 opposite).
 CLAIM_NEAREST = """
 CALL db.idx.vector.queryNodes('Claim', 'embedding', $k, vecf32($vector)) YIELD node, score
@@ -125,6 +131,12 @@ def claims_to_embed(*, workspace: HasGraph, model: str, claim_ids: list[str]) ->
 def claims_unembedded_count(*, workspace: HasGraph, model: str) -> int:
     """How many claims have no vector of `model`."""
     return int(graph.ro_query(workspace, CLAIMS_UNEMBEDDED_COUNT, {"model": model})[0][0])
+
+
+def claim_vector(*, workspace: HasGraph, claim_id: str, model: str) -> list[float] | None:
+    """The claim's vector of `model`, or None when it has none (not embedded yet, or by another model)."""
+    rows = graph.ro_query(workspace, CLAIM_VECTOR, {"claim_id": claim_id, "model": model})
+    return [float(x) for x in rows[0][0]] if rows and rows[0][0] is not None else None
 
 
 def claim_nearest(

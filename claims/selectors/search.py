@@ -165,10 +165,20 @@ def fused(lexical: list[SearchHit], semantic: list[SearchHit]) -> list[SearchHit
     return hits
 
 
-def _nearest(*, workspace: Workspace, query: str, candidates: int, before: str, as_of: str = "") -> list[SearchHit]:
-    """The claims nearest the query's meaning; raises llm.EmbeddingError when it cannot be embedded or the
-    claims' vectors cannot answer it (none yet, or another model's dimension)."""
-    [vector] = llm.embed([query])
+def _nearest(
+    *,
+    workspace: Workspace,
+    query: str,
+    candidates: int,
+    before: str,
+    as_of: str = "",
+    vector: list[float] | None = None,
+) -> list[SearchHit]:
+    """The claims nearest the query's meaning (or `vector`'s, a claim's own: no model call); raises
+    llm.EmbeddingError when it cannot be embedded or the claims' vectors cannot answer it (none yet, or another
+    model's dimension)."""
+    if vector is None:
+        [vector] = llm.embed([query])
     model = llm.embedding_model()
     dimension = embeddings_graph.embedding_index_dimension(workspace=workspace)
     if dimension is None:
@@ -302,7 +312,13 @@ ALIKE_SCAN = 400
 
 
 def claims_alike(
-    *, workspace: Workspace, statement: str, candidates: int, subject: list[str] | None = None, broad: bool = True
+    *,
+    workspace: Workspace,
+    statement: str,
+    candidates: int,
+    subject: list[str] | None = None,
+    broad: bool = True,
+    claim_id: str | None = None,
 ) -> list[SearchHit]:
     """The claims most like a statement, best first, claims of every status, the statement's own claim included. For
     the contradiction watch (docs/design.md, Suggestions: storage and the watch): a claim's own words, searched as a
@@ -313,7 +329,8 @@ def claims_alike(
     subject, only those). Each of the two fulltext queries ranks (current first, then the index's relevance: the
     rarer words shared, and the more, the higher) only the first ALIKE_SCAN claims the index finds, so that a
     statement of common words costs no more than that. Fused with those nearest its meaning when an embeddings
-    model is configured (lexical alone if the model fails)."""
+    model is configured (lexical alone if the model fails); for a `claim_id`'s own statement, by the vector the claim
+    has (no model call), and lexical alone while it has none."""
     words = content_words(" ".join(storable(statement).split())[:MAX_SEARCH_CHARS])
     required = fulltext.word_terms(subject or [])
     lexical: list[SearchHit] = []
@@ -328,8 +345,13 @@ def claims_alike(
         lexical += [hit for hit in more if hit.id not in seen][: candidates - len(lexical)]
     if default_mode() == SearchMode.LEXICAL:
         return lexical
+    vector = None
+    if claim_id is not None:
+        vector = embeddings_graph.claim_vector(workspace=workspace, claim_id=claim_id, model=llm.embedding_model())
+        if vector is None:
+            return lexical
     try:
-        near = _nearest(workspace=workspace, query=statement, candidates=candidates, before="")
+        near = _nearest(workspace=workspace, query=statement, candidates=candidates, before="", vector=vector)
     except llm.EmbeddingError as error:
         logger.warning("claims alike degraded to lexical: %s", error)
         return lexical

@@ -20,6 +20,7 @@ from django.db import transaction
 from afterhack import llm
 from afterhack.clock import now_iso
 from claims.selectors.search import SearchHit, claims_alike, content_words
+from claims.services import embeddings as embeddings_services
 from claims.statuses import ClaimStatus
 from corrections.contradiction.frames import Analysis, analyse, stem
 from corrections.contradiction.rule import Judgement, Outcome, judge_analysed
@@ -58,16 +59,28 @@ def subject_words(statement: str, analysis: Analysis) -> list[str]:
 
 
 def candidates(
-    *, workspace: Workspace, statement: str, kin: set[str], analysis: Analysis | None = None
+    *,
+    workspace: Workspace,
+    statement: str,
+    kin: set[str],
+    analysis: Analysis | None = None,
+    claim_id: str | None = None,
 ) -> list[SearchHit]:
     """The current claims the search finds most like the statement, best first, at most WATCH_CANDIDATES, none of
     `kin` (the claim itself and those it supersedes, is superseded by, or is derived from or into): those having all
     its subject words (`subject_words`); with a model configured, filled up with those having any of its words (the
-    model judges more than the rule); with an embeddings model, fused with those nearest its meaning."""
+    model judges more than the rule); with an embeddings model, fused with those nearest its meaning (`claim_id`'s
+    own vector: the claim is embedded first if its embedding task has not run yet, and then not again)."""
     subject = subject_words(statement, analysis or _analysed(statement))
+    if claim_id is not None and llm.embedding_configured():
+        try:
+            embeddings_services.claims_embed(workspace=workspace, claim_ids=[claim_id])
+        except llm.EmbeddingError as error:
+            logger.warning("The watch searches by words only: the new claim could not be embedded (%s)", error)
     found = claims_alike(
-        workspace=workspace, statement=statement, candidates=SEARCHED, subject=subject, broad=llm.is_configured()
-    )
+        workspace=workspace, statement=statement, candidates=SEARCHED, subject=subject, broad=llm.is_configured(),
+        claim_id=claim_id,
+    )  # fmt: skip
     hits = [hit for hit in found if hit.status == ClaimStatus.CURRENT and hit.id not in kin]
     return hits[:WATCH_CANDIDATES]
 
@@ -121,7 +134,7 @@ def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | No
     report.claims += 1
     undecided: list[Pending] = []
     new = _analysed(read.statement)
-    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin, analysis=new):
+    for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin, analysis=new, claim_id=claim_id):
         judgement = _judge(hit.statement, new)
         if judgement.outcome == Outcome.UNDECIDED:
             if len(undecided) < MODEL_PAIRS_PER_CLAIM:

@@ -14,6 +14,7 @@ import pytest
 
 from afterhack import graph
 from claims.services import claims as claims_services
+from claims.services import embeddings as embeddings_services
 from claims.services import sources as sources_services
 from corrections.services import watch as watch_services
 from tests.claims.test_extraction import extract
@@ -191,3 +192,32 @@ class WatchTests:
         [still] = launch.suggestions()
         assert still["claim_id"] == launch.june
         assert [s["claim_id"] for s in launch.suggestions("obsolete")] == [derived]
+
+
+def test_with_an_embeddings_model_candidates_come_by_meaning_too_at_one_embedding_a_claim(
+    trio: Trio, embedder: Any
+) -> None:
+    text = "The launch is in June. The release is in July."
+    source = sources_services.source_add(workspace=trio.workspace, title="Plan", text=text, actor=trio.reviewer)
+    june, release = (
+        claims_services.claim_add(
+            workspace=trio.workspace, source_id=source.id, statement=quote + ".", evidence_quote=quote,
+            actor=trio.reviewer,
+        ).id
+        for quote in ("The launch is in June", "The release is in July")
+    )  # fmt: skip
+    # Not committed here, so no embedding task ran: the June claim is embedded as its task would.
+    assert embeddings_services.claims_embed(workspace=trio.workspace, claim_ids=[june]) == 1
+    asked = len(embedder.embedding_requests)
+    found = watch_services.candidates(
+        workspace=trio.workspace, statement="The release is in July.", kin={release}, claim_id=release
+    )
+    # No word of its subject is the June claim's ("release" / "launch"): only its meaning finds it.
+    assert june in [hit.id for hit in found]
+    # The new claim was embedded once, and kept: watching it again asks the model nothing.
+    assert len(embedder.embedding_requests) == asked + 1
+    watch_services.candidates(
+        workspace=trio.workspace, statement="The release is in July.", kin={release}, claim_id=release
+    )
+    assert len(embedder.embedding_requests) == asked + 1
+    assert embeddings_services.claims_embed(workspace=trio.workspace, claim_ids=[release]) == 0
