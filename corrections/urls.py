@@ -1,6 +1,6 @@
 from django.urls import path
 
-from corrections.views import audit, audit_export, chain, correct, history, prov, review, sources, timeline
+from corrections.views import audit, audit_export, chain, correct, history, proposed, prov, review, sources, timeline
 
 app_name = "corrections"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("w/<uuid:ws_id>/claims/<str:claim_id>/chain", chain.claim_chain, name="chain"),
     path("w/<uuid:ws_id>/sources/<str:source_id>/revise", sources.source_revise, name="revise"),
     path("w/<uuid:ws_id>/review/", review.review_queue, name="review"),
+    path("w/<uuid:ws_id>/proposed-claims", proposed.proposed_decide, name="proposed_decide"),
     path("w/<uuid:ws_id>/review/<str:decision_id>/", review.review_decision, name="review_decision"),
     path("w/<uuid:ws_id>/review/<str:decision_id>", review.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", history.history, name="history"),
