@@ -28,7 +28,9 @@ JULY = "The launch is in July."
 
 def patch(user: Any, path: str, body: Any) -> Any:
     api = api_for(user)
-    return api.client.patch("/api/v1" + path, data=json.dumps(body), content_type="application/json", headers=api.headers)
+    return api.client.patch(
+        "/api/v1" + path, data=json.dumps(body), content_type="application/json", headers=api.headers
+    )
 
 
 def need_approval(launch: Launch, on: bool = True) -> None:
@@ -153,7 +155,9 @@ class ProposedTests:
 
     def test_a_models_extraction_waits_too(self, trio: Trio, committed: Any, llm: Any) -> None:
         Workspace.objects.filter(pk=trio.workspace.pk).update(agent_claims_need_approval=True)
-        llm.script(json_reply({"claims": [{"statement": "The launch is in June.", "evidence_quote": "The launch is in June"}]}))
+        llm.script(
+            json_reply({"claims": [{"statement": "The launch is in June.", "evidence_quote": "The launch is in June"}]})
+        )
         source = sources_services.source_add(
             workspace=trio.workspace, title="Plan", text="The launch is in June. Ana owns it.\n", actor=trio.reviewer
         )
@@ -257,3 +261,33 @@ class ApproveTests:
         assert {r["outcome"] for r in answer.json()["results"]} == {"rejected"}
         assert claim_status(launch, july) == claim_status(launch, moved) == "rejected"
         assert AuditEvent.objects.filter(verb="suggestion.rejected").count() == 2
+
+
+class QueuePageTests:
+    def test_the_queue_lists_them_and_a_reviewer_approves_or_rejects_from_it(self, launch: Launch) -> None:
+        need_approval(launch)
+        july, moved, monday = (
+            agent_claim(launch),
+            agent_claim(launch, "the date moved"),
+            agent_claim(launch, "on Monday"),
+        )
+        ids = {s["claim_id"]: s["id"] for s in agent_suggestions(launch)}
+        queue = f"/w/{launch.ws}/review/"
+        page = client_for(launch.trio.viewer).get(queue).content.decode()
+        assert "Claims proposed by agents" in page and JULY in page and "Approve selected" not in page
+        url = f"/w/{launch.ws}/proposed-claims"
+        assert client_for(launch.trio.viewer).post(url, {"approve_one": ids[july]}).status_code == 403
+        reviewer = client_for(launch.trio.reviewer)
+        page = reviewer.get(queue).content.decode()
+        assert "Approve selected" in page and f'value="{ids[july]}"' in page
+        assert reviewer.post(url, {"approve_one": ids[july]}).status_code == 302
+        assert claim_status(launch, july) == "current"
+        nothing = reviewer.post(url, {"action": "approve"}, follow=True).content.decode()
+        assert "Select at least one claim first." in nothing
+        answered = reviewer.post(url, {"action": "reject", "ids": [ids[moved], ids[july]]}, follow=True)
+        text = answered.content.decode()
+        assert "1 claim rejected." in text and "1 left as they were" in text
+        assert claim_status(launch, moved) == "rejected"
+        reviewer.post(url, {"action": "approve_all", "listed": [ids[monday]]})
+        assert claim_status(launch, monday) == "current"
+        assert "No claims wait for approval." in reviewer.get(queue).content.decode()
