@@ -291,3 +291,18 @@ class QueuePageTests:
         reviewer.post(url, {"action": "approve_all", "listed": [ids[monday]]})
         assert claim_status(launch, monday) == "current"
         assert "No claims wait for approval." in reviewer.get(queue).content.decode()
+
+
+class PagesTests:
+    def test_the_claim_and_source_pages_say_it_waits_or_was_rejected(self, launch: Launch) -> None:
+        need_approval(launch)
+        july = agent_claim(launch)
+        browser = client_for(launch.trio.viewer)
+        page = browser.get(f"/w/{launch.ws}/claims/{july}/").content.decode()
+        assert "Proposed by an agent" in page and "#proposed" in page and 'badge st-proposed' in page
+        source = browser.get(f"/w/{launch.ws}/sources/{launch.email}/").content.decode()
+        assert JULY in source and "st-proposed" in source
+        [waiting] = agent_suggestions(launch)
+        api_for(launch.trio.reviewer).post(f"/workspaces/{launch.ws}/suggestions/{waiting['id']}/reject", {})
+        page = browser.get(f"/w/{launch.ws}/claims/{july}/").content.decode()
+        assert "a reviewer turned it down" in page
