@@ -43,13 +43,13 @@ class WorkspaceOut(Schema):
 
 class WorkspaceSettingsIn(Input):
     agent_claims_need_approval: Annotated[
-        StrictBool | None,
+        StrictBool,
         Field(
             description="True: claims proposed by agents (MCP, a model's extraction) wait as `proposed`, never "
             "citable, until a reviewer approves them; false (the default): they are current at once."
         ),
         Refuse(words="“agent_claims_need_approval” must be true or false."),
-    ] = None
+    ]
 
 
 class WorkspaceSettingsOut(Schema):
@@ -102,11 +102,11 @@ def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
 @router.patch("/{ws_id}", response={200: WorkspaceSettingsOut, **errors(401, 403, 404, 422, 503)})
 def workspace_settings(request: HttpRequest, ws_id: PathId, payload: WorkspaceSettingsIn) -> Any:
     """Changes the workspace's settings (workspace admins only: 403 for other members), audited as a change of the
-    workspace settings; a field left out stays as it is. Answers the workspace with its settings."""
+    workspace settings (nothing is recorded when the value is what it was). Answers the workspace with its settings."""
     membership = get_membership(request.user, ws_id)
     if not membership.is_admin:
         raise WorkspaceForbidden("Only this workspace's admins can change its settings.")
-    changes = payload.model_dump(exclude_none=True)
+    changes = payload.model_dump()
     workspace = services.workspace_settings_change(workspace=membership.workspace, actor=request.user, **changes)
     return {
         "id": workspace.id, "name": workspace.name, "role": membership.role,

@@ -299,7 +299,7 @@ class PagesTests:
         july = agent_claim(launch)
         browser = client_for(launch.trio.viewer)
         page = browser.get(f"/w/{launch.ws}/claims/{july}/").content.decode()
-        assert "Proposed by an agent" in page and "#proposed" in page and 'badge st-proposed' in page
+        assert "Proposed by an agent" in page and "#proposed" in page and "badge st-proposed" in page
         source = browser.get(f"/w/{launch.ws}/sources/{launch.email}/").content.decode()
         assert JULY in source and "st-proposed" in source
         [waiting] = agent_suggestions(launch)
