@@ -25,10 +25,6 @@ REASON = Annotated[
 ]
 
 
-class ApproveIn(Input):
-    reason: REASON = None
-
-
 class BulkIn(Input):
     ids: Annotated[
         list[Text],
@@ -102,12 +98,12 @@ def suggestions_reject(request: HttpRequest, ws_id: PathId, payload: BulkIn) -> 
     operation_id="corrections_api_agent_claim_approve",
     response={200: SuggestionOut, **errors(401, 403, 404, 409, 422, 503)},
 )
-def agent_claim_approve(request: HttpRequest, ws_id: PathId, suggestion_id: PathId, payload: ApproveIn) -> Any:
+def agent_claim_approve(request: HttpRequest, ws_id: PathId, suggestion_id: PathId) -> Any:
     """Approves an agent's proposed claim (reviewers and admins): the claim becomes current (citable, and watched
     for contradictions), the suggestion `accepted`. 409 conflict if the suggestion is not open, is not an agent's
     claim, or the claim's source changed since it was proposed; nothing is stored then."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     approved = agent_claims_services.agent_claim_approve(
-        workspace=workspace, suggestion_id=suggestion_id, actor=request.user, reason=payload.reason
+        workspace=workspace, suggestion_id=suggestion_id, actor=request.user
     )
     return suggestion_out(approved)
