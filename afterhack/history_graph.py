@@ -41,6 +41,7 @@ class ChangeCause(StrEnum):
     REJUSTIFICATION = "rejustification"  # cause_id: the decision re-justified
     REVISION = "revision"  # cause_id: the new Decision that supersedes
     DISMISSAL = "dismissal"  # cause_id: the dismissed decision
+    CLAIM_REVIEW = "claim_review"  # cause_id: the agent_claim Suggestion approved (proposed → current) or rejected
     AGENT_RUN = "agent_run"  # cause_id: the AgentRun
     PERSON = "person"  # cause_id: null (a person marked it; actor says who)
     MIGRATION = "migration"  # the state found when the history began (history_begin, run by manage.py reconcile_graphs)
@@ -224,7 +225,9 @@ HISTORY_BEGIN = (
     "  to_status: " + word(ClaimStatus.SUPERSEDED) + ", cause: " + word(ChangeCause.CORRECTION) + ", cause_id: x.id, "
     "actor: x.actor, migrated: true})"
     "-[:" + CHANGE_OF + "]->(c) } "
-    "CALL { MATCH (c:Claim) WHERE NOT c.status IN " + words(ClaimStatus.CURRENT, ClaimStatus.SUPERSEDED) + " AND "
+    "CALL { MATCH (c:Claim) WHERE NOT c.status IN "
+    + words(ClaimStatus.CURRENT, ClaimStatus.SUPERSEDED, ClaimStatus.PROPOSED)
+    + " AND "
     + UNRECORDED.format("c") + " "
     "  CREATE (:" + CHANGE_LABEL + " {at: coalesce(c.status_changed_at, c.created_at, $now), kind: "
     + word(ChangeKind.CLAIM) + ", "

@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.graph.mcp import StepPage
 from agents.statuses import TrajectoryEventKind
+from claims.statuses import ClaimStatus
 
 # Why rule 2 dropped a cited claim, by the code the decision query found for it.
 WHY = {
@@ -21,11 +22,14 @@ WHY = {
     "not_retrieved": "not retrieved in this session",
 }
 NOT_CURRENT = "not_current:"
+PROPOSED_WHY = "not current yet: an agent proposed it and a reviewer has not approved it, so it cannot be cited"
 OK = "ok"
 
 
 def why_dropped(code: str) -> str:
     """The words for a code of the decision query other than 'ok'."""
+    if code == NOT_CURRENT + ClaimStatus.PROPOSED:
+        return PROPOSED_WHY
     if code.startswith(NOT_CURRENT):
         return f"no longer current ({code.removeprefix(NOT_CURRENT)})"
     return WHY.get(code, code)

@@ -20,6 +20,8 @@ CLAIM_STATUS_WORDS = (
     (ClaimStatus.SUPERSEDED, "Superseded by a correction"),
     (ClaimStatus.RETRACTED, "Retracted"),
     (ClaimStatus.UNSUPPORTED, "Unsupported (its premises fell)"),
+    (ClaimStatus.PROPOSED, "Proposed by an agent (awaiting approval)"),
+    (ClaimStatus.REJECTED, "Rejected (an agent's claim a reviewer turned down)"),
 )
 
 

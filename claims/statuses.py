@@ -6,12 +6,16 @@ from enum import StrEnum
 
 
 class ClaimStatus(StrEnum):
-    """Whether a claim holds: current, replaced by a correction, its evidence gone, or its support gone."""
+    """Whether a claim holds: current, replaced by a correction, its evidence gone, or its support gone; or, for an
+    agent's claim in a workspace that asks for approval, proposed (waiting for a reviewer: never citable) or rejected
+    (a reviewer turned it down)."""
 
     CURRENT = "current"
     SUPERSEDED = "superseded"
     RETRACTED = "retracted"
     UNSUPPORTED = "unsupported"
+    PROPOSED = "proposed"
+    REJECTED = "rejected"
 
 
 class SourceStatus(StrEnum):

@@ -74,6 +74,7 @@ CAUSE_CHOICES = (
     (ChangeCause.CORRECTION, "A correction"), (ChangeCause.RETRACTION, "A source retracted"),
     (ChangeCause.NEW_VERSION, "A new version of a source"), (ChangeCause.REJUSTIFICATION, "A re-justification"),
     (ChangeCause.REVISION, "A revision"), (ChangeCause.DISMISSAL, "A dismissal"),
+    (ChangeCause.CLAIM_REVIEW, "An agent's claim approved or rejected"),
     (ChangeCause.PERSON, "A person's mark"), (ChangeCause.MIGRATION, "History began"),
 )  # fmt: skip
 TIMELINE = ListSpec(

@@ -62,6 +62,11 @@ VERBS = (
         page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
         withheld="turned down a suggested correction (text withheld: not a member)",
     ),
+    AuditVerb(
+        "suggestion.approved", "approved the agent's claim “{target}”", "Agent's claim approved",
+        page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
+        withheld="approved an agent's claim (text withheld: not a member)",
+    ),
 )  # fmt: skip
 
 # Suggestions are looked up by id and, when one is recorded, by the pair of claims it is about.

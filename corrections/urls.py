@@ -1,6 +1,18 @@
 from django.urls import path
 
-from corrections.views import audit, audit_export, chain, correct, history, prov, review, sources, suggestions, timeline
+from corrections.views import (
+    audit,
+    audit_export,
+    chain,
+    correct,
+    history,
+    proposed,
+    prov,
+    review,
+    sources,
+    suggestions,
+    timeline,
+)
 
 app_name = "corrections"
 
@@ -15,6 +27,7 @@ urlpatterns = [
         suggestions.suggestion_reject,
         name="suggestion_reject",
     ),
+    path("w/<uuid:ws_id>/proposed-claims", proposed.proposed_decide, name="proposed_decide"),
     path("w/<uuid:ws_id>/review/<str:decision_id>/", review.review_decision, name="review_decision"),
     path("w/<uuid:ws_id>/review/<str:decision_id>", review.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", history.history, name="history"),

@@ -33,6 +33,7 @@ from claims.selectors import search as search_selectors
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from claims.services.claims import EvidenceNotFound
+from claims.statuses import ClaimStatus
 from corrections.services import preview as preview_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy
@@ -57,6 +58,10 @@ from workspaces.selectors import memberships as membership_selectors
 
 logger = logging.getLogger("mcp_server")
 
+PROPOSED_NOTE = (
+    "This workspace asks a reviewer to approve agents' claims: the claim is proposed, and cannot be cited by a "
+    "decision until it is approved."
+)
 SESSION_HINT = "Pass back the `session` this result gives you with every later call."
 INSTRUCTIONS = (
     "Afterhack is memory made of claims, each backed by an exact quote of a source. To cite a claim in "
@@ -274,16 +279,20 @@ def propose_claim(
                      Refuse(words="“start” must be a whole number: the offset where the quote begins.")] = None,
     session: Session = None,
 ) -> CallToolResult:  # fmt: skip
-    """Proposes a claim backed by an exact quote of a source (rule 1): created, or rejected with the reason."""
+    """Proposes a claim backed by an exact quote of a source (rule 1): created, or rejected with the reason. Where
+    the workspace asks for approval of agents' claims, it is created `proposed` (`claim_status`): not citable until a
+    reviewer approves it."""
 
     def work(caller: Caller) -> dict[str, Any]:
         workspace = get_rw_workspace_for_user(caller.user, workspace_id)
         try:
             claim = claims_services.claim_add(
                 workspace=workspace, source_id=source_id, statement=statement, evidence_quote=evidence_quote,
-                start=start, actor=caller.user,
+                start=start, actor=caller.user, by_agent=True,
             )  # fmt: skip
-            outcome: dict[str, Any] = {"status": "created", "claim_id": claim.id}
+            outcome: dict[str, Any] = {"status": "created", "claim_id": claim.id, "claim_status": claim.status}
+            if claim.status == ClaimStatus.PROPOSED:
+                outcome["note"] = PROPOSED_NOTE
         except EvidenceNotFound as rejected:
             # Rule 1 exactly as the API decides it, but without the near-miss hint the API gives reviewers.
             outcome = {"status": "rejected", "reason": str(rejected), "code": rejected.extra["reason"]}

@@ -8,13 +8,14 @@ from uuid import UUID
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
+from pydantic import StrictBool
 
 from afterhack.http import ApiError
 from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
 from workspaces import services
-from workspaces.access import get_admin_workspace_for_user
+from workspaces.access import WorkspaceForbidden, get_admin_workspace_for_user, get_membership
 from workspaces.models import Membership, Role
 from workspaces.selectors import memberships as membership_selectors
 
@@ -38,6 +39,25 @@ class WorkspaceOut(Schema):
     id: UUID
     name: str
     role: Role = Field(description="The caller's role in the workspace.")
+
+
+class WorkspaceSettingsIn(Input):
+    agent_claims_need_approval: Annotated[
+        StrictBool,
+        Field(
+            description="True: claims proposed by agents (MCP, a model's extraction) wait as `proposed`, never "
+            "citable, until a reviewer approves them; false (the default): they are current at once."
+        ),
+        Refuse(words="“agent_claims_need_approval” must be true or false."),
+    ]
+
+
+class WorkspaceSettingsOut(Schema):
+    id: UUID
+    name: str
+    role: Role = Field(description="The caller's role in the workspace.")
+    agent_claims_need_approval: bool
+    independent_sources: bool = Field(description="The independent-source policy (changed in the Django admin).")
 
 
 class MemberIn(Input):
@@ -77,6 +97,22 @@ def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
     """The workspaces the caller is a member of, with the caller's role, by name."""
     memberships = membership_selectors.memberships_page(user=request.user, limit=page.limit, cursor=page.cursor)
     return memberships.answer(lambda m: {"id": m.workspace.id, "name": m.workspace.name, "role": m.role})
+
+
+@router.patch("/{ws_id}", response={200: WorkspaceSettingsOut, **errors(401, 403, 404, 422, 503)})
+def workspace_settings(request: HttpRequest, ws_id: PathId, payload: WorkspaceSettingsIn) -> Any:
+    """Changes the workspace's settings (workspace admins only: 403 for other members), audited as a change of the
+    workspace settings (nothing is recorded when the value is what it was). Answers the workspace with its settings."""
+    membership = get_membership(request.user, ws_id)
+    if not membership.is_admin:
+        raise WorkspaceForbidden("Only this workspace's admins can change its settings.")
+    changes = payload.model_dump()
+    workspace = services.workspace_settings_change(workspace=membership.workspace, actor=request.user, **changes)
+    return {
+        "id": workspace.id, "name": workspace.name, "role": membership.role,
+        "agent_claims_need_approval": workspace.agent_claims_need_approval,
+        "independent_sources": workspace.independent_sources,
+    }  # fmt: skip
 
 
 @router.get("/{ws_id}/members", response={200: Page[MemberOut], **errors(401, 403, 404, 422, 503)})

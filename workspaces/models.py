@@ -36,6 +36,12 @@ class Workspace(models.Model):
         help_text="Count a justification as alternative support only if none of its claims "
         "comes from the corrected claim's source version.",
     )
+    # Off by default: claims proposed by agents (MCP, a model's extraction) are current at once, as people's are.
+    agent_claims_need_approval = models.BooleanField(
+        default=False,
+        help_text="Claims proposed by agents (over MCP, or extracted by a model) wait as “proposed”, never citable, "
+        "until a reviewer approves them in the review queue.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     members: models.ManyToManyField[Any, Any] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="workspaces"

@@ -392,3 +392,31 @@ def tokens_revoke(*, tokens: QuerySet[ApiToken], actor: Any) -> int:
 def previews_invalidate(*, workspace: Workspace) -> None:
     """Makes every preview computed so far stale (the workspace's policy changed), by bumping its revision."""
     workspace_graph.revision_bump(workspace=workspace)
+
+
+# The settings a workspace's admins change in the app and over the API (the Django admin changes these and more).
+ADMIN_SETTINGS = ("agent_claims_need_approval",)
+
+
+def workspace_settings_change(*, workspace: Workspace, actor: Any, **changes: bool) -> Workspace:
+    """Changes the workspace's settings (ADMIN_SETTINGS: each true or false), audited as `workspace.changed` with what
+    each was and became, as the Django admin records it; a value unchanged records nothing. The caller checked the
+    actor is an admin of the workspace."""
+    unknown = sorted(set(changes) - set(ADMIN_SETTINGS))
+    if unknown:
+        raise InvalidInput(f"These are not settings a workspace admin can change: {', '.join(unknown)}.")
+    if not all(isinstance(value, bool) for value in changes.values()):
+        raise InvalidInput("Each setting is true or false.")
+    with transaction.atomic():
+        fresh = Workspace.objects.select_for_update().get(pk=workspace.pk)
+        changed = [name for name, value in changes.items() if getattr(fresh, name) != value]
+        if changed:
+            before = {name: getattr(fresh, name) for name in changed}
+            for name in changed:
+                setattr(fresh, name, changes[name])
+            fresh.save(update_fields=changed)
+            record_event(
+                actor=actor, workspace=fresh, verb="workspace.changed", target=fresh.name,
+                payload={"fields": changed, "from": before, "to": {name: changes[name] for name in changed}},
+            )  # fmt: skip
+    return fresh

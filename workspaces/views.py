@@ -1,4 +1,4 @@
-"""Pages: my workspaces, a workspace's dashboard, and its members (HTMX)."""
+"""Pages: my workspaces, a workspace's dashboard, its members (HTMX) and the settings its admins change there."""
 
 from __future__ import annotations
 
@@ -149,6 +149,20 @@ def _leave(request: HtmxRequest, target: str) -> HttpResponse:
 def members(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     workspace = get_admin_workspace_for_user(request.user, ws_id)
     return render(request, "workspaces/members.html", _members_context(request, workspace))
+
+
+@require_POST
+@login_required
+def workspace_settings(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
+    """The settings form of the members page (admins only: 403 for other members): each setting a checkbox, so one
+    left out is off. Audited as a change of the workspace settings, like the Django admin's."""
+    membership = get_membership(request.user, ws_id)
+    if not membership.is_admin:
+        raise PermissionDenied("Only this workspace's admins can change its settings.")
+    changes = {name: request.POST.get(name) == "on" for name in services.ADMIN_SETTINGS}
+    services.workspace_settings_change(workspace=membership.workspace, actor=request.user, **changes)
+    messages.success(request, "Settings saved.")
+    return redirect("workspaces:members", ws_id=membership.workspace.id)
 
 
 @require_POST

@@ -52,6 +52,8 @@ IN_WORDS = {
     "superseded": "superseded",
     "retracted": "retracted",
     "unsupported": "unsupported",
+    "proposed": "proposed (awaiting approval)",
+    "rejected": "rejected",
     "active": "active",
     "queued": "queued",
     "running": "running",

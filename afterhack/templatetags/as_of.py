@@ -32,6 +32,7 @@ CAUSES: dict[str, tuple[str, str, str]] = {
     ChangeCause.REJUSTIFICATION: ("a re-justification", "agents:decision", "decision_id"),
     ChangeCause.REVISION: ("a revision", "agents:decision", "decision_id"),
     ChangeCause.DISMISSAL: ("a dismissal", "agents:decision", "decision_id"),
+    ChangeCause.CLAIM_REVIEW: ("a reviewer's answer to an agent's claim", "", ""),
     ChangeCause.AGENT_RUN: ("an agent run", "agents:run", "run_id"),
     ChangeCause.PERSON: ("a person", "", ""),
     ChangeCause.MIGRATION: ("the state found when the history began", "", ""),

@@ -19,6 +19,7 @@ from agents.graph import decisions as decisions_graph
 from agents.graph.shapes import Action, Decision
 from agents.statuses import ActionStatus, DecisionStatus
 from claims.services.claims import InvalidSupport
+from claims.statuses import ClaimStatus
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -109,7 +110,7 @@ def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
     if missing:
         return f"These are not claims or decisions of this workspace: {', '.join(i[:60] for i in missing)}."
     weak = [
-        f"{i} ({label.lower()} is {status}{SUPERSEDED_HINT if status == DecisionStatus.SUPERSEDED else ''})"
+        f"{i} ({label.lower()} is {status}{HINTS.get((label, status), '')})"
         for i, (label, status) in states.items()
         if not status_holds(decision=label == "Decision", status=status)
     ]
@@ -119,6 +120,11 @@ def why_not_supported(workspace: Workspace, groups: list[list[str]]) -> str:
 
 
 SUPERSEDED_HINT = ": it was revised, rest on the decision that replaced it"
+PROPOSED_HINT = ": an agent proposed it and a reviewer has not approved it yet, so it cannot be cited"
+HINTS: dict[tuple[str, str], str] = {
+    ("Decision", DecisionStatus.SUPERSEDED): SUPERSEDED_HINT,
+    ("Claim", ClaimStatus.PROPOSED): PROPOSED_HINT,
+}
 
 
 def decision_get(*, workspace: Workspace, decision_id: str) -> Decision:

@@ -4,6 +4,7 @@ reading a claim or several as a Claim (CLAIM_MAP).
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from afterhack import graph
@@ -13,11 +14,19 @@ from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from claims.graph.shapes import Claim
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
+from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
+
+# What a proposed claim's suggestion says (docs/suggestions.md, "Claims proposed by agents").
+PROPOSED_REASON = "An agent proposed this claim; this workspace asks a reviewer to approve agents' claims."
 
 # Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor,
 # fragment_ids (the fragments its span overlaps, worked out by the caller). MERGE on the key
 # makes the write idempotent: the same claim again is the same node, and `created_in` tells
 # which rows this very write created. Every lookup is by an indexed property.
+# With $proposed (an agent's claims where the workspace asks for approval) each claim this write creates is
+# `proposed`, and gets in the same write its open Suggestion of kind agent_claim ABOUT it (pair_key
+# `agent_claim|<claim id>`), which corrections' review approves or rejects (corrections/graph/suggestions.py). The
+# Suggestion is corrections' label, written here because the claim and its review must be one write.
 CLAIMS_RECORD = (
     f"""
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
@@ -32,13 +41,27 @@ CALL {{
   MERGE (c:Claim {{key: row.key}})
   ON CREATE SET c.id = row.id, c.statement = row.statement, c.evidence_quote = row.evidence_quote,
                 c.start = row.start, c.end = row.end, c.confidence = row.confidence,
-                c.confidence_kind = row.confidence_kind, c.extractor = row.extractor, c.status = {word(ClaimStatus.CURRENT)},
+                c.confidence_kind = row.confidence_kind, c.extractor = row.extractor,
+                c.status = CASE WHEN $proposed THEN {word(ClaimStatus.PROPOSED)} ELSE {word(ClaimStatus.CURRENT)} END,
                 c.revision = 0, c.source_id = s.id, c.version_id = v.id, c.created_at = $now,
                 c.created_by = $created_by, c.created_in = $write_id
   WITH c, row
   UNWIND row.fragment_ids AS fragment_id
   MATCH (f:SourceFragment {{id: fragment_id}})
   MERGE (c)-[:SUPPORTED_BY {{role: 'evidence'}}]->(f)
+}}
+CALL {{
+  WITH v
+  UNWIND $claims AS row
+  MATCH (c:Claim {{key: row.key}})
+  WITH c, row WHERE $proposed AND c.created_in = $write_id
+  MERGE (x:Suggestion {{pair_key: {word(SuggestionKind.AGENT_CLAIM)} + '|' + c.id}})
+  ON CREATE SET x.id = row.suggestion_id, x.kind = {word(SuggestionKind.AGENT_CLAIM)},
+      x.status = {word(SuggestionStatus.OPEN)}, x.statement = c.statement, x.found_by = {word(FoundBy.AGENT)},
+      x.reason = $proposed_reason, x.rule_kind = null, x.created_at = $now, x.created_by = $created_by,
+      x.claim_id = c.id, x.by_claim_id = null, x.evidence_source_id = c.source_id, x.evidence_quote = c.evidence_quote,
+      x.evidence_start = c.start, x.evidence_end = c.end
+  MERGE (x)-[:ABOUT]->(c)
 }}
 CALL {{
   WITH v
@@ -70,8 +93,10 @@ def claims_record(
     now: str,
     write_id: str,
     extraction_id: str | None = None,
+    proposed: bool = False,
 ) -> list[tuple[str, bool]] | None:
-    """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query.
+    """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query; with `proposed`,
+    the claims it creates are `proposed`, each with its open agent_claim suggestion.
 
     Returns (claim id, created by this write) for each claim row in order, or None when the
     version is not the current one of an active source (it changed, or the source was retracted).
@@ -79,8 +104,10 @@ def claims_record(
     params = {
         "version_id": version_id, "claims": claims, "rejected": rejected, "created_by": created_by,
         "now": now, "write_id": write_id, "extraction_id": extraction_id or "",
-        "keys": [row["key"] for row in claims],
+        "keys": [row["key"] for row in claims], "proposed": proposed, "proposed_reason": PROPOSED_REASON,
     }  # fmt: skip
+    if proposed:
+        params["claims"] = [{**row, "suggestion_id": str(uuid.uuid4())} for row in claims]
     rows = graph.records(workspace, CLAIMS_RECORD, params)
     if not rows:
         return None

@@ -32,6 +32,8 @@ from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
 MAX_PREMISES = 50
+# Why a proposed claim cannot be cited, in words (a derived claim's premises; decisions say the same).
+PROPOSED_HINT = ": an agent proposed it and a reviewer has not approved it yet, so it cannot be cited"
 
 
 class EvidenceNotFound(UserError):
@@ -99,9 +101,13 @@ def claim_add(
     evidence_quote: object,
     start: object = None,
     actor: Any,
+    by_agent: bool = False,
 ) -> Claim:
-    """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated."""
+    """An evidence-backed claim, stored only if its quote is exact; the same claim again is not duplicated. A claim
+    `by_agent` (MCP's propose_claim) in a workspace whose agents' claims need approval is stored `proposed`, with its
+    open suggestion for a reviewer, and is not current (so not watched) until approved."""
     statement = clean_statement(statement)
+    proposed = by_agent and workspace.agent_claims_need_approval
     passage = passage_find(workspace=workspace, source_id=source_id, quote=evidence_quote, start=start)
     version, result = passage.version, passage.span
     row = {
@@ -113,7 +119,7 @@ def claim_add(
     with transaction.atomic():
         stored = claims_graph.claims_record(
             workspace=workspace, version_id=version.id, claims=[row], rejected=[],
-            created_by=actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()),
+            created_by=actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()), proposed=proposed,
         )  # fmt: skip
         if not stored:
             raise Conflict(
@@ -121,17 +127,23 @@ def claim_add(
             )
         claim_id, created = stored[0]
         existing = claims_graph.claim_get(workspace=workspace, claim_id=claim_id)
-        if existing is not None and existing.status != ClaimStatus.CURRENT:
+        if existing is not None and existing.status == ClaimStatus.REJECTED:
+            raise Conflict(
+                "This exact claim was proposed before and a reviewer rejected it; it cannot come back (nothing was stored)."
+            )
+        if existing is not None and existing.status not in (ClaimStatus.CURRENT, ClaimStatus.PROPOSED):
             raise Conflict(
                 f"This exact claim exists already and is {existing.status} (a reviewer corrected or retracted it); it cannot come back."
             )
         if created:
             record_event(
                 actor=actor, workspace=workspace, verb="claim.added", target=statement[:255],
-                payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end},
+                payload={"claim_id": claim_id, "source_id": version.source_id, "start": result.start, "end": result.end,
+                         **({"proposed": True} if proposed else {})},
             )  # fmt: skip
             embed_soon(workspace=workspace, claim_ids=[claim_id])
-            claims_became_current(workspace=workspace, claim_ids=[claim_id])
+            if not proposed:
+                claims_became_current(workspace=workspace, claim_ids=[claim_id])
     return claim_required(workspace, claim_id)
 
 
@@ -174,7 +186,11 @@ def _why_unsupported(workspace: Workspace, premise_ids: list[str]) -> str:
     missing = [pid for pid in premise_ids if pid not in statuses]
     if missing:
         return f"These claims do not exist in this workspace: {', '.join(missing)}."
-    stale = [f"{pid} ({statuses[pid]})" for pid in premise_ids if statuses[pid] != ClaimStatus.CURRENT]
+    stale = [
+        f"{pid} ({statuses[pid]}{PROPOSED_HINT if statuses[pid] == ClaimStatus.PROPOSED else ''})"
+        for pid in premise_ids
+        if statuses[pid] != ClaimStatus.CURRENT
+    ]
     return f"A derived claim can only rest on current claims; these are not: {', '.join(stale)}."
 
 

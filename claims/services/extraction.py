@@ -42,6 +42,9 @@ from workspaces.services import record_event
 
 logger = logging.getLogger("claims")
 
+# A claim that holds, or waits for a reviewer's approval: its span is not withdrawn (a rejected one is).
+WAITING_OR_CURRENT = (ClaimStatus.CURRENT, ClaimStatus.PROPOSED)
+
 
 def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> extraction_graph.Extraction:
     """Queues extraction of the source's current version (or returns the run already going)."""
@@ -111,15 +114,17 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> extraction_gr
     # overlapping a claim a reviewer corrected or that was retracted (it must not come back).
     known_spans = {(span.start, span.end) for span in existing if span.extractor.split(":")[0] == family}
     known_statements = {same_statement(span.statement) for span in existing}
-    withdrawn = [Span(span.start, span.end) for span in existing if span.status != ClaimStatus.CURRENT]
+    withdrawn = [Span(span.start, span.end) for span in existing if span.status not in WAITING_OR_CURRENT]
     accepted = [
         claim
         for claim in accepted
         if same_statement(claim.statement) not in known_statements
         and not any(claim.span.overlaps(w) for w in withdrawn)
     ]
+    # A model is an agent: where the workspace asks for approval, a model's claims wait as `proposed` (not watched).
+    proposed = use_model and workspace.agent_claims_need_approval
     stored = claims_graph.claims_record(
-        workspace=workspace, version_id=version.id,
+        workspace=workspace, version_id=version.id, proposed=proposed,
         claims=_claim_rows(version, accepted, extraction.extractor, use_model, fragments, known_spans),
         rejected=_rejected_rows(version.id, refused, extraction.extractor),
         created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,
@@ -133,7 +138,8 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> extraction_gr
     # Already in the worker: the new claims are embedded here, in batches, then watched here (inline).
     new_ids = [claim_id for claim_id, created in stored if created]
     claims_embed_new(workspace=workspace, claim_ids=new_ids)
-    claims_became_current(workspace=workspace, claim_ids=new_ids, inline=True)
+    if not proposed:
+        claims_became_current(workspace=workspace, claim_ids=new_ids, inline=True)
     return extraction_graph.extraction_get(workspace=workspace, extraction_id=extraction_id)
 
 

@@ -16,11 +16,12 @@ from typing import Any
 
 from afterhack import graph
 from afterhack.cypher import word
-from afterhack.graph import HasGraph
+from afterhack.graph import BUMP_REVISION, HasGraph
+from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, filter_params, keyset, where
-from claims.statuses import SourceStatus
+from claims.statuses import ClaimStatus, SourceStatus
 from corrections.lists import SUGGESTIONS
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 
@@ -170,21 +171,84 @@ def flag_record(
     return bool(graph.query(workspace, FLAG_RECORD, params))
 
 
+# Turning suggestions down, each of $ids that is open. An agent's claim waiting for approval (kind agent_claim) is
+# rejected with its suggestion, in the same write and with its Change (a rejected claim never comes back). Nothing
+# else changes and the revision stays: a proposed claim supports nothing.
 SUGGESTION_REJECT = (
-    f"MATCH (x:Suggestion {{id: $id}}) WHERE x.status = {OPEN} "
+    f"UNWIND $ids AS sid MATCH (x:Suggestion {{id: sid}}) WHERE x.status = {OPEN} "
+    f"OPTIONAL MATCH (x)-[:ABOUT]->(c:Claim) WHERE x.kind = {word(SuggestionKind.AGENT_CLAIM)} "
+    f"AND c.status = {word(ClaimStatus.PROPOSED)} "
+    "FOREACH (p IN CASE WHEN c IS NULL THEN [] ELSE [c] END | "
+    + record_change(
+        "p", kind=ChangeKind.CLAIM, to_status=word(ClaimStatus.REJECTED), cause=ChangeCause.CLAIM_REVIEW,
+        cause_id="x.id", actor="$actor",
+    )
+    + f" SET p.status = {word(ClaimStatus.REJECTED)}, p.status_changed_at = $now) "
     f"SET x.status = {word(SuggestionStatus.REJECTED)}, x.decided_at = $now, x.decided_by = $actor, "
     "x.decision_reason = $reason, x.both_hold = $both_hold "
     "RETURN " + FIELDS + " AS suggestion"
-)
+)  # fmt: skip
+
+
+def suggestions_reject(
+    *, workspace: HasGraph, suggestion_ids: list[str], reason: str, both_hold: bool, actor: str, now: str
+) -> list[Suggestion]:
+    """Turns down each of these suggestions that is open (its pair is never suggested again; an agent's claim is
+    rejected with it), in one write: the ones turned down."""
+    ids = [i for i in suggestion_ids if parse_id(i)]
+    params = {"ids": ids, "reason": reason, "both_hold": both_hold, "actor": actor, "now": now}
+    return [Suggestion.from_map(row) for row in graph.records(workspace, SUGGESTION_REJECT, params)] if ids else []
 
 
 def suggestion_reject(
     *, workspace: HasGraph, suggestion_id: str, reason: str, both_hold: bool, actor: str, now: str
 ) -> Suggestion | None:
     """Turns down an open suggestion (its pair is never suggested again); None if it is not open (or not here)."""
-    params = {"id": suggestion_id, "reason": reason, "both_hold": both_hold, "actor": actor, "now": now}
-    rows = graph.records(workspace, SUGGESTION_REJECT, params)
-    return Suggestion.from_map(rows[0]) if rows else None
+    rejected = suggestions_reject(
+        workspace=workspace, suggestion_ids=[suggestion_id], reason=reason, both_hold=both_hold, actor=actor, now=now
+    )
+    return rejected[0] if rejected else None
+
+
+# Approving agents' claims: each of $ids that is an open agent_claim suggestion whose claim is still `proposed` and
+# whose quote's version is still the current one of an active source. The claim becomes current (with its Change)
+# and the suggestion accepted, all in one write, which raises the revision (a new current claim, as CLAIMS_RECORD).
+AGENT_CLAIMS_APPROVE = (
+    f"UNWIND $ids AS sid MATCH (x:Suggestion {{id: sid}})-[:ABOUT]->(c:Claim) "
+    f"WHERE x.kind = {word(SuggestionKind.AGENT_CLAIM)} AND x.status = {OPEN} AND c.status = {word(ClaimStatus.PROPOSED)} "
+    "MATCH (s:Source {id: c.source_id})-[:HAS_VERSION]->(v:SourceVersion {id: c.version_id}) "
+    f"WHERE s.status = {word(SourceStatus.ACTIVE)} AND v.current = true "
+    + record_change(
+        "c", kind=ChangeKind.CLAIM, to_status=word(ClaimStatus.CURRENT), cause=ChangeCause.CLAIM_REVIEW,
+        cause_id="x.id", actor="$actor",
+    )
+    + f"SET c.status = {word(ClaimStatus.CURRENT)}, c.status_changed_at = $now, "
+    f"x.status = {word(SuggestionStatus.ACCEPTED)}, x.decided_at = $now, x.decided_by = $actor, "
+    "x.decision_reason = $reason "
+    "WITH collect(x) AS approved WHERE size(approved) > 0 "
+    + BUMP_REVISION
+    + " WITH approved UNWIND approved AS x RETURN " + FIELDS + " AS suggestion"
+)  # fmt: skip
+
+
+def agent_claims_approve(
+    *, workspace: HasGraph, suggestion_ids: list[str], reason: str, actor: str, now: str
+) -> list[Suggestion]:
+    """Approves each of these suggestions that is an open agent_claim whose claim can become current (above), in
+    one write: the ones approved (their claims are now current)."""
+    ids = [i for i in suggestion_ids if parse_id(i)]
+    params = {"ids": ids, "reason": reason, "actor": actor, "now": now}
+    return [Suggestion.from_map(row) for row in graph.records(workspace, AGENT_CLAIMS_APPROVE, params)] if ids else []
+
+
+SUGGESTIONS_GET = "UNWIND $ids AS sid MATCH (x:Suggestion {id: sid}) RETURN " + FIELDS + " AS suggestion"
+
+
+def suggestions_get(*, workspace: HasGraph, suggestion_ids: list[str]) -> dict[str, Suggestion]:
+    """These suggestions that exist, by id, in one read."""
+    ids = [i for i in suggestion_ids if parse_id(i)]
+    rows = graph.ro_records(workspace, SUGGESTIONS_GET, {"ids": ids}) if ids else []
+    return {row["id"]: Suggestion.from_map(row) for row in rows}
 
 
 # -- reads --------------------------------------------------------------------------------------------------

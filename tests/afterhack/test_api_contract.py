@@ -103,7 +103,14 @@ class OpenApiTests:
 
     def test_statuses_are_the_enums_the_code_uses(self) -> None:
         schemas = openapi()["components"]["schemas"]
-        assert schemas["ClaimStatus"]["enum"] == ["current", "superseded", "retracted", "unsupported"]
+        assert schemas["ClaimStatus"]["enum"] == [
+            "current",
+            "superseded",
+            "retracted",
+            "unsupported",
+            "proposed",
+            "rejected",
+        ]
         assert schemas["DecisionStatus"]["enum"] == ["supported", "needs_review", "superseded"]
         assert schemas["DecisionKind"]["enum"] == ["manual", "agent", "unanswered"]
         assert schemas["ActionStatus"]["enum"] == ["pending", "held", "done", "cancelled"]

@@ -66,6 +66,9 @@ PAGES = {
     "dashboard": Page(WS + "/", params=("as_of",)),
     "activity": Page(WS + "/activity/", params=("actor", "kind", "since", "until", "q", "sort", "page")),
     "members": Page(WS + "/members/"),
+    "workspace_settings": Page(
+        WS + "/settings", form={"agent_claims_need_approval": "on"}, kinds={"agent_claims_need_approval": CHOICE}
+    ),
     "member_add": Page(
         WS + "/members/add", form={"username": "oscar", "role": "viewer"}, kinds={"username": TEXT, "role": CHOICE}
     ),
@@ -172,6 +175,11 @@ PAGES = {
     "chain": Page(WS + "/claims/{june}/chain"),
     "revise": Page(WS + "/sources/{source}/revise", form={"text": "Another text."}, kinds={"text": TEXT}),
     "review": Page(WS + "/review/", params=("for", "q", "chosen")),
+    "proposed_decide": Page(
+        WS + "/proposed-claims",
+        form={"action": "approve", "ids": "{decision}"},
+        kinds={"action": CHOICE, "ids": IDS, "approve_one": IDS, "reject_one": IDS, "listed": IDS},
+    ),
     "review_decision": Page(WS + "/review/{decision}/", params=("q", "chosen")),
     "resolve": Page(
         WS + "/review/{decision}",

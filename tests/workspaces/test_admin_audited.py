@@ -215,6 +215,10 @@ AUDITED: dict[tuple[str, str], Change] = {
         _set("independent_sources", "on"), "workspace.changed", lambda scene: scene.workspace.name,
         {"from": {"independent_sources": False}, "to": {"independent_sources": True}},
     ),
+    (WORKSPACE, "agent_claims_need_approval"): Change(
+        _set("agent_claims_need_approval", "on"), "workspace.changed", lambda scene: scene.workspace.name,
+        {"from": {"agent_claims_need_approval": False}, "to": {"agent_claims_need_approval": True}},
+    ),
     (INLINE, "role"): Change(_inline("role", "reviewer"), "member.role_changed", VIEWER, {"from": "viewer", "to": "reviewer"}),
     (INLINE, "DELETE"): Change(_inline("DELETE", "on"), "member.removed", VIEWER, {"to": "not a member"}),
     (INLINE, "user"): Change(_inline_new, "member.added", PERSON, {"from": "not a member", "to": "viewer"}),

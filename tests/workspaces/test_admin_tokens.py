@@ -270,7 +270,7 @@ class AdminWorkspaceListTests:
         client = root_client(make_user)
         workspace = trio.workspace
         shown = shown_text(result_table(client.get("/admin/workspaces/workspace/").content.decode()))
-        assert shown.startswith("|Name|Independent sources|Created at|Launch planning|")
+        assert shown.startswith("|Name|Independent sources|Agent claims need approval|Created at|Launch planning|")
         assert str(workspace.id) not in shown and workspace.id.hex not in shown
         other = services.workspace_create(name="Hiring", creator=trio.owner)
         for query in (str(workspace.id), str(workspace.id)[:8]):

@@ -109,11 +109,11 @@ class RefusedInTheForm(admin.ModelAdmin):
 @admin.register(Workspace)
 class WorkspaceAdmin(RefusedInTheForm, CheckedModelAdmin):
     # What an admin tells workspaces apart by; the id and graph name are on each workspace's page.
-    list_display = ["name", "independent_sources", "created_at"]
+    list_display = ["name", "independent_sources", "agent_claims_need_approval", "created_at"]
     search_fields = ["name", "id"]
     search_help_text = "Search by name or id."
     readonly_fields = ["id", "graph_name", "created_at"]
-    fields = ["name", "independent_sources", "id", "graph_name", "created_at"]
+    fields = ["name", "independent_sources", "agent_claims_need_approval", "id", "graph_name", "created_at"]
     inlines = [MembershipInline]
 
     def save_model(self, request: HttpRequest, obj: Workspace, form: ModelForm, change: bool) -> None:
