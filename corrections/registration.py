@@ -7,7 +7,7 @@ from __future__ import annotations
 from afterhack.history_graph import ChangeKind
 from corrections import disclosure
 from corrections.graph import attention as attention_graph
-from corrections.statuses import SuggestionStatus
+from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.registry import (
     AttentionPart,
     AuditVerb,
@@ -85,7 +85,10 @@ SUGGESTED = AttentionPart(
     name="suggestions",
     now=(attention_graph.SUGGESTED,),
     columns=attention_graph.SUGGESTED_COLUMNS,
-    params=lambda: {"suggestion_open": str(SuggestionStatus.OPEN)},
+    params=lambda: {
+        "suggestion_open": str(SuggestionStatus.OPEN),
+        "suggestion_contradiction": str(SuggestionKind.CONTRADICTION),
+    },
     then=(attention_graph.SUGGESTED_THEN,),
     then_columns=attention_graph.SUGGESTED_COLUMNS,
     read_then=attention_graph.suggested_then,

@@ -24,16 +24,18 @@ def corrections_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], a
     return {"corrections": int(row["corrections"] or 0), "corrections_recent": int(row["corrections_recent"] or 0)}
 
 
-# Open suggested corrections. A suggestion's status is written with the moment it changed (`decided_at`: accepted,
-# turned down or obsolete), so the count then needs no history: made by then and not yet decided then.
+# Open suggested corrections (contradictions: an agent's proposed claim waits in its own section). A suggestion's
+# status is written with the moment it changed (`decided_at`: accepted, turned down or obsolete), so the count then
+# needs no history: made by then and not yet decided then.
 SUGGESTED = """
-OPTIONAL MATCH (x:Suggestion) WHERE x.status = $suggestion_open
+OPTIONAL MATCH (x:Suggestion) WHERE x.status = $suggestion_open AND x.kind = $suggestion_contradiction
 RETURN count(x) AS suggested
 """
 SUGGESTED_COLUMNS = ("suggested",)
 
 SUGGESTED_THEN = """
-OPTIONAL MATCH (x:Suggestion) WHERE x.created_at <= $as_of AND (x.decided_at IS NULL OR x.decided_at > $as_of)
+OPTIONAL MATCH (x:Suggestion) WHERE x.kind = $suggestion_contradiction AND x.created_at <= $as_of
+  AND (x.decided_at IS NULL OR x.decided_at > $as_of)
 RETURN count(x) AS suggested
 """
 

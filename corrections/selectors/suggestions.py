@@ -13,7 +13,7 @@ from claims.selectors.claims import Claim
 from corrections.graph import suggestions as suggestions_graph
 from corrections.graph.suggestions import Evidence as Evidence
 from corrections.graph.suggestions import Suggestion as Suggestion
-from corrections.statuses import SuggestionStatus
+from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
 
 # The shapes these reads return are re-exported above (`X as X`), so pages and API modules name no graph module.
@@ -134,8 +134,9 @@ def suggestion_item(*, workspace: Workspace, suggestion: Suggestion) -> Suggesti
 
 
 def review_suggestions(*, workspace: Workspace, limit: int = QUEUE_LIMIT) -> tuple[list[SuggestionItem], int]:
-    """The newest open suggestions side by side, and how many are open in all."""
-    open_ = SuggestionStatus.OPEN
-    shown = suggestions_graph.suggestion_list(workspace=workspace, status=open_, limit=limit)
-    total = len(shown) if len(shown) < limit else suggestion_count(workspace=workspace, status=open_)
+    """The newest open suggested corrections side by side, and how many are open in all (contradictions: an agent's
+    proposed claim waits in its own section, corrections/templatetags/proposed.py)."""
+    open_, kind = SuggestionStatus.OPEN, SuggestionKind.CONTRADICTION
+    shown = suggestions_graph.suggestion_list(workspace=workspace, status=open_, kind=kind, limit=limit)
+    total = len(shown) if len(shown) < limit else suggestion_count(workspace=workspace, status=open_, kind=kind)
     return [suggestion_item(workspace=workspace, suggestion=s) for s in shown], total
