@@ -175,6 +175,11 @@ PAGES = {
     "chain": Page(WS + "/claims/{june}/chain"),
     "revise": Page(WS + "/sources/{source}/revise", form={"text": "Another text."}, kinds={"text": TEXT}),
     "review": Page(WS + "/review/", params=("for", "q", "chosen")),
+    "suggestion_reject": Page(
+        WS + "/suggestions/{suggestion}/reject",
+        form={"verdict": "both_hold", "reason": "Two different events."},
+        kinds={"verdict": CHOICE, "reason": TEXT},
+    ),
     "proposed_decide": Page(
         WS + "/proposed-claims",
         form={"action": "approve", "ids": "{decision}"},
@@ -293,6 +298,12 @@ def ids_of(world: World) -> Ids:
     may = world.preview(world.may, "Marketing starts in June.").json()["revision"]
     world.apply(world.may, may, key="flag", statement="Marketing starts in June.")
     claim = api_get(world, f"/workspaces/{world.ws}/claims/{world.june}")
+    # A suggested correction to turn down: a flag citing the June claim's own passage.
+    from tests.conftest import api_for
+
+    flag = {"source_id": claim["source_id"], "quote": "Marketing starts in May", "statement": "The launch is in July."}
+    suggestion = api_for(trio.reviewer).post(f"/workspaces/{world.ws}/claims/{world.june}/contradictions", flag)
+    assert suggestion.status_code == 201, suggestion.content
     run = agents_services.ask(workspace=trio.workspace, question="When is the launch?", actor=trio.reviewer)
     return Ids(
         {
@@ -300,7 +311,7 @@ def ids_of(world: World) -> Ids:
             "source": claim["source_id"], "decision": flagged, "action": action, "run": run,
             "correction": correction["correction_id"], "revision": str(world.preview(world.june).json()["revision"]),
             "membership": str(Membership.objects.get(user=trio.viewer).pk), "outsider": str(trio.outsider.pk),
-            "key": "sweep", "event": str(AuditEvent.objects.latest("id").pk),
+            "key": "sweep", "event": str(AuditEvent.objects.latest("id").pk), "suggestion": suggestion.json()["id"],
         }
     )  # fmt: skip
 
