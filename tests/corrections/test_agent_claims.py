@@ -276,7 +276,7 @@ class QueuePageTests:
         page = client_for(launch.trio.viewer).get(queue).content.decode()
         assert "Claims proposed by agents" in page and JULY in page and "Approve selected" not in page
         # They wait in their own section, not among the suggested corrections, nor in those's count.
-        assert "Suggested corrections <span class=\"count muted\">(0)</span>" in page, page
+        assert 'Suggested corrections <span class="count muted">(0)</span>' in page, page
         dashboard = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/").content.decode()
         assert "<strong>0</strong> suggested corrections" in dashboard
         url = f"/w/{launch.ws}/proposed-claims"
