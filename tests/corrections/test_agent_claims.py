@@ -83,6 +83,9 @@ class SettingTests:
         # Watched at once: the contradiction with June is suggested.
         assert [s["by_claim_id"] for s in launch.suggestions()] == [july]
         assert decide(launch, july).status_code == 201
+        # And the review queue has no section for claims that never wait here.
+        queue = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/review/").content.decode()
+        assert "Claims proposed by agents" not in queue and "Suggested corrections" in queue
 
     def test_only_admins_change_it_and_the_change_is_audited(self, launch: Launch) -> None:
         path = f"/workspaces/{launch.ws}"
