@@ -131,6 +131,7 @@ class AdminTokenFlowTests:
         assert [header.strip() for header in headers if header.strip()] == [
             "Name",
             "Independent sources",
+            "Agent claims need approval",
             "Created at",
         ]
         screenshot(page, "admin-workspace-list")
