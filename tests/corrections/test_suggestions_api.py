@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import Trio, api_for
-from tests.corrections.test_suggestions_watch import EMAIL, Launch, committed, launch, suggestions_stored
+from tests.corrections.test_suggestions_watch import EMAIL, JULY, Launch, committed, launch, suggestions_stored
+from tests.corrections.test_suggestions_watch import found as found  # the fixture: the suggestion July made
 from workspaces import services as workspace_services
 from workspaces.models import AuditEvent
 
@@ -17,23 +18,12 @@ pytestmark = pytest.mark.django_db
 
 __all__ = ["committed", "launch"]  # fixtures
 
-JULY = "The launch is in July."
-
 
 def flag(launch: Launch, claim_id: str, user: Any = None, **body: Any) -> Any:
     payload = {"source_id": launch.email, "quote": JULY, "statement": JULY, **body}
     return api_for(user or launch.trio.reviewer).post(
         f"/workspaces/{launch.ws}/claims/{claim_id}/contradictions", payload
     )
-
-
-@pytest.fixture
-def found(launch: Launch, committed: Any) -> dict[str, Any]:
-    """The suggestion the watch made when July's claim was added."""
-    with committed(execute=True):
-        launch.claim(launch.email, JULY)
-    [suggestion] = launch.suggestions()
-    return suggestion
 
 
 class ListAndGetTests:

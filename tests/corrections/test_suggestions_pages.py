@@ -13,7 +13,8 @@ import pytest
 
 from afterhack.clock import now_iso
 from tests.conftest import client_for
-from tests.corrections.test_suggestions_watch import Launch, committed, launch
+from tests.corrections.test_suggestions_watch import JULY, Launch, committed, launch
+from tests.corrections.test_suggestions_watch import found as found  # the fixture: the suggestion July made
 from workspaces.models import AuditEvent
 from workspaces.selectors import dashboard as dashboard_selectors
 
@@ -21,7 +22,6 @@ pytestmark = pytest.mark.django_db
 
 __all__ = ["committed", "launch"]  # fixtures
 
-JULY = "The launch is in July."
 HTMX = {"HX-Request": "true"}
 
 
@@ -34,14 +34,6 @@ def get(launch: Launch, path: str, user: Any = None, status: int = 200) -> str:
     response = client_for(user or launch.trio.reviewer).get(f"/w/{launch.ws}/{path}")
     assert response.status_code == status, response.content[:2000]
     return response.content.decode()
-
-
-@pytest.fixture
-def found(launch: Launch, committed: Any) -> dict[str, Any]:
-    with committed(execute=True):
-        launch.claim(launch.email, JULY)
-    [suggestion] = launch.suggestions()
-    return suggestion
 
 
 class QueueTests:

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.django_db
 
 PLAN = "Launch plan\n\nThe launch is in June. The launch budget is 40k.\n"
 EMAIL = "From Ana, on Monday: the date moved. The launch is in July.\n"
+JULY = "The launch is in July."
 
 
 @dataclass
@@ -221,3 +222,12 @@ def test_with_an_embeddings_model_candidates_come_by_meaning_too_at_one_embeddin
     )
     assert len(embedder.embedding_requests) == asked + 1
     assert embeddings_services.claims_embed(workspace=trio.workspace, claim_ids=[release]) == 0
+
+
+@pytest.fixture
+def found(launch: Launch, committed: Any) -> dict[str, Any]:
+    """The suggestion the watch made when July's claim was added."""
+    with committed(execute=True):
+        launch.claim(launch.email, JULY)
+    [suggestion] = launch.suggestions()
+    return suggestion
