@@ -5,8 +5,10 @@ dashboard and the menu's links, and where its events name a claim or an action."
 from __future__ import annotations
 
 from afterhack.history_graph import ChangeKind
+from claims.registry import ProposedClaimReview, register_proposed_review
 from corrections import disclosure
 from corrections.graph import attention as attention_graph
+from corrections.graph import suggestions as suggestions_graph
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.registry import (
     AttentionPart,
@@ -144,6 +146,11 @@ EVENTS_ABOUT = (
 )
 
 
+# The review of a claim an agent proposes (an agent_claim suggestion), written by claims' write of the claim.
+PROPOSED_REVIEW = ProposedClaimReview(suggestions_graph.AGENT_CLAIM_REVIEW, suggestions_graph.AGENT_CLAIM_REVIEW_PARAMS)
+
+
 def register_parts() -> None:
-    """Registers corrections' parts with workspaces."""
+    """Registers corrections' parts with workspaces, and its review of proposed claims with claims."""
     register(*VERBS, INDEXES, ATTENTION, SUGGESTED, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT)
+    register_proposed_review(PROPOSED_REVIEW)

@@ -4,6 +4,7 @@ reading a claim or several as a Claim (CLAIM_MAP).
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Any
 
@@ -13,21 +14,17 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
 from afterhack.ids import parse_id
 from claims.graph.shapes import Claim
+from claims.registry import ProposedClaimReview
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
-from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
-
-# What a proposed claim's suggestion says (docs/suggestions.md, "Claims proposed by agents").
-PROPOSED_REASON = "An agent proposed this claim; this workspace asks a reviewer to approve agents' claims."
 
 # Each row: key, id, statement, evidence_quote, start, end, confidence, confidence_kind, extractor,
 # fragment_ids (the fragments its span overlaps, worked out by the caller). MERGE on the key
 # makes the write idempotent: the same claim again is the same node, and `created_in` tells
 # which rows this very write created. Every lookup is by an indexed property.
-# With $proposed (an agent's claims where the workspace asks for approval) each claim this write creates is
-# `proposed`, and gets in the same write its open Suggestion of kind agent_claim ABOUT it (pair_key
-# `agent_claim|<claim id>`), which corrections' review approves or rejects (corrections/graph/suggestions.py). The
-# Suggestion is corrections' label, written here because the claim and its review must be one write.
-CLAIMS_RECORD = (
+# With a review (an agent's claims where the workspace asks for approval) each claim this write creates is
+# `proposed`, and the registered review's clause (claims/registry.py) writes its review in the same query: a
+# proposed claim is never stored without it.
+CLAIMS_RECORD_HEAD = (
     f"""
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
 WHERE s.status = {word(SourceStatus.ACTIVE)} AND v.current = true
@@ -50,19 +47,17 @@ CALL {{
   MATCH (f:SourceFragment {{id: fragment_id}})
   MERGE (c)-[:SUPPORTED_BY {{role: 'evidence'}}]->(f)
 }}
-CALL {{
+"""
+)
+# Run for each claim this write created, when the claims are proposed: the registered review's clause.
+CLAIMS_REVIEW = """
+CALL {
   WITH v
   UNWIND $claims AS row
-  MATCH (c:Claim {{key: row.key}})
-  WITH c, row WHERE $proposed AND c.created_in = $write_id
-  MERGE (x:Suggestion {{pair_key: {word(SuggestionKind.AGENT_CLAIM)} + '|' + c.id}})
-  ON CREATE SET x.id = row.suggestion_id, x.kind = {word(SuggestionKind.AGENT_CLAIM)},
-      x.status = {word(SuggestionStatus.OPEN)}, x.statement = c.statement, x.found_by = {word(FoundBy.AGENT)},
-      x.reason = $proposed_reason, x.rule_kind = null, x.created_at = $now, x.created_by = $created_by,
-      x.claim_id = c.id, x.by_claim_id = null, x.evidence_source_id = c.source_id, x.evidence_quote = c.evidence_quote,
-      x.evidence_start = c.start, x.evidence_end = c.end
-  MERGE (x)-[:ABOUT]->(c)
-}}
+  MATCH (c:Claim {key: row.key})
+  WITH c, row WHERE c.created_in = $write_id
+"""
+CLAIMS_RECORD_TAIL = f"""
 CALL {{
   WITH v
   UNWIND $rejected AS r
@@ -80,7 +75,13 @@ FOREACH (x IN CASE WHEN e IS NULL THEN [] ELSE [e] END |
       x.claims_added = size([row IN stored WHERE row.created]), x.rejected = size($rejected))
 RETURN {{stored: stored}} AS recorded
 """
-)
+CLAIMS_RECORD = CLAIMS_RECORD_HEAD + CLAIMS_RECORD_TAIL
+
+
+@functools.cache
+def claims_record_reviewed(clause: str) -> str:
+    """CLAIMS_RECORD with a review's clause run for each claim the write creates."""
+    return CLAIMS_RECORD_HEAD + CLAIMS_REVIEW + clause + "\n}" + CLAIMS_RECORD_TAIL
 
 
 def claims_record(
@@ -93,10 +94,10 @@ def claims_record(
     now: str,
     write_id: str,
     extraction_id: str | None = None,
-    proposed: bool = False,
+    review: ProposedClaimReview | None = None,
 ) -> list[tuple[str, bool]] | None:
-    """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query; with `proposed`,
-    the claims it creates are `proposed`, each with its open agent_claim suggestion.
+    """Stores validated claims and rejected ones (and finishes the extraction) in one atomic query; with a `review`,
+    the claims it creates are `proposed`, each with the review that clause writes beside it.
 
     Returns (claim id, created by this write) for each claim row in order, or None when the
     version is not the current one of an active source (it changed, or the source was retracted).
@@ -104,11 +105,14 @@ def claims_record(
     params = {
         "version_id": version_id, "claims": claims, "rejected": rejected, "created_by": created_by,
         "now": now, "write_id": write_id, "extraction_id": extraction_id or "",
-        "keys": [row["key"] for row in claims], "proposed": proposed, "proposed_reason": PROPOSED_REASON,
+        "keys": [row["key"] for row in claims], "proposed": review is not None,
     }  # fmt: skip
-    if proposed:
-        params["claims"] = [{**row, "suggestion_id": str(uuid.uuid4())} for row in claims]
-    rows = graph.records(workspace, CLAIMS_RECORD, params)
+    query = CLAIMS_RECORD
+    if review is not None:
+        params["claims"] = [{**row, "review_id": str(uuid.uuid4())} for row in claims]
+        params.update(review.params)
+        query = claims_record_reviewed(review.clause)
+    rows = graph.records(workspace, query, params)
     if not rows:
         return None
     stored = {c["key"]: (c["id"], bool(c["created"])) for c in rows[0]["stored"] if c["key"] is not None}

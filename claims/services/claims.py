@@ -19,6 +19,7 @@ from claims.evidence import Rejection, validate_quote
 from claims.graph import claims as claims_graph
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import Claim, Fragment
+from claims.registry import proposed_review
 from claims.services.embeddings import embed_soon
 from claims.services.sources import active_version, fragments_of
 from claims.signals import claims_became_current
@@ -119,7 +120,7 @@ def claim_add(
     with transaction.atomic():
         stored = claims_graph.claims_record(
             workspace=workspace, version_id=version.id, claims=[row], rejected=[],
-            created_by=actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()), proposed=proposed,
+            created_by=actor_name(actor), now=now_iso(), write_id=str(uuid.uuid4()), review=proposed_review() if proposed else None,
         )  # fmt: skip
         if not stored:
             raise Conflict(

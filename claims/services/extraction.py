@@ -27,6 +27,7 @@ from claims.graph import claims as claims_graph
 from claims.graph import extraction as extraction_graph
 from claims.graph import sources as sources_graph
 from claims.graph.shapes import Fragment
+from claims.registry import proposed_review
 from claims.services.claims import claim_key
 from claims.services.embeddings import claims_embed_new
 from claims.services.sources import active_version, fragment_ids
@@ -124,7 +125,7 @@ def extraction_run(*, workspace: Workspace, extraction_id: str) -> extraction_gr
     # A model is an agent: where the workspace asks for approval, a model's claims wait as `proposed` (not watched).
     proposed = use_model and workspace.agent_claims_need_approval
     stored = claims_graph.claims_record(
-        workspace=workspace, version_id=version.id, proposed=proposed,
+        workspace=workspace, version_id=version.id, review=proposed_review() if proposed else None,
         claims=_claim_rows(version, accepted, extraction.extractor, use_model, fragments, known_spans),
         rejected=_rejected_rows(version.id, refused, extraction.extractor),
         created_by=extraction.extractor, now=now_iso(), write_id=extraction_id, extraction_id=extraction_id,

@@ -25,6 +25,23 @@ from claims.statuses import ClaimStatus, SourceStatus
 from corrections.lists import SUGGESTIONS
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 
+# What a proposed claim's suggestion says (docs/suggestions.md, "Claims proposed by agents").
+PROPOSED_REASON = "An agent proposed this claim; this workspace asks a reviewer to approve agents' claims."
+
+# The review of a claim an agent proposes, registered with claims (claims/registry.py) and run by its write for each
+# claim it creates `proposed` (`c`), in the same query: an open Suggestion of kind agent_claim ABOUT it, keyed
+# `agent_claim|<claim id>`, which a reviewer approves (AGENT_CLAIMS_APPROVE) or rejects (SUGGESTION_REJECT).
+AGENT_CLAIM_REVIEW = f"""
+  MERGE (x:Suggestion {{pair_key: {word(SuggestionKind.AGENT_CLAIM)} + '|' + c.id}})
+  ON CREATE SET x.id = row.review_id, x.kind = {word(SuggestionKind.AGENT_CLAIM)},
+      x.status = {word(SuggestionStatus.OPEN)}, x.statement = c.statement, x.found_by = {word(FoundBy.AGENT)},
+      x.reason = $review_reason, x.rule_kind = null, x.created_at = $now, x.created_by = $created_by,
+      x.claim_id = c.id, x.by_claim_id = null, x.evidence_source_id = c.source_id, x.evidence_quote = c.evidence_quote,
+      x.evidence_start = c.start, x.evidence_end = c.end
+  MERGE (x)-[:ABOUT]->(c)
+"""
+AGENT_CLAIM_REVIEW_PARAMS = {"review_reason": PROPOSED_REASON}
+
 
 def pair_key(claim_id: str, other: str) -> str:
     """The key of a pair of claims, the same whichever comes first."""

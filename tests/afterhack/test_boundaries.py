@@ -342,3 +342,50 @@ def test_the_status_checker_tells_a_change_from_a_creation_and_a_comparison() ->
     assert not status_writes("MERGE (c:Claim {key: $k}) ON CREATE SET c.id = $id, c.status = 'current' RETURN c")
     assert not status_writes("MATCH (d:Decision) WHERE d.status = 'supported' SET d.seen = true")
     assert not status_writes("MATCH (a:Action)-[:DEPENDS_ON]->(d:Decision) SET a.status = 'held'")
+
+
+# -- each app writes its own slice of the graph --------------------------------------------------------------------
+
+# A label's owner is the app that registers its indexes (each app's registration.py INDEXES): the app whose graph
+# modules create and change those nodes. A lower app never creates or merges a label a higher app owns: where its
+# write must carry one (a claim an agent proposes and its review), the higher app registers the clause with it
+# (claims/registry.py).
+WRITTEN_LABEL = re.compile(r"\b(?:CREATE|MERGE)\s*\(\w*:(\w+)")
+
+
+def label_owners() -> dict[str, str]:
+    """Each label with indexes, by the app that registers them."""
+    owners: dict[str, str] = {}
+    for folder in LAYERS:
+        try:
+            indexes = importlib.import_module(f"{folder}.registration").INDEXES
+        except (ImportError, AttributeError):
+            continue
+        for label in (*indexes.by_id, *(label for label, _ in indexes.ranges)):
+            owners.setdefault(label, folder)
+    return owners
+
+
+def labels_written_above(folder: str, owners: dict[str, str]) -> dict[str, set[str]]:
+    """The queries of the folder's graph modules that create or merge a label owned by a higher app, with those."""
+    found = {}
+    for name, cypher in graph_queries(folder).items():
+        above = {label for label in WRITTEN_LABEL.findall(cypher) if level(owners.get(label, folder)) > level(folder)}
+        if above:
+            found[name] = above
+    return found
+
+
+def test_no_app_writes_a_label_a_higher_app_owns() -> None:
+    owners = label_owners()
+    assert owners["Claim"] == "claims" and owners["Suggestion"] == "corrections" and owners["Decision"] == "agents"
+    assert {folder: found for folder in LAYERS if (found := labels_written_above(folder, owners))} == {}
+
+
+def test_the_label_checker_finds_a_higher_app_s_label_written() -> None:
+    owners = {"Claim": "claims", "Suggestion": "corrections"}
+    assert WRITTEN_LABEL.findall("MATCH (c:Claim) MERGE (x:Suggestion {pair_key: c.id}) MERGE (x)-[:ABOUT]->(c)") == [
+        "Suggestion"
+    ]
+    assert level(owners["Suggestion"]) > level("claims")
+    assert WRITTEN_LABEL.findall("MATCH (x:Suggestion {id: $id}) RETURN x") == []
