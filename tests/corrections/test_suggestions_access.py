@@ -20,7 +20,7 @@ __all__ = ["EMAIL", "committed", "launch"]  # fixtures, and the email the flag c
 
 # Each API call of suggestions: (method, path with {ws}, {id} the contradiction found, {claim} the claim it is about,
 # {proposed} an agent's proposed claim's suggestion, {email} the newer source), body, whether it is a reviewer's.
-API_CALLS = (
+API_CALLS: tuple[tuple[str, str, Any, bool], ...] = (
     ("get", "/workspaces/{ws}/suggestions", None, False),
     ("get", "/workspaces/{ws}/suggestions/{id}", None, False),
     ("post", "/workspaces/{ws}/suggestions/{id}/preview", {}, True),  # for those who may correct
