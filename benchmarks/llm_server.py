@@ -4,7 +4,8 @@ It replaces the model (and only the model): requests really go over HTTP through
 official `openai` client. A script is a list of replies, used in order (the last one
 repeats); each reply is a function of the request's JSON, or one of:
 `{"content": str}`, `{"tool_calls": [...]}`, `{"status": 500}`, `{"delay": seconds, ...}`,
-`{"raw": "not json at all"}`.
+`{"raw": "not json at all"}`. Unscripted, it answers `empty_answer`: the empty answer of the call's kind, which it
+tells by the word the system message names the call with (`call_kind`: `EXTRACT`, `CONTRADICTION`, `COORDINATOR`).
 
 It answers `/v1/embeddings` too, deterministically: each word of a text counts towards one axis, its
 concept's when it has one (so "release" and "launch" land on the same axis) and a hashed one otherwise;
@@ -28,7 +29,7 @@ Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
 class ScriptedLLM:
     def __init__(self) -> None:
-        self.replies: list[Reply] = [{"content": '{"claims": []}'}]
+        self.replies: list[Reply] = [empty_answer]
         self.requests: list[dict[str, Any]] = []
         self.embedding_requests: list[dict[str, Any]] = []
         self.embeddings_reply: dict[str, Any] | None = None
@@ -120,6 +121,26 @@ def completion(reply: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
     }
+
+
+# The word the system message of each kind of call the app makes names it with (docs/model.md); an Analyst's turn,
+# with tools, names none.
+CALL_KINDS = ("EXTRACT", "CONTRADICTION", "COORDINATOR")
+# The answer of each kind that says "nothing": no claims in the fragment, no judgement of any pair.
+EMPTY_ANSWERS: dict[str | None, dict[str, Any]] = {"EXTRACT": {"claims": []}, "CONTRADICTION": {"judgements": []}}
+
+
+def call_kind(request: dict[str, Any]) -> str | None:
+    """The kind of call a chat request is, by the word its system message names it with (None: an Analyst's turn)."""
+    messages = request.get("messages") or [{}]
+    system = str(messages[0].get("content") or "") if messages[0].get("role") == "system" else ""
+    return next((kind for kind in CALL_KINDS if kind in system), None)
+
+
+def empty_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The empty answer of the request's kind: `{"judgements": []}` to a contradiction judgement, `{"claims": []}`
+    to anything else."""
+    return json_reply(EMPTY_ANSWERS.get(call_kind(request), EMPTY_ANSWERS["EXTRACT"]))
 
 
 def json_reply(value: Any, *, fenced: bool = False) -> dict[str, Any]:

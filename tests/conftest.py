@@ -24,7 +24,7 @@ from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
 from afterhack import graph
-from benchmarks.llm_server import EMBEDDING_DIMENSIONS
+from benchmarks.llm_server import EMBEDDING_DIMENSIONS, empty_answer
 from workspaces import services
 from workspaces.models import Role, Workspace
 
@@ -196,7 +196,7 @@ def llm(llm_server: Any, settings: Any) -> Any:
     settings.OPENAI_API_KEY = "test-key"
     settings.AFTERHACK_LLM_MODEL = "scripted-model"
     settings.AFTERHACK_LLM_TIMEOUT = 2.0
-    llm_server.script({"content": '{"claims": []}'})
+    llm_server.script(empty_answer)
     return llm_server
 
 

@@ -307,6 +307,22 @@ def pair_keys_known(*, workspace: HasGraph, keys: list[str]) -> set[str]:
     return set(rows[0][0]) if rows else set()
 
 
+# Each claim's quote as the watch sends it to the model: its own source's, or, for a correction's replacement, the
+# passage it cites (as CONTRADICTION_RECORD takes the newer claim's evidence); null for a derived claim.
+CLAIM_QUOTES = """
+UNWIND $claim_ids AS claim_id MATCH (c:Claim {id: claim_id})
+RETURN collect([claim_id, CASE WHEN c.source_id IS NULL THEN c.cited_quote ELSE c.evidence_quote END])
+"""
+
+
+def claim_quotes(*, workspace: HasGraph, claim_ids: list[str]) -> dict[str, str | None]:
+    """The quote each of these claims rests on (None: none, a derived claim), in one read; absent ids are left out."""
+    if not claim_ids:
+        return {}
+    rows = graph.ro_query(workspace, CLAIM_QUOTES, {"claim_ids": claim_ids})
+    return {claim_id: quote for claim_id, quote in rows[0][0]} if rows else {}
+
+
 SUGGESTION_AFTER, SUGGESTION_ORDER = keyset("x")
 SUGGESTION_WHERE = "MATCH (x:Suggestion) WHERE " + where(SUGGESTIONS.filters, "status", "kind")
 SUGGESTION_LIST = (

@@ -41,13 +41,14 @@ MODEL_REASON = "The model judged that the newer statement contradicts the older 
 
 
 # A statement's analysis, kept for the statements the watch saw last: the same claims are candidates again and again.
-_analysed = lru_cache(maxsize=4_096)(analyse)
+# (benchmarks/watch.py reads how often it answers, and empties it for its cold figure.)
+analysed = lru_cache(maxsize=4_096)(analyse)
 
 
 def _judge(candidate: str, new: Analysis) -> Judgement:
     """The one place the watch asks whether two statements contradict each other (the offline rule; the new
     claim's statement is analysed once for all its candidates)."""
-    return judge_analysed(_analysed(candidate), new)
+    return judge_analysed(analysed(candidate), new)
 
 
 def subject_words(statement: str, analysis: Analysis) -> list[str]:
@@ -71,7 +72,7 @@ def candidates(
     its subject words (`subject_words`); with a model configured, filled up with those having any of its words (the
     model judges more than the rule); with an embeddings model, fused with those nearest its meaning (`claim_id`'s
     own vector: the claim is embedded first if its embedding task has not run yet, and then not again)."""
-    subject = subject_words(statement, analysis or _analysed(statement))
+    subject = subject_words(statement, analysis or analysed(statement))
     if claim_id is not None and llm.embedding_configured():
         try:
             embeddings_services.claims_embed(workspace=workspace, claim_ids=[claim_id])
@@ -113,6 +114,13 @@ class Pending:
     by_claim_id: str
     by_statement: str
 
+    def stated(self, quotes: dict[str, str | None]) -> tuple[llm.Stated, llm.Stated]:
+        """The pair as the model is sent it, older first, each statement with its quote (from `quotes`, by id)."""
+        return (
+            llm.Stated(self.statement, quotes.get(self.claim_id)),
+            llm.Stated(self.by_statement, quotes.get(self.by_claim_id)),
+        )
+
 
 def _record(workspace: Workspace, *, claim_id: str, by_claim_id: str, found_by: FoundBy, reason: str,
             rule_kind: str | None) -> str | None:  # fmt: skip
@@ -133,7 +141,7 @@ def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | No
         return []
     report.claims += 1
     undecided: list[Pending] = []
-    new = _analysed(read.statement)
+    new = analysed(read.statement)
     for hit in candidates(workspace=workspace, statement=read.statement, kin=read.kin, analysis=new, claim_id=claim_id):
         judgement = _judge(hit.statement, new)
         if judgement.outcome == Outcome.UNDECIDED:
@@ -152,18 +160,21 @@ def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | No
 
 
 def _model_judge(*, workspace: Workspace, pending: list[Pending], report: WatchReport) -> None:
-    """The model's judgement of the pairs the rule left undecided (all of one watch run, JUDGE_BATCH a call): each
-    `contradicts` stored as a suggestion found by the model, with its reason. Pairs that already have a suggestion
-    (in any status) are not sent. A failed call is logged and ends the model's part of this run: what the rule
+    """The model's judgement of the pairs the rule left undecided (all of one watch run, JUDGE_BATCH a call, each
+    statement with its quote, the quotes read at once): each `contradicts` stored as a suggestion found by the model,
+    with its reason. Pairs that already have a suggestion (in any status) are not sent. A failed call (an answer
+    without its `judgements` list included) is logged, counted, and ends the model's part of this run: what the rule
     found is already stored."""
     unique = {suggestions_graph.pair_key(p.claim_id, p.by_claim_id): p for p in reversed(pending)}
     known = suggestions_graph.pair_keys_known(workspace=workspace, keys=list(unique))
     pairs = [pair for key, pair in reversed(unique.items()) if key not in known]
+    ids = list(dict.fromkeys(claim_id for pair in pairs for claim_id in (pair.claim_id, pair.by_claim_id)))
+    quotes = suggestions_graph.claim_quotes(workspace=workspace, claim_ids=ids)
     for first in range(0, len(pairs), llm.JUDGE_BATCH):
         batch = pairs[first : first + llm.JUDGE_BATCH]
         report.model_calls += 1
         try:
-            judged, usage = llm.judge_pairs([(pair.statement, pair.by_statement) for pair in batch])
+            judged, usage = llm.judge_pairs([pair.stated(quotes) for pair in batch])
         except llm.LLMError as error:
             report.model_failures += 1
             logger.warning(
