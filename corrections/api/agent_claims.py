@@ -66,8 +66,9 @@ def _bulk_out(results: list[Decided]) -> dict[str, Any]:
 def agent_claims_approve(request: HttpRequest, ws_id: PathId, payload: BulkIn) -> Any:
     """Approves many agents' proposed claims at once (reviewers and admins). Per item: each open agent_claim
     suggestion is approved (its claim becomes current and is watched for contradictions), all in one write; every
-    other id is reported with why (`not_open`, `not_an_agent_claim`, `source_changed`, `not_found`) and left as it
-    was. Always 200 for a valid request; `decided` says how many were approved."""
+    other id is reported with why (`not_open`, `not_an_agent_claim`, `own_proposal`: one your agent proposed with
+    your token, `source_changed`, `not_found`) and left as it was. Always 200 for a valid request; `decided` says
+    how many were approved."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return _bulk_out(
         agent_claims_services.agent_claims_approve(
@@ -100,8 +101,9 @@ def suggestions_reject(request: HttpRequest, ws_id: PathId, payload: BulkIn) -> 
 )
 def agent_claim_approve(request: HttpRequest, ws_id: PathId, suggestion_id: PathId) -> Any:
     """Approves an agent's proposed claim (reviewers and admins): the claim becomes current (citable, and watched
-    for contradictions), the suggestion `accepted`. 409 conflict if the suggestion is not open, is not an agent's
-    claim, or the claim's source changed since it was proposed; nothing is stored then."""
+    for contradictions), the suggestion `accepted`. 403 forbidden if you proposed it (an agent holding your token
+    did: another reviewer approves it); 409 conflict if the suggestion is not open, is not an agent's claim, or the
+    claim's source changed since it was proposed; nothing is stored then."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     approved = agent_claims_services.agent_claim_approve(
         workspace=workspace, suggestion_id=suggestion_id, actor=request.user

@@ -196,8 +196,9 @@ def correction_apply(request: HttpRequest, ws_id: PathId, claim_id: PathId, payl
     409 if it was retracted. 409 stale_correction_preview (with the current revision) if anything the
     preview depended on changed, claim_not_current if another correction superseded the claim; 422 invalid_input
     if the statement is the claim's own (nothing to correct). With `suggestion_id`, it accepts that suggestion in
-    the same write: 404 if there is no such suggestion, 409 conflict if it is not open, 422 if it is about another
-    claim or `evidence` is not its passage; nothing is stored on any refusal."""
+    the same write: 404 if there is no such suggestion, 409 conflict if it is not open, 403 forbidden if you
+    flagged it (yourself or through an agent with your token: another reviewer accepts it), 422 if it is about
+    another claim or `evidence` is not its passage; nothing is stored on any refusal."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     evidence = payload.evidence.model_dump() if payload.evidence else None
     outcome = apply_services.apply(

@@ -45,7 +45,8 @@ def change_out(change: evidence_services.EvidenceChange) -> dict[str, Any]:
 )
 def source_new_version(request: HttpRequest, ws_id: PathId, source_id: PathId, payload: VersionIn) -> Any:
     """A new version of the source: claims whose quote is still there move to it, the others are retracted
-    and propagated. 409 if the source was retracted; 422 if the text is unusable or the same as now."""
+    and propagated; open flags citing it move with their quote or become obsolete. 409 if the source was retracted;
+    422 if the text is unusable or the same as now."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     change = evidence_services.source_new_version(
         workspace=workspace, source_id=source_id, text=payload.text, actor=request.user
@@ -59,6 +60,7 @@ def source_new_version(request: HttpRequest, ws_id: PathId, source_id: PathId, p
     response={200: EvidenceChangeOut, **errors(401, 403, 404, 409, 503)},
 )
 def source_retract(request: HttpRequest, ws_id: PathId, source_id: PathId) -> Any:
-    """Retracts the source: its claims are retracted and what rested on them propagated. 409 if it already was."""
+    """Retracts the source: its claims are retracted and what rested on them propagated, the open flags citing it
+    obsolete. 409 if it already was."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     return change_out(evidence_services.source_retract(workspace=workspace, source_id=source_id, actor=request.user))

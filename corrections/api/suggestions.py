@@ -24,6 +24,7 @@ from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
+from workspaces.services import actor_name
 
 router = Router()
 
@@ -192,11 +193,13 @@ def suggestion_preview(request: HttpRequest, ws_id: PathId, suggestion_id: PathI
     """The correction preview of the suggestion's claim with the suggested statement (or the one given) and the
     passage it would cite; with `other`, of the newer claim (`by_claim_id`) with the older claim's statement and
     quote. Apply it with `POST …/claims/{claim_id}/corrections` and this `suggestion_id`. 409 conflict if the
-    suggestion is not open, claim_not_current if its claim no longer is."""
+    suggestion is not open, claim_not_current if its claim no longer is; 403 forbidden if you flagged it (yourself
+    or through an agent with your token): another reviewer accepts it."""
     workspace = get_rw_workspace_for_user(request.user, ws_id)
     plan, accepted = accept_services.suggestion_preview(
-        workspace=workspace, suggestion_id=suggestion_id, statement=payload.statement, other=payload.other
-    )
+        workspace=workspace, suggestion_id=suggestion_id, by=actor_name(request.user), statement=payload.statement,
+        other=payload.other,
+    )  # fmt: skip
     evidence = accepted.evidence
     cited = plan_evidence(evidence) if evidence else None
     return {**preview_out(plan), "suggestion_id": accepted.suggestion.id, "evidence": cited}

@@ -64,7 +64,8 @@ CALL {{
 )  # fmt: skip
 
 # The whole correction in one query, only if the revision is still the one the preview saw, the
-# claim is still current and a cited source version is still the current one of an active source:
+# claim is still current, a cited source version is still the current one of an active source, and a suggestion it
+# accepts still open, about or by the claim, and not flagged by the reviewer applying it (another reviewer must):
 # the old claim superseded (kept), the Correction with its own human_correction fragment, the
 # replacement citing that fragment (and the fragments of the cited passage, if any), and the propagation.
 # (The count of cited versions is grouped by `fenced`: an aggregate over no rows would make a row again.)
@@ -77,6 +78,7 @@ OPTIONAL MATCH (s:Source {{status: {word(SourceStatus.ACTIVE)}}})-[:HAS_VERSION]
 WITH fenced, count(s) AS citable WHERE citable = $cited_versions
 OPTIONAL MATCH (sg:Suggestion {{id: $suggestion_id}})
 WHERE sg.status = {word(SuggestionStatus.OPEN)} AND (sg.claim_id = $claim_id OR sg.by_claim_id = $claim_id)
+  AND coalesce(sg.created_by, '') <> $actor
 WITH fenced, count(sg) AS acceptable WHERE acceptable = $suggestions
 MATCH (w:Workspace) WHERE w.revision = $revision
 MATCH (old:Claim {{id: $claim_id}}) WHERE """
@@ -157,7 +159,7 @@ def correction_apply(
 ) -> bool:
     """Writes the correction and its propagation atomically; False (nothing written) if the revision moved,
     the claim is not current, the cited version is no longer the current one of an active source, or the
-    suggestion it accepts is no longer open."""
+    suggestion it accepts is no longer open (or was flagged by `actor`)."""
     params = {
         "suggestion_id": suggestion_id or "", "suggestions": 1 if suggestion_id else 0,
         **_cited_params(cited),

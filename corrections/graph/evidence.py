@@ -1,5 +1,6 @@
 """Evidence that goes away, in the graph: a source retracted, or a new version of it (claims whose quote is still
-there move to it, the others are retracted), each with its propagation in one atomic query. Like apply.py, these
+there move to it, the others are retracted; so do contradictions flagged with a passage of it, set obsolete rather
+than retracted), each with its propagation in one atomic query. Like apply.py, these
 change the statuses of the claims' and agents' nodes on purpose (docs/conventions.md)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
 from claims.statuses import ClaimStatus, SourceStatus
 from corrections.graph.apply import PROPAGATE
-from corrections.graph.suggestions import obsolete_suggestions
+from corrections.graph.suggestions import flags_follow_new_version, flags_obsolete, obsolete_suggestions
 
 # -- evidence that goes away -----------------------------------------------------------------------
 
@@ -47,7 +48,7 @@ SOURCE_RETRACT = (
     "SET "
     + REVISION_PLUS_ONE
     + f", anchor.status = {word(SourceStatus.RETRACTED)}, anchor.retracted_at = $now, anchor.retracted_by = $actor "
-    "WITH anchor " + RETRACT + PROPAGATE + "RETURN anchor.id"
+    "WITH anchor " + flags_obsolete("anchor") + RETRACT + PROPAGATE + "RETURN anchor.id"
 )
 
 
@@ -65,7 +66,8 @@ def source_retract(
     *, workspace: HasGraph, revision: int, source_id: str, retracted: list[str], affected: dict[str, list[str]],
     review_reason: str, actor: str, now: str,
 ) -> bool:  # fmt: skip
-    """Retracts the source and its current claims and writes the propagation, in one query; False if the revision moved."""
+    """Retracts the source and its current claims (the open flags citing it become obsolete) and writes the
+    propagation, in one query; False if the revision moved."""
     params = {
         "revision": revision, "source_id": source_id, "retracted": retracted, "retraction": "source_retracted",
         "cause": ChangeCause.RETRACTION, "actor": actor, "now": now, **_propagation_params(affected, review_reason),
@@ -87,7 +89,8 @@ MOVED_RECORD = record_change(
 )
 
 # The new version with its fragments; claims whose quote is still in the text move to it (new
-# offsets, new fragments); the others are retracted; and the propagation — all in one query.
+# offsets, new fragments); the others are retracted; open flags citing the source move with their quote or become
+# obsolete (as claims do, but a flag is no claim: nothing rests on it); and the propagation — all in one query.
 SOURCE_NEW_VERSION = (
     "MATCH (w:Workspace) WHERE w.revision = $revision "
     "MATCH (s:Source {id: $source_id})-[:HAS_VERSION]->(old:SourceVersion {id: $old_version_id}) "
@@ -106,19 +109,22 @@ SOURCE_NEW_VERSION = (
     + "  SET c.start = m.start, c.end = m.end, c.version_id = anchor.id, c.moved_from = m.from_version "
     "  WITH c, m OPTIONAL MATCH (c)-[r:SUPPORTED_BY]->() DELETE r "
     "  WITH DISTINCT c, m UNWIND m.fragment_ids AS fid MATCH (f:SourceFragment {id: fid}) "
-    "  CREATE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f) } " + RETRACT + PROPAGATE + "RETURN anchor.id"
-)
+    "  CREATE (c)-[:SUPPORTED_BY {role: 'evidence'}]->(f) } "
+    + flags_follow_new_version("anchor") + RETRACT + PROPAGATE + "RETURN anchor.id"
+)  # fmt: skip
 
 
 def source_new_version(
     *, workspace: HasGraph, revision: int, source_id: str, old_version_id: str, version_id: str, text: str,
     sha256: str, fragments: list[dict[str, Any]], moved: list[dict[str, Any]], retracted: list[str],
-    affected: dict[str, list[str]], review_reason: str, actor: str, now: str,
+    affected: dict[str, list[str]], review_reason: str, actor: str, now: str, flags_moved: list[dict[str, Any]],
 ) -> bool:  # fmt: skip
-    """Writes the new version, moved claims, retracted claims and the propagation in one query; False if anything moved."""
+    """Writes the new version, moved claims, retracted claims, the open flags moved (`{id, start, end}`: the others
+    become obsolete) and the propagation in one query; False if anything moved."""
     params = {
         "revision": revision, "source_id": source_id, "old_version_id": old_version_id, "version_id": version_id,
         "text": text, "sha256": sha256, "length": len(text), "fragments": fragments, "moved": moved,
+        "flags_moved": flags_moved,
         "retracted": retracted, "retraction": "quote_vanished", "cause": ChangeCause.NEW_VERSION, "actor": actor, "now": now,
         **_propagation_params(affected, review_reason),
     }  # fmt: skip

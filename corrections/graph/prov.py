@@ -9,8 +9,10 @@ hash and id; the quote a claim rests on is kept.
 from __future__ import annotations
 
 from afterhack import graph
+from afterhack.cypher import word
 from afterhack.graph import HasGraph
 from corrections.prov import ProvGraph
+from corrections.statuses import SuggestionStatus
 
 # The labels the export reads, and how many of their nodes there are (checked against the cap before reading).
 PROV_LABELS = (
@@ -24,14 +26,17 @@ PROV_LABELS = (
     "Action",
     "Correction",
 )
-# A suggestion is part of the export once a correction accepted it (the correction used it).
+# A suggestion is part of the export once a correction accepted it (the correction used it): an agent's claim
+# approved is `accepted` too, with no correction, and is not (its claim is, with its history).
+ACCEPTED_BY_A_CORRECTION = f"n.status = {word(SuggestionStatus.ACCEPTED)} AND n.correction_id IS NOT NULL"
 PROV_COUNT = (
     "MATCH (n) WHERE " + " OR ".join("n:" + label for label in PROV_LABELS)
-    + " OR (n:Suggestion AND n.status = 'accepted') RETURN count(n)"
+    + f" OR (n:Suggestion AND {ACCEPTED_BY_A_CORRECTION}) RETURN count(n)"
 )  # fmt: skip
 
 # One map a node, the properties the export writes (by label; never a version's text or a run's trajectory).
-PROV_NODES = """
+PROV_NODES = (
+    """
 MATCH (n:Source) RETURN n {.id, .title, .status, .origin_type, .created_at, .created_by, .retracted_at,
        .retracted_by, label: 'Source'} AS node
 UNION ALL MATCH (n:SourceVersion) RETURN n {.id, .version, .sha256, .length, .current, .created_at, .created_by,
@@ -50,10 +55,13 @@ UNION ALL MATCH (n:Decision) RETURN n {.id, .title, .rationale, .status, .kind, 
 UNION ALL MATCH (n:Action) RETURN n {.id, .title, .status, .created_at, .created_by, label: 'Action'} AS node
 UNION ALL MATCH (n:Correction) RETURN n {.id, .statement, .reason, .actor, .applied_at, .claim_id,
        .replacement_claim_id, label: 'Correction'} AS node
-UNION ALL MATCH (n:Suggestion) WHERE n.status = 'accepted' RETURN n {.id, .statement, .reason, .found_by, .rule_kind,
-       .claim_id, .by_claim_id, .correction_id, .created_at, .decided_at, .decided_by, .evidence_source_id,
-       .evidence_quote, label: 'Suggestion'} AS node
+UNION ALL MATCH (n:Suggestion) WHERE """
+    + ACCEPTED_BY_A_CORRECTION
+    + """
+       RETURN n {.id, .statement, .reason, .found_by, .rule_kind, .claim_id, .by_claim_id, .correction_id,
+       .created_at, .decided_at, .decided_by, .evidence_source_id, .evidence_quote, label: 'Suggestion'} AS node
 """
+)
 
 # One map an edge of the chain: from, to, type, and the justification number or the evidence role it carries.
 PROV_EDGE_TYPES = [

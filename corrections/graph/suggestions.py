@@ -117,6 +117,55 @@ def obsolete_suggestions(var: str) -> str:
     )
 
 
+# An open flag citing the source $source_id (after a MATCH of `x`): a contradiction flagged with a passage (no newer
+# claim; a suggestion found between claims follows its newer claim, and an agent's claim its own status).
+IS_OPEN_FLAG = (
+    f"x.evidence_source_id = $source_id AND x.by_claim_id IS NULL AND x.kind = {word(SuggestionKind.CONTRADICTION)} "
+    f"AND x.status = {OPEN} "
+)
+OPEN_FLAGS_OF_SOURCE = "MATCH (x:Suggestion) WHERE " + IS_OPEN_FLAG
+
+
+def flags_obsolete(anchor: str, keep_version: str = "''") -> str:
+    """Cypher: a unit subquery (a clause of the writes of corrections/graph/evidence.py, where `anchor` is in scope)
+    setting obsolete the open flags citing the source $source_id, but those already citing the version `keep_version`
+    (a Cypher expression; none by default: a retraction). Uses $now."""
+    return (
+        f"CALL {{ WITH {anchor} {OPEN_FLAGS_OF_SOURCE}AND coalesce(x.evidence_version_id, '') <> {keep_version} "
+        f"SET x.status = {word(SuggestionStatus.OBSOLETE)}, x.decided_at = $now }}\n"
+    )
+
+
+def flags_follow_new_version(anchor: str) -> str:
+    """Cypher: unit subqueries for a new version `anchor` of the source $source_id: each open flag of $flags_moved
+    (`{id, start, end}`: its quote is in the new text, there) cites the new version at those offsets; every other open
+    flag citing the source becomes obsolete (its quote is not in the new text, or it was flagged after the flags were
+    read: it would cite a version that is no longer current). Uses $now."""
+    return (
+        f"CALL {{ WITH {anchor} UNWIND $flags_moved AS m MATCH (x:Suggestion {{id: m.id}}) WHERE {IS_OPEN_FLAG}"
+        f"SET x.evidence_version_id = {anchor}.id, x.evidence_start = m.start, x.evidence_end = m.end }}\n"
+        + flags_obsolete(anchor, keep_version=f"{anchor}.id")
+    )
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """An open flag's passage: where its quote is in the source's current version."""
+
+    id: str
+    quote: str
+    start: int
+
+
+OPEN_FLAGS = OPEN_FLAGS_OF_SOURCE + "RETURN x.id AS id, x.evidence_quote AS quote, x.evidence_start AS start"
+
+
+def open_flags(*, workspace: HasGraph, source_id: str) -> list[Flagged]:
+    """The open flags citing this source, with their passages (a new version moves them: evidence.py)."""
+    rows = graph.ro_columns_of(workspace, OPEN_FLAGS, source_id=source_id)
+    return [Flagged(row["id"], row["quote"], int(row["start"])) for row in rows]
+
+
 # -- writes -----------------------------------------------------------------------------------------------
 
 # The newer claim's evidence: its own source's quote, or, for a correction's replacement, the passage it cites (a
@@ -154,7 +203,9 @@ def contradiction_record(
     return bool(graph.query(workspace, CONTRADICTION_RECORD, params))
 
 
-# A flag: the claim must be current and the passage's version the current one of an active source.
+# A flag: the claim must be current and the passage's version the current one of an active source. It keeps that
+# version (`evidence_version_id`): a new version of the source moves the flag to where its quote now is, or makes it
+# obsolete (FLAGS_FOLLOW_NEW_VERSION), and a retraction of the source makes it obsolete (FLAGS_OBSOLETE).
 FLAG_RECORD = f"""
 MATCH (old:Claim {{id: $claim_id}}) WHERE {claim_holds("old")}
 MATCH (s:Source {{id: $source_id}})-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
@@ -164,8 +215,8 @@ WITH old, count(known) AS known WHERE known = 0
 MERGE (x:Suggestion {{pair_key: $pair_key}})
 ON CREATE SET x.id = $id, x.kind = {word(SuggestionKind.CONTRADICTION)}, x.status = {OPEN}, x.statement = $statement,
     x.found_by = $found_by, x.reason = $reason, x.rule_kind = null, x.created_at = $now, x.created_by = $actor,
-    x.claim_id = old.id, x.by_claim_id = null, x.evidence_source_id = $source_id, x.evidence_quote = $quote,
-    x.evidence_start = $start, x.evidence_end = $end, x.run_id = $run_id
+    x.claim_id = old.id, x.by_claim_id = null, x.evidence_source_id = $source_id, x.evidence_version_id = $version_id,
+    x.evidence_quote = $quote, x.evidence_start = $start, x.evidence_end = $end, x.run_id = $run_id
 WITH x, old WHERE x.id = $id
 CREATE (x)-[:ABOUT]->(old)
 RETURN x.id
@@ -227,12 +278,14 @@ def suggestion_reject(
     return rejected[0] if rejected else None
 
 
-# Approving agents' claims: each of $ids that is an open agent_claim suggestion whose claim is still `proposed` and
+# Approving agents' claims: each of $ids that is an open agent_claim suggestion whose claim is still `proposed`,
+# not proposed by the approver ($actor: an agent holding a reviewer's token never approves its own claims), and
 # whose quote's version is still the current one of an active source. The claim becomes current (with its Change)
 # and the suggestion accepted, all in one write, which raises the revision (a new current claim, as CLAIMS_RECORD).
 AGENT_CLAIMS_APPROVE = (
     f"UNWIND $ids AS sid MATCH (x:Suggestion {{id: sid}})-[:ABOUT]->(c:Claim) "
     f"WHERE x.kind = {word(SuggestionKind.AGENT_CLAIM)} AND x.status = {OPEN} AND c.status = {word(ClaimStatus.PROPOSED)} "
+    "AND coalesce(x.created_by, '') <> $actor "
     "MATCH (s:Source {id: c.source_id})-[:HAS_VERSION]->(v:SourceVersion {id: c.version_id}) "
     f"WHERE s.status = {word(SourceStatus.ACTIVE)} AND v.current = true "
     + record_change(
@@ -350,8 +403,11 @@ def suggestion_count(*, workspace: HasGraph, status: str = "", kind: str = "") -
     return int(graph.ro_query(workspace, SUGGESTION_COUNT, _params(status, kind))[0][0])
 
 
-# A claim as the watch reads it: its status and statement, and what it must not be paired with: itself, the claims
-# it supersedes or is superseded by, and those it was derived from or that were derived from it.
+# A claim as the watch reads it: its status and statement, and what it must not be paired with: itself, and those
+# it was derived from or that were derived from it (a derived claim and its premise are both current, and may read
+# as contradictory: "… is in July" derived from "… is in June"). SUPERSEDES is in the kin too, but today it never
+# decides anything: a claim and its replacement are never both current, and candidates are current claims only. It
+# stays so that a replacement is never paired with the claim it replaced, should that ever change.
 CLAIM_KIN = """
 MATCH (c:Claim {id: $claim_id})
 OPTIONAL MATCH (c)-[:SUPERSEDES|DERIVED_FROM]-(k:Claim)

@@ -2,7 +2,8 @@
 or many (the claim becomes current, is watched, and can be cited; its suggestion `accepted`), or reject many at once
 (the claim `rejected`, its suggestion `rejected`; one at a time is the suggestions' reject). Each is one graph write
 for all the ids given, audited one event per suggestion decided. Bulk answers are per item: every open one is
-decided, every other one is reported with why, and nothing is stored for those."""
+decided, every other one is reported with why, and nothing is stored for those. Nobody approves a claim they
+proposed (through an agent, with their token): the graph write itself passes over those (`own_proposal`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from afterhack.ids import parse_id
 from claims.signals import claims_became_current
 from corrections.graph import suggestions as suggestions_graph
 from corrections.selectors.suggestions import Suggestion, SuggestionNotFound
-from corrections.services.suggestions import SuggestionNotOpen, _clean_reason
+from corrections.services.refusals import Doing, ProposerCannotDecide, SuggestionNotOpen, proposed_by
+from corrections.services.suggestions import clean_reason
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_events
@@ -35,6 +37,7 @@ class Outcome(StrEnum):
     REJECTED = "rejected"
     NOT_OPEN = "not_open"
     NOT_AN_AGENT_CLAIM = "not_an_agent_claim"
+    OWN_PROPOSAL = "own_proposal"
     SOURCE_CHANGED = "source_changed"
     NOT_FOUND = "not_found"
 
@@ -75,15 +78,20 @@ def _clean_ids(ids: object) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _why_not(suggestion: Suggestion | None, *, approving: bool) -> tuple[Outcome, str]:
+def _why_not(suggestion: Suggestion | None, *, approving: bool, actor: str) -> tuple[Outcome, str]:
     """Why a suggestion was left as it was by a bulk answer, in words."""
     if suggestion is None:
         return Outcome.NOT_FOUND, "There is no suggestion with this id in this workspace."
     if suggestion.status != SuggestionStatus.OPEN:
-        words = str(SuggestionNotOpen(suggestion.status))
-        return Outcome.NOT_OPEN, words.replace("turned down", "approved") if approving else words
-    if approving and suggestion.kind != SuggestionKind.AGENT_CLAIM:
+        doing = Doing.APPROVE if approving else Doing.TURN_DOWN
+        return Outcome.NOT_OPEN, str(SuggestionNotOpen(suggestion.status, doing, kind=suggestion.kind))
+    if not approving:
+        # Suggestions never open again, so the write passes over an open one only if it was not open then.
+        return Outcome.NOT_OPEN, "This suggestion changed while it was being turned down; nothing was stored."
+    if suggestion.kind != SuggestionKind.AGENT_CLAIM:
         return Outcome.NOT_AN_AGENT_CLAIM, str(NotAnAgentClaim())
+    if proposed_by(suggestion.created_by, actor):
+        return Outcome.OWN_PROPOSAL, str(ProposerCannotDecide(suggestion.kind))
     return Outcome.SOURCE_CHANGED, str(SourceChanged())
 
 
@@ -113,14 +121,16 @@ def _decide(
                 words = "Rejected: the claim will not become current."
             answer.append(Decided(i, outcome, words, done[i]))
         else:
-            outcome, words = _why_not(others.get(i) if parse_id(i) else None, approving=approving)
+            outcome, words = _why_not(
+                others.get(i) if parse_id(i) else None, approving=approving, actor=actor_name(actor)
+            )
             answer.append(Decided(i, outcome, words, others.get(i)))
     return answer
 
 
 def agent_claims_approve(*, workspace: Workspace, ids: object, actor: Any, reason: object = None) -> list[Decided]:
     """Approves each of these open agent_claim suggestions (per item: the others are reported with why)."""
-    clean, why = _clean_ids(ids), _clean_reason(reason)
+    clean, why = _clean_ids(ids), clean_reason(reason)
 
     def write() -> list[Suggestion]:
         return suggestions_graph.agent_claims_approve(
@@ -132,7 +142,7 @@ def agent_claims_approve(*, workspace: Workspace, ids: object, actor: Any, reaso
 
 def suggestions_reject_many(*, workspace: Workspace, ids: object, actor: Any, reason: object = None) -> list[Decided]:
     """Turns down each of these open suggestions (an agent's claim is rejected with its suggestion; per item)."""
-    clean, why = _clean_ids(ids), _clean_reason(reason)
+    clean, why = _clean_ids(ids), clean_reason(reason)
 
     def write() -> list[Suggestion]:
         return suggestions_graph.suggestions_reject(
@@ -144,11 +154,14 @@ def suggestions_reject_many(*, workspace: Workspace, ids: object, actor: Any, re
 
 
 def agent_claim_approve(*, workspace: Workspace, suggestion_id: str, actor: Any, reason: object = None) -> Suggestion:
-    """Approves one agent's claim: the suggestion accepted, the claim current. 404 for no such suggestion here, 409
-    if it is not open, not an agent's claim, or its source changed since."""
+    """Approves one agent's claim: the suggestion accepted, the claim current. 404 for no such suggestion here, 403
+    if the actor proposed it (through an agent, with their token: another reviewer approves it), 409 if it is not
+    open, not an agent's claim, or its source changed since."""
     [decided] = agent_claims_approve(workspace=workspace, ids=[suggestion_id], actor=actor, reason=reason)
     if decided.outcome == Outcome.APPROVED and decided.suggestion is not None:
         return decided.suggestion
     if decided.outcome == Outcome.NOT_FOUND:
         raise SuggestionNotFound()
+    if decided.outcome == Outcome.OWN_PROPOSAL:
+        raise ProposerCannotDecide(SuggestionKind.AGENT_CLAIM)
     raise Conflict(decided.detail)

@@ -41,6 +41,7 @@ from corrections.graph import subgraph as subgraph_graph
 from corrections.models import CorrectionIntent, IntentState
 from corrections.services import accept
 from corrections.services.preview import ClaimNotCurrent, Preview, StalePreview, UnchangedStatement, preview
+from corrections.services.refusals import ProposerCannotDecide, SuggestionNotOpen
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from corrections.statuses import ApplyStatus
 from workspaces.models import Workspace
@@ -131,7 +132,8 @@ def apply(
     """Applies a correction previewed at `revision`, its replacement citing the evidence's passage too if
     one is given; the same idempotency key again answers already_applied. With `suggestion_id`, it accepts that
     open suggestion (of this claim, or by it: corrections/services/accept.py), citing its passage, and the
-    suggestion becomes accepted in the same graph write."""
+    suggestion becomes accepted in the same graph write; a suggestion the actor flagged (in person or through an
+    agent with their token) is refused (403): another reviewer accepts it."""
     statement = clean_statement(statement)
     reason, revision, key = _clean_apply_input(reason, revision, idempotency_key)
     asked = clean_evidence(evidence)
@@ -167,7 +169,7 @@ def apply(
                 return _replay(workspace, intent)
         # Checked against the source as it is now, before anything is written (a refused quote leaves no intent).
         if accepted is not None:
-            accept.require_open(workspace=workspace, suggestion_id=accepted.suggestion.id)
+            accept.require_open(workspace=workspace, suggestion_id=accepted.suggestion.id, by=actor_name(actor))
         passage = cited_passage(workspace=workspace, evidence=asked)
         intent = _start_intent(intent or fresh, statement, reason, revision, actor, asked)
         return _write(workspace, intent, passage)
@@ -201,13 +203,19 @@ def _same_request_or_refuse(
 
     The revision is not compared: it is the preview the request was made at, not what it asks, and a request
     refused as stale is sent again with the same key at the revision of a new preview."""
+    first = _intent_evidence(intent)
+    same_evidence = first == evidence
+    if suggestion_id and intent.suggestion_id == suggestion_id:
+        # The suggestion's passage, taken as it is now: a new version of its source may have moved the quote since
+        # the key was first used. The same quote of the same source is the same passage.
+        same_evidence = _quoted(first) == _quoted(evidence)
     differs = [
         what
         for what, same in (
             ("claim", intent.claim_id == claim_id),
             ("statement", intent.statement == statement),
             ("reason", intent.reason == reason),
-            ("evidence", _intent_evidence(intent) == evidence),
+            ("evidence", same_evidence),
             ("suggestion", intent.suggestion_id == suggestion_id),
         )
         if not same
@@ -218,6 +226,10 @@ def _same_request_or_refuse(
             f"This idempotency key was already used for a different correction (its {listed} "
             f"{'differs' if len(differs) == 1 else 'differ'}); use a new key."
         )
+
+
+def _quoted(evidence: Evidence | None) -> tuple[str, str] | None:
+    return (evidence.source_id, evidence.quote) if evidence else None
 
 
 def _pending(
@@ -323,9 +335,12 @@ def _write(
             raise CitedSourceChanged(passage.version.title)
         if intent.suggestion_id:
             try:
-                accept.require_open(workspace=workspace, suggestion_id=intent.suggestion_id)
-            except Conflict:
+                accept.require_open(workspace=workspace, suggestion_id=intent.suggestion_id, by=intent.actor_name)
+            except SuggestionNotOpen:
                 intents.refuse(intent, "the suggestion is no longer open")
+                raise
+            except ProposerCannotDecide:
+                intents.refuse(intent, "the suggestion was flagged by the reviewer applying it")
                 raise
     intents.refuse(intent, "the workspace kept changing")
     raise StalePreview(now)

@@ -1,5 +1,6 @@
 """Evidence that goes away: retract a source (its claims retracted) or add a version of it (claims whose quote is
-still there move, the others are retracted), each with what that propagates, in one guarded graph write."""
+still there move, the others are retracted), each with what that propagates, in one guarded graph write. The open
+contradictions flagged with a passage of the source follow it the same way (obsolete where a claim is retracted)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from claims.services.sources import active_version, cut_fragments, fragment_ids
 from claims.text import Span, clean_source_text, page_breaks_as_line_breaks
 from corrections.graph import evidence as evidence_graph
 from corrections.graph import subgraph as subgraph_graph
+from corrections.graph import suggestions as suggestions_graph
 from corrections.propagation import impact
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from workspaces.models import Workspace
@@ -86,8 +88,22 @@ def _nearest(text: str, quote: str, near: int) -> int:
     return best
 
 
+def _flags_moved(workspace: Workspace, source_id: str, new_text: str) -> list[dict[str, Any]]:
+    """Where each open flag citing the source has its quote in the new text (nearest where it was), as a claim's
+    quote is looked for; a flag whose quote is gone is left out, and the write makes it obsolete."""
+    moved = []
+    for flag in suggestions_graph.open_flags(workspace=workspace, source_id=source_id):
+        quote = page_breaks_as_line_breaks(flag.quote)
+        at = _nearest(new_text, quote, flag.start) if quote else -1
+        if at != -1:
+            moved.append({"id": flag.id, "start": at, "end": at + len(quote)})
+    return moved
+
+
 def source_new_version(*, workspace: Workspace, source_id: str, text: object, actor: Any) -> EvidenceChange:
-    """Adds a version: every current claim's quote is checked against the new text; found ones move, the rest are retracted."""
+    """Adds a version: every current claim's quote is checked against the new text; found ones move, the rest are
+    retracted. An open flag citing the source (a contradiction flagged with its passage) moves the same way, or
+    becomes obsolete."""
     new_text = clean_source_text(text)
     sha256 = hashlib.sha256(new_text.encode()).hexdigest()
     shapes = cut_fragments(new_text)
@@ -127,11 +143,12 @@ def source_new_version(*, workspace: Workspace, source_id: str, text: object, ac
             )
         revision, affected = _impact_of(workspace, vanished, revision)
         version_id = str(uuid.uuid4())
+        flags = _flags_moved(workspace, old.source_id, new_text)
         written = evidence_graph.source_new_version(
             workspace=workspace, revision=revision, source_id=old.source_id, old_version_id=old.id, version_id=version_id,
             text=new_text, sha256=sha256, fragments=fragments, moved=moved, retracted=vanished, affected=affected,
             review_reason=f"Lost its last support: its quote is no longer in version {old.version + 1} of “{old.title}”.",
-            actor=actor_name(actor), now=now_iso(),
+            actor=actor_name(actor), now=now_iso(), flags_moved=flags,
         )  # fmt: skip
         if written:
             record_event(actor=actor, workspace=workspace, verb="source.versioned", target=old.title,

@@ -21,7 +21,8 @@ from claims.text import same_statement
 from corrections.graph import suggestions as suggestions_graph
 from corrections.selectors.suggestions import Suggestion, suggestion_required
 from corrections.services.preview import ClaimNotCurrent, UnchangedStatement
-from corrections.statuses import FoundBy, SuggestionStatus
+from corrections.services.refusals import Doing, SuggestionNotOpen
+from corrections.statuses import FoundBy
 from workspaces.models import Workspace
 from workspaces.services import actor_name, record_event
 
@@ -84,7 +85,8 @@ def contradiction_flag(
     )
 
 
-def _clean_reason(reason: object) -> str:
+def clean_reason(reason: object) -> str:
+    """A reviewer's optional reason for a decision, its spacing tidied; "" for none; UserError if it cannot be one."""
     if reason is None:
         return ""
     if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS or unstorable(reason) is not None:
@@ -97,7 +99,7 @@ def suggestion_reject(
 ) -> Suggestion:
     """Turns down an open suggestion ("not a contradiction", or with `both_hold` "both hold"): recorded, audited,
     and that pair is never suggested again. 404 if there is no such suggestion here, 409 if it is not open."""
-    why = _clean_reason(reason)
+    why = clean_reason(reason)
     if not isinstance(both_hold, bool):
         raise UserError("“both_hold” must be true or false.")
     suggestion = suggestion_required(workspace=workspace, suggestion_id=suggestion_id)
@@ -108,20 +110,10 @@ def suggestion_reject(
         )  # fmt: skip
         if rejected is None:
             now = suggestion_required(workspace=workspace, suggestion_id=suggestion.id)
-            raise SuggestionNotOpen(now.status)
+            raise SuggestionNotOpen(now.status, Doing.TURN_DOWN, kind=now.kind)
         record_event(
             actor=actor, workspace=workspace, verb="suggestion.rejected", target=rejected.statement[:255],
             payload={"suggestion_id": rejected.id, "claim_id": rejected.claim_id, "by_claim_id": rejected.by_claim_id,
                      "both_hold": both_hold, "reason": why},
         )  # fmt: skip
     return rejected
-
-
-class SuggestionNotOpen(Conflict):
-    def __init__(self, status: SuggestionStatus) -> None:
-        words = {
-            SuggestionStatus.ACCEPTED: "already accepted (a correction was made of it)",
-            SuggestionStatus.REJECTED: "already turned down",
-            SuggestionStatus.OBSOLETE: "obsolete (one of its claims is no longer current)",
-        }
-        super().__init__(f"This suggestion is {words.get(status, status)}; only an open suggestion can be turned down.")

@@ -33,6 +33,7 @@ from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Workspace
+from workspaces.services import actor_name
 
 
 class CorrectionForm(forms.Form):
@@ -112,9 +113,11 @@ def _suggested_form(
     empty = CorrectionForm(initial={"evidence_source_id": claim.source_id or "", "statement": claim.statement})
     try:
         accepted = _accepting(workspace, claim, suggestion_id)
-        accept_services.require_open(workspace=workspace, suggestion_id=accepted.suggestion.id)
-    except (UserError, Conflict, Http404) as error:
-        status = 409 if isinstance(error, Conflict) else 404 if isinstance(error, Http404) else 422
+        accept_services.require_open(
+            workspace=workspace, suggestion_id=accepted.suggestion.id, by=actor_name(request.user)
+        )
+    except (UserError, Http404) as error:
+        status = error.status if isinstance(error, UserError) else 404
         return _render_form(request, workspace, claim, empty, status=status, error=str(error))
     evidence = accepted.evidence
     initial = {
@@ -160,12 +163,12 @@ def claim_correct(request: HtmxRequest, ws_id: UUID, claim_id: str) -> HttpRespo
     if suggestion_id := form.cleaned_data.get("suggestion_id"):
         try:
             accept_services.require_open(
-                workspace=workspace, suggestion_id=_accepting(workspace, claim, suggestion_id).suggestion.id
-            )
-        except (UserError, Conflict, Http404) as error:
-            return _render_form(
-                request, workspace, claim, form, status=409 if isinstance(error, Conflict) else 422, error=str(error)
-            )
+                workspace=workspace, suggestion_id=_accepting(workspace, claim, suggestion_id).suggestion.id,
+                by=actor_name(request.user),
+            )  # fmt: skip
+        except (UserError, Http404) as error:
+            status = error.status if isinstance(error, UserError) else 422
+            return _render_form(request, workspace, claim, form, status=status, error=str(error))
     return _render_preview(request, workspace, claim, form.cleaned_data)
 
 
@@ -259,10 +262,9 @@ def claim_correct_apply(request: HtmxRequest, ws_id: UUID, claim_id: str) -> Htt
         status = 409 if isinstance(error, Conflict) else 422
         refused = _cited_passage_refused(error)
         return _render_form(request, workspace, claim, CorrectionForm(request.POST), status=status, error=refused)
-    except (UserError, Conflict) as error:
-        status = 409 if isinstance(error, Conflict) else 422
+    except UserError as error:  # a Conflict (409), a suggestion its reviewer flagged (403), or bad input (422)
         return _render_form(
-            request, workspace, claim, CorrectionForm(form.cleaned_data), status=status, error=str(error)
+            request, workspace, claim, CorrectionForm(form.cleaned_data), status=error.status, error=str(error)
         )
     messages.success(
         request,

@@ -41,11 +41,12 @@ def need_approval(launch: Launch, on: bool = True) -> None:
     launch.trio.workspace = Workspace.objects.get(pk=launch.trio.workspace.pk)
 
 
-def agent_claim(launch: Launch, quote: str = JULY, source_id: str = "") -> str:
-    """A claim proposed by an agent (as MCP's propose_claim adds it)."""
+def agent_claim(launch: Launch, quote: str = JULY, source_id: str = "", actor: Any = None) -> str:
+    """A claim proposed by an agent (as MCP's propose_claim adds it), holding the admin's token unless `actor` is
+    given: the reviewer (rita) approves it, as nobody approves a claim their own agent proposed."""
     return claims_services.claim_add(
         workspace=launch.trio.workspace, source_id=source_id or launch.email, statement=quote, evidence_quote=quote,
-        actor=launch.trio.reviewer, by_agent=True,
+        actor=actor or launch.trio.owner, by_agent=True,
     ).id  # fmt: skip
 
 
@@ -254,6 +255,45 @@ class ApproveTests:
         ]  # fmt: skip
         assert all(r["detail"] for r in body["results"]) and body["results"][0]["suggestion"]["status"] == "accepted"
         assert claim_status(launch, july) == "current" and claim_status(launch, moved) == "current"
+
+    def test_a_decided_one_is_refused_in_words_that_say_what_it_is(self, launch: Launch) -> None:
+        need_approval(launch)
+        july, moved = agent_claim(launch), agent_claim(launch, "the date moved")
+        ids = {s["claim_id"]: s["id"] for s in agent_suggestions(launch)}
+        assert approve(launch, ids[july]).status_code == 200
+        reject = api_for(launch.trio.reviewer).post(f"/workspaces/{launch.ws}/suggestions/{ids[moved]}/reject", {})
+        assert reject.status_code == 200
+        approved_again = approve(launch, ids[july])
+        assert approved_again.status_code == 409 and approved_again.json()["detail"] == (
+            "This suggestion is already approved (its claim is current); only an open suggestion can be approved "
+            "(nothing was stored)."
+        )
+        rejected_then_approved = approve(launch, ids[moved])
+        assert rejected_then_approved.status_code == 409 and rejected_then_approved.json()["detail"] == (
+            "This suggestion is already rejected (its claim will never be current); only an open suggestion can be "
+            "approved (nothing was stored)."
+        )
+        turned_down = api_for(launch.trio.reviewer).post(f"/workspaces/{launch.ws}/suggestions/reject",
+                                                         {"ids": [ids[july], ids[moved]]})  # fmt: skip
+        assert [r["detail"] for r in turned_down.json()["results"]] == [
+            "This suggestion is already approved (its claim is current); only an open suggestion can be turned down "
+            "(nothing was stored).",
+            "This suggestion is already rejected (its claim will never be current); only an open suggestion can be "
+            "turned down (nothing was stored).",
+        ]
+        assert claim_status(launch, july) == "current" and claim_status(launch, moved) == "rejected"
+
+    def test_an_approved_agents_claim_is_no_suggestion_a_correction_used_in_the_prov_export(
+        self, launch: Launch
+    ) -> None:
+        need_approval(launch)
+        july = agent_claim(launch)
+        [waiting] = agent_suggestions(launch)
+        assert approve(launch, waiting["id"]).status_code == 200
+        exported = api_for(launch.trio.viewer).get(f"/workspaces/{launch.ws}/prov?format=json")
+        assert exported.status_code == 200, exported.content
+        text = exported.content.decode()
+        assert july in text and waiting["id"] not in text and "ah:Suggestion" not in text
 
     def test_many_rejected_at_once(self, launch: Launch) -> None:
         need_approval(launch)

@@ -191,14 +191,14 @@ class SameWriteTests:
         checks: list[str] = []
         real = accept_services.require_open
 
-        def turned_down_meanwhile(*, workspace: Any, suggestion_id: str) -> None:
+        def turned_down_meanwhile(*, workspace: Any, suggestion_id: str, by: str) -> None:
             checks.append(suggestion_id)
             if len(checks) == 1:  # Apply's check passes; then another reviewer turns it down
                 suggestions_services.suggestion_reject(
                     workspace=workspace, suggestion_id=suggestion_id, actor=launch.trio.owner
                 )
                 return
-            real(workspace=workspace, suggestion_id=suggestion_id)
+            real(workspace=workspace, suggestion_id=suggestion_id, by=by)
 
         monkeypatch.setattr(accept_services, "require_open", turned_down_meanwhile)
         refused = apply(launch, launch.june, committed, **body_from(plan))

@@ -16,6 +16,7 @@ from afterhack import graph
 from claims.services import claims as claims_services
 from claims.services import embeddings as embeddings_services
 from claims.services import sources as sources_services
+from corrections.contradiction.rule import Outcome, judge
 from corrections.services import watch as watch_services
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for
@@ -158,6 +159,23 @@ class WatchTests:
             workspace=launch.trio.workspace, statement="The launch is in July.", kin={applied["replacement_claim_id"]}
         )
         assert launch.june not in [hit.id for hit in hits] and launch.budget in [hit.id for hit in hits]
+
+    def test_no_suggestion_between_a_derived_claim_and_its_own_current_premise(
+        self, launch: Launch, committed: Any
+    ) -> None:
+        """The rule alone would call them contradictory (June, July), and both stay current: only the kin rule (a
+        claim is never paired with what it was derived from, or into) keeps the pair out."""
+        with committed(execute=True):
+            derived = claims_services.derived_claim_add(
+                workspace=launch.trio.workspace, statement="The launch is in July.", derived_from=[launch.june],
+                actor=launch.trio.reviewer,
+            ).id  # fmt: skip
+        assert judge("The launch is in June.", "The launch is in July.").outcome == Outcome.CONTRADICTS
+        assert launch.suggestions() == [] and suggestions_stored(launch.trio) == 0
+        # Watched again, from either side, still nothing: June is a candidate of July's but its kin.
+        assert watch_services.claims_watch(workspace=launch.trio.workspace, claim_ids=[derived, launch.june]) == 0
+        hits = watch_services.candidates(workspace=launch.trio.workspace, statement="The launch is in July.", kin=set())
+        assert launch.june in [hit.id for hit in hits]
 
     def test_correcting_the_older_claim_makes_its_suggestion_obsolete(self, launch: Launch, committed: Any) -> None:
         with committed(execute=True):

@@ -46,7 +46,8 @@ class McpApprovalTests:
         assert refused["kept"] == [] and refused["status"] == "needs_review"
         [dropped] = refused["dropped"]
         assert dropped["claim_id"] == claim_id and "not approved" in dropped["why"]
-        reviewer = ApiClient(launch.tokens["reviewer"])
+        # Another reviewer approves it: the agent held rita's token, and nobody approves what they proposed.
+        reviewer = ApiClient(launch.tokens["owner"])
         [waiting] = reviewer.get(f"/workspaces/{launch.ws}/suggestions?kind=agent_claim").json()["results"]
         assert waiting["claim_id"] == claim_id and waiting["found_by"] == "agent"
         assert reviewer.post(f"/workspaces/{launch.ws}/suggestions/{waiting['id']}/approve", {}).status_code == 200
