@@ -19,13 +19,6 @@ from claims.text import Span, normalize, sentence_spans
 RULE_EXTRACTOR = "rule_based"
 
 
-def extractor_label() -> str:
-    """Which extractor a new extraction will use, in words for the pages that offer one."""
-    if llm.is_configured():
-        return f"Model: {llm.model_name()}"
-    return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
-
-
 @dataclass(frozen=True)
 class Proposal:
     """A claim an extractor proposes: a statement and the quote it says supports it."""

@@ -26,12 +26,12 @@ from afterhack.htmx import HtmxRequest
 from afterhack.lists.spec import render_listing
 from afterhack.templatetags.afterhack import in_words
 from afterhack.text import MAX_STATEMENT_CHARS, MAX_TITLE_CHARS
-from claims.extraction import extractor_label
 from claims.lists import EXTRACTION_WORDS, SOURCE_STATUS_WORDS, SOURCES
 from claims.selectors import sources as sources_selectors
 from claims.services import claims as claims_services
 from claims.services import extraction as extraction_services
 from claims.services import sources as sources_services
+from claims.services.extraction import extractor_label
 from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user

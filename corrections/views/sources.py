@@ -13,7 +13,6 @@ from django.views.decorators.http import require_http_methods
 
 from afterhack.errors import Conflict, UserError, found
 from afterhack.htmx import HtmxRequest
-from claims.extraction import extractor_label
 from claims.selectors import sources as sources_selectors
 from claims.services import extraction as extraction_services
 from claims.services import sources as sources_services
@@ -69,5 +68,6 @@ def source_revise(request: HtmxRequest, ws_id: UUID, source_id: str) -> HttpResp
                 return redirect("claims:source", ws_id=workspace.id, source_id=source_id)
         except (UserError, Conflict) as error:
             form.add_error(None, str(error))
-    context = {"workspace": workspace, "version": version, "form": form, "extractor_label": extractor_label()}
+    extractor = extraction_services.extractor_label()
+    context = {"workspace": workspace, "version": version, "form": form, "extractor_label": extractor}
     return render(request, "corrections/source_revise.html", context, status=422 if form.errors else 200)
