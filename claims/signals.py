@@ -1,6 +1,7 @@
 """What claims tells the apps above it: `claims_current`, sent (with `workspace`, `claim_ids` and `inline`) by every
-write that makes claims current — a claim added (the API, the pages, MCP), a derived claim, an extraction's claims,
-a correction's replacement (corrections sends that one itself). Sent inside the write's transaction: a receiver that
+write that makes claims current — a claim added (the API, the pages, MCP), a derived claim, an extraction's claims
+(of a new source, or of a new version when the revise page asks for it), a correction's replacement and an agent's
+claim approved (corrections sends those itself). Sent inside the write's transaction: a receiver that
 queues work does it with `transaction.on_commit`. `inline` is True when the sender is already the worker (an
 extraction): then a receiver does its work there and then. Corrections' contradiction watch listens
 (corrections/services/watch.py)."""

@@ -64,11 +64,17 @@ def get_rw_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
     return membership.workspace
 
 
-def get_admin_workspace_for_user(user: Any, ws_id: UUID | str) -> Workspace:
-    """The workspace, for its admins to manage; 404 outsiders, 403 everyone else."""
+# What only a workspace's admins may do, as the refusal of anyone else says it: "Only this workspace's admins can …".
+MANAGE_MEMBERS = "manage its members"
+CHANGE_SETTINGS = "change its settings"
+
+
+def get_admin_workspace_for_user(user: Any, ws_id: UUID | str, *, to: str = MANAGE_MEMBERS) -> Workspace:
+    """The workspace, for its admins to manage (`to`: what they do, in the refusal's words); 404 outsiders, 403
+    everyone else."""
     membership = get_membership(user, ws_id)
     if not membership.is_admin:
-        raise WorkspaceForbidden("Only this workspace's admins can manage its members.")
+        raise WorkspaceForbidden(f"Only this workspace's admins can {to}.")
     return membership.workspace
 
 

@@ -15,7 +15,7 @@ from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
 from workspaces import services
-from workspaces.access import WorkspaceForbidden, get_admin_workspace_for_user, get_membership
+from workspaces.access import CHANGE_SETTINGS, get_admin_workspace_for_user
 from workspaces.models import Membership, Role
 from workspaces.selectors import memberships as membership_selectors
 
@@ -103,13 +103,10 @@ def workspace_list(request: HttpRequest, page: Query[PageIn]) -> Any:
 def workspace_settings(request: HttpRequest, ws_id: PathId, payload: WorkspaceSettingsIn) -> Any:
     """Changes the workspace's settings (workspace admins only: 403 for other members), audited as a change of the
     workspace settings (nothing is recorded when the value is what it was). Answers the workspace with its settings."""
-    membership = get_membership(request.user, ws_id)
-    if not membership.is_admin:
-        raise WorkspaceForbidden("Only this workspace's admins can change its settings.")
-    changes = payload.model_dump()
-    workspace = services.workspace_settings_change(workspace=membership.workspace, actor=request.user, **changes)
+    workspace = get_admin_workspace_for_user(request.user, ws_id, to=CHANGE_SETTINGS)
+    workspace = services.workspace_settings_change(workspace=workspace, actor=request.user, **payload.model_dump())
     return {
-        "id": workspace.id, "name": workspace.name, "role": membership.role,
+        "id": workspace.id, "name": workspace.name, "role": Role.ADMIN,
         "agent_claims_need_approval": workspace.agent_claims_need_approval,
         "independent_sources": workspace.independent_sources,
     }  # fmt: skip

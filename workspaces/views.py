@@ -19,7 +19,7 @@ from afterhack.as_of import Moment, moment_of
 from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
 from workspaces import services
-from workspaces.access import get_admin_workspace_for_user, get_membership
+from workspaces.access import CHANGE_SETTINGS, get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
 from workspaces.models import Membership, Role, Workspace
 from workspaces.selectors import dashboard as dashboard_selectors
@@ -156,13 +156,11 @@ def members(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
 def workspace_settings(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The settings form of the members page (admins only: 403 for other members): each setting a checkbox, so one
     left out is off. Audited as a change of the workspace settings, like the Django admin's."""
-    membership = get_membership(request.user, ws_id)
-    if not membership.is_admin:
-        raise PermissionDenied("Only this workspace's admins can change its settings.")
+    workspace = get_admin_workspace_for_user(request.user, ws_id, to=CHANGE_SETTINGS)
     changes = {name: request.POST.get(name) == "on" for name in services.ADMIN_SETTINGS}
-    services.workspace_settings_change(workspace=membership.workspace, actor=request.user, **changes)
+    services.workspace_settings_change(workspace=workspace, actor=request.user, **changes)
     messages.success(request, "Settings saved.")
-    return redirect("workspaces:members", ws_id=membership.workspace.id)
+    return redirect("workspaces:members", ws_id=workspace.id)
 
 
 @require_POST

@@ -47,6 +47,13 @@ logger = logging.getLogger("claims")
 WAITING_OR_CURRENT = (ClaimStatus.CURRENT, ClaimStatus.PROPOSED)
 
 
+def extractor_label() -> str:
+    """Which extractor a new extraction will use, in words for the pages that offer one."""
+    if llm.is_configured():
+        return f"Model: {llm.model_name()}"
+    return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
+
+
 def extraction_request(*, workspace: Workspace, source_id: object, actor: Any) -> extraction_graph.Extraction:
     """Queues extraction of the source's current version (or returns the run already going)."""
     version = active_version(workspace, source_id)

@@ -21,7 +21,6 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from afterhack import llm
 from afterhack.errors import UserError, found
 from afterhack.htmx import HtmxRequest
 from afterhack.lists.spec import render_listing
@@ -32,6 +31,7 @@ from claims.selectors import sources as sources_selectors
 from claims.services import claims as claims_services
 from claims.services import extraction as extraction_services
 from claims.services import sources as sources_services
+from claims.services.extraction import extractor_label
 from claims.statuses import JobStatus
 from claims.text import MAX_SOURCE_CHARS
 from workspaces.access import get_membership, get_rw_workspace_for_user
@@ -67,13 +67,6 @@ class ClaimForm(forms.Form):
     statement = forms.CharField(max_length=MAX_STATEMENT_CHARS, strip=True)
     evidence_quote = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), strip=False)
     start = forms.IntegerField(required=False, min_value=0)
-
-
-def extractor_label() -> str:
-    """Which extractor a new extraction will use, in words for the page."""
-    if llm.is_configured():
-        return f"Model: {llm.model_name()}"
-    return "Offline rule-based extractor (no model configured): one claim per fact-bearing sentence"
 
 
 @require_GET

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 from afterhack.errors import NotFound, found
 from afterhack.lists.cursors import Paged, workspace_page
-from claims.selectors import claims as claims_selectors
-from claims.selectors import sources as sources_selectors
-from claims.selectors.claims import Claim
+from corrections.graph import suggestion_sides as sides_graph
 from corrections.graph import suggestions as suggestions_graph
+from corrections.graph.suggestion_sides import SideAsked, SideRead
 from corrections.graph.suggestions import Evidence as Evidence
 from corrections.graph.suggestions import Suggestion as Suggestion
 from corrections.statuses import SuggestionKind, SuggestionStatus
@@ -53,8 +52,8 @@ def suggestion_count(*, workspace: Workspace, status: str = "", kind: str = "") 
 
 # -- the review queue's section -------------------------------------------------------------------------------
 
-# The newest open suggestions the review queue shows (each reads its two claims and their sources' text), and how much
-# of the text around each quote it shows.
+# The newest open suggestions the review queue shows (their sides read together, corrections/graph/suggestion_sides.py),
+# and how much of the text around each quote it shows.
 QUEUE_LIMIT = 50
 CONTEXT_CHARS = 160
 
@@ -65,7 +64,7 @@ class Side:
     source's title and date, and its quote in the text around it."""
 
     statement: str
-    claim: Claim | None
+    claim_id: str | None
     source_id: str | None
     title: str
     dated: str | None
@@ -81,56 +80,70 @@ class SuggestionItem:
     newer: Side
 
 
-def _in_context(text: str, start: int, end: int, quote: str) -> tuple[str, str]:
-    """The text before and after the quote (up to CONTEXT_CHARS each, "…" where it goes on); none if it moved."""
-    if text[start:end] != quote:
+def _in_context(read: SideRead) -> tuple[str, str]:
+    """The text before and after the quote (up to CONTEXT_CHARS each, "…" where it goes on), cut from the window
+    read around it; none if the quote is no longer at its offsets (a flag's, after a new version of its source)."""
+    start, end, quote = read.start, read.end, read.quote
+    if start is None or end is None or quote is None or not 0 <= start <= end:
         return "", ""
-    before = ("…" if start > CONTEXT_CHARS else "") + text[max(0, start - CONTEXT_CHARS) : start]
-    after = text[end : end + CONTEXT_CHARS] + ("…" if len(text) > end + CONTEXT_CHARS else "")
-    return before, after
+    at, upto = start - read.window_start, end - read.window_start
+    if read.window[at:upto] != quote:
+        return "", ""
+    # The window holds one character more after the quote than is shown: it says whether the text goes on.
+    after = read.window[upto:]
+    before = ("…" if start > CONTEXT_CHARS else "") + read.window[:at]
+    return before, after[:CONTEXT_CHARS] + ("…" if len(after) > CONTEXT_CHARS else "")
 
 
-def _claim_side(workspace: Workspace, claim: Claim | None, statement: str) -> Side:
+def _claim_side(read: SideRead, statement: str) -> Side:
     """A claim's side: its own quote in its version, or the passage it cites (a correction's replacement)."""
-    if claim is None:
+    if read.claim_id is None:
         return Side(statement, None, None, "", None, "", "", "")
-    passage = claim.cited_passage
-    if claim.version_id and claim.evidence_quote is not None and claim.start is not None and claim.end is not None:
-        version_id, quote, start, end = claim.version_id, claim.evidence_quote, claim.start, claim.end
-    elif passage is not None:
-        version_id, quote, start, end = passage.version_id, passage.quote, passage.start, passage.end
-    else:
-        return Side(claim.statement, claim, None, "", claim.created_at, "", "", "")
-    version = sources_selectors.version_get(workspace=workspace, version_id=version_id)
-    if version is None:
-        return Side(claim.statement, claim, None, "its source", None, quote, "", "")
-    before, after = _in_context(version.text, start, end, quote)
-    return Side(claim.statement, claim, version.source_id, version.title, version.created_at, quote, before, after)
+    claim_statement = read.statement or ""
+    if read.quote is None:
+        return Side(claim_statement, read.claim_id, None, "", read.created_at, "", "", "")
+    if not read.found:
+        return Side(claim_statement, read.claim_id, None, "its source", None, read.quote, "", "")
+    return Side(claim_statement, read.claim_id, read.source_id, read.title or "", read.dated, read.quote,
+                *_in_context(read))  # fmt: skip
 
 
-def _flag_side(workspace: Workspace, suggestion: Suggestion) -> Side:
+def _flag_side(read: SideRead | None, suggestion: Suggestion) -> Side:
     """What a flag says: its statement, and the passage it quoted in its source's current version."""
     evidence = suggestion.evidence
-    if evidence is None:
+    if evidence is None or read is None:
         return Side(suggestion.statement, None, None, "", None, "", "", "")
-    version = sources_selectors.source_get(workspace=workspace, source_id=evidence.source_id)
-    if version is None:
+    if not read.found:
         return Side(suggestion.statement, None, evidence.source_id, "its source", None, evidence.quote, "", "")
-    before, after = _in_context(version.text, evidence.start, evidence.end, evidence.quote)
-    return Side(suggestion.statement, None, evidence.source_id, version.title, version.created_at, evidence.quote,
-                before, after)  # fmt: skip
+    return Side(suggestion.statement, None, evidence.source_id, read.title or "", read.dated, evidence.quote,
+                *_in_context(read))  # fmt: skip
+
+
+def suggestion_items(*, workspace: Workspace, suggestions: list[Suggestion]) -> list[SuggestionItem]:
+    """The suggestions side by side: the older claim (the one each would correct) and the newer (or the flagged
+    passage), every side of them read in one query."""
+    asked: list[SideAsked] = []
+    for suggestion in suggestions:
+        asked.append(SideAsked(claim_id=suggestion.claim_id))
+        if suggestion.by_claim_id:
+            asked.append(SideAsked(claim_id=suggestion.by_claim_id))
+        elif suggestion.evidence is not None:
+            asked.append(SideAsked(passage=suggestion.evidence))
+    reads = iter(sides_graph.suggestion_sides(workspace=workspace, asked=asked, context=CONTEXT_CHARS))
+    items = []
+    for suggestion in suggestions:
+        older = _claim_side(next(reads), "")
+        if suggestion.by_claim_id:
+            newer = _claim_side(next(reads), suggestion.statement)
+        else:
+            newer = _flag_side(next(reads) if suggestion.evidence is not None else None, suggestion)
+        items.append(SuggestionItem(suggestion, older, newer))
+    return items
 
 
 def suggestion_item(*, workspace: Workspace, suggestion: Suggestion) -> SuggestionItem:
-    """A suggestion side by side: the older claim (the one it would correct) and the newer (or the flagged passage)."""
-    older_claim = claims_selectors.claim_get(workspace=workspace, claim_id=suggestion.claim_id)
-    older = _claim_side(workspace, older_claim, "")
-    if suggestion.by_claim_id:
-        newer_claim = claims_selectors.claim_get(workspace=workspace, claim_id=suggestion.by_claim_id)
-        newer = _claim_side(workspace, newer_claim, suggestion.statement)
-    else:
-        newer = _flag_side(workspace, suggestion)
-    return SuggestionItem(suggestion, older, newer)
+    """One suggestion side by side (a refusal shows it again, in place)."""
+    return suggestion_items(workspace=workspace, suggestions=[suggestion])[0]
 
 
 def review_suggestions(*, workspace: Workspace, limit: int = QUEUE_LIMIT) -> tuple[list[SuggestionItem], int]:
@@ -139,4 +152,4 @@ def review_suggestions(*, workspace: Workspace, limit: int = QUEUE_LIMIT) -> tup
     open_, kind = SuggestionStatus.OPEN, SuggestionKind.CONTRADICTION
     shown = suggestions_graph.suggestion_list(workspace=workspace, status=open_, kind=kind, limit=limit)
     total = len(shown) if len(shown) < limit else suggestion_count(workspace=workspace, status=open_, kind=kind)
-    return [suggestion_item(workspace=workspace, suggestion=s) for s in shown], total
+    return suggestion_items(workspace=workspace, suggestions=shown), total

@@ -1,5 +1,6 @@
 """The review queue's section "Claims proposed by agents" (templates/corrections/partials/proposed_claims.html): its
-items are read here, so the queue's own view and template need only include the section."""
+items are read here, so the queue's own view needs nothing for it; its template reads them once
+(`{% proposed_claims as proposed %}`), for the section and for whether anything at all waits."""
 
 from __future__ import annotations
 

@@ -339,6 +339,23 @@ class QueuePageTests:
         assert claim_status(launch, monday) == "current"
         assert "No claims wait for approval." in reviewer.get(queue).content.decode()
 
+    def test_the_queue_says_nothing_needs_review_only_while_no_agents_claim_waits(self, launch: Launch) -> None:
+        queue = f"/w/{launch.ws}/review/"
+        need_approval(launch)
+        assert "Nothing needs review." in client_for(launch.trio.viewer).get(queue).content.decode()
+        agent_claim(launch)
+        page = client_for(launch.trio.viewer).get(queue).content.decode()
+        assert 'Claims proposed by agents <span class="count muted">(1)</span>' in page
+        assert "Nothing needs review." not in page
+        # Approval turned off again: the claim proposed meanwhile still waits, and is still something to review.
+        need_approval(launch, on=False)
+        page = client_for(launch.trio.viewer).get(queue).content.decode()
+        assert "proposed while it was on" in page and "Nothing needs review." not in page
+        [waiting] = agent_suggestions(launch)
+        api_for(launch.trio.reviewer).post(f"/workspaces/{launch.ws}/suggestions/{waiting['id']}/reject", {})
+        page = client_for(launch.trio.viewer).get(queue).content.decode()
+        assert "Claims proposed by agents" not in page and "Nothing needs review." in page
+
 
 class PagesTests:
     def test_the_claim_and_source_pages_say_it_waits_or_was_rejected(self, launch: Launch) -> None:

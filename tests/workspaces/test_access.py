@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from typing import Any
 
 import pytest
 
 from tests.conftest import MakeUser, Trio, api_for, client_for
-from workspaces.models import AuditEvent, Membership
+from workspaces.models import AuditEvent, Membership, Workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +93,31 @@ class ApiAccessTests:
         assert api_for(trio.viewer).get(url).status_code == 403
         assert api_for(trio.outsider).get(url).status_code == 404
 
+    def test_it_refuses_settings_to_everyone_but_admins_in_words_about_settings(self, trio: Trio) -> None:
+        def patch(user: Any) -> Any:
+            api = api_for(user)
+            body = json.dumps({"agent_claims_need_approval": True})
+            return api.client.patch(
+                f"/api/v1/workspaces/{trio.workspace.id}", data=body, content_type="application/json",
+                headers=api.headers,
+            )  # fmt: skip
+
+        for user in (trio.reviewer, trio.viewer):
+            refused = patch(user)
+            assert refused.status_code == 403
+            assert refused.json()["detail"] == "Only this workspace's admins can change its settings."
+            page = client_for(user).post(f"/w/{trio.workspace.id}/settings", {"agent_claims_need_approval": "on"})
+            assert page.status_code == 403 and "admins can change its settings" in page.content.decode()
+        assert patch(trio.outsider).status_code == 404
+        assert Workspace.objects.get(pk=trio.workspace.pk).agent_claims_need_approval is False
+        assert not AuditEvent.objects.filter(verb="workspace.changed").exists()
+        changed = patch(trio.owner)
+        assert changed.status_code == 200 and changed.json()["role"] == "admin"
+        assert changed.json()["agent_claims_need_approval"] is True
+        # The members page's own refusal still speaks of members.
+        members = api_for(trio.reviewer).get(f"/workspaces/{trio.workspace.id}/members")
+        assert members.json()["detail"] == "Only this workspace's admins can manage its members."
+
     def test_it_lets_the_admin_add_a_member(self, trio: Trio) -> None:
         response = api_for(trio.owner).post(
             f"/workspaces/{trio.workspace.id}/members", {"username": "oscar", "role": "reviewer"}
@@ -111,6 +138,7 @@ def workspace_routes(trio: Trio) -> list[tuple[str, str, dict[str, str], str]]:
         ("post", f"/w/{ws}/members/add", {"username": "oscar", "role": "viewer"}, "admin"),
         ("post", f"/w/{ws}/members/{victor}/role", {"role": "reviewer"}, "admin"),
         ("post", f"/w/{ws}/members/{victor}/remove", {"confirmed": "yes"}, "admin"),
+        ("post", f"/w/{ws}/settings", {"agent_claims_need_approval": "on"}, "admin"),
     ]
 
 
@@ -130,6 +158,7 @@ class AccessMatrixTests:
         # Nothing the refused requests asked for happened.
         assert Membership.objects.get(user=trio.viewer).role == "viewer"
         assert not Membership.objects.filter(user=trio.outsider).exists()
+        assert Workspace.objects.get(pk=trio.workspace.pk).agent_claims_need_approval is False
         # And the admin may use every one of them: pages answer 200, form posts redirect back.
         for method, url, form, _ in workspace_routes(trio):
             response = getattr(client_for(trio.owner), method)(url, form)
