@@ -214,9 +214,11 @@ CELERY_BROKER_URL = SERVICES.broker_url
 # Without CELERY_BROKER_URL the broker is the FalkorDB server's own Redis (another db number); a FalkorDB
 # cluster can't be that broker, so start-up refuses a cluster without one (afterhack.startup).
 CELERY_BROKER_URL_GIVEN = bool(os.environ.get("CELERY_BROKER_URL"))
-# Pending correction intents whose process died are settled every minute (and at start-up).
+# Pending correction intents whose process died are settled every minute (and at start-up). Every minute too, the
+# claims whose contradiction watch was lost are watched; a sweep that waited past the next one's time is dropped.
 CELERY_BEAT_SCHEDULE = {
     "recover-corrections": {"task": "corrections.tasks.recover_corrections", "schedule": 60.0},
+    "sweep-watches": {"task": "corrections.tasks.watches_sweep", "schedule": 60.0, "options": {"expires": 55.0}},
 }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

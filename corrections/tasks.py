@@ -24,3 +24,10 @@ def claims_watch(workspace_id: str, claim_ids: list[str]) -> dict[str, int]:
     if workspace is None:
         return {}
     return watch_services.watch(workspace=workspace, claim_ids=claim_ids).as_dict()
+
+
+@shared_task
+def watches_sweep() -> dict[str, int]:
+    """Watches the claims whose queued watch was lost (the broker down, a worker killed): current claims of the last
+    day, never watched, a batch a workspace (Celery beat, every minute); returns what it did."""
+    return watch_services.watches_sweep().as_dict()

@@ -55,8 +55,10 @@ def claims_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of:
 # -- the indexes claims' labels need in every workspace's graph (workspaces/registry.py `IndexSet`) ---------------
 
 ID_INDEXED = ("Source", "SourceVersion", "SourceFragment", "Claim", "Extraction")
-# Looked up by equality, never a time (workspaces/graph.py `is_time` says why).
-RANGE_INDEXED = (("Claim", "key"), ("Claim", "version_id"), ("RejectedClaim", "key"))
+# Looked up by equality, never a time held as text (workspaces/graph.py `is_time` says why); and `current_since_ms`,
+# when a claim became current as a number (afterhack/clock.py `epoch_ms`), whose windows the index answers rightly:
+# corrections' contradiction watch reads the claims that became current in the last day through it.
+RANGE_INDEXED = (("Claim", "key"), ("Claim", "version_id"), ("Claim", "current_since_ms"), ("RejectedClaim", "key"))
 # The claims' words for lexical search (claims/fulltext.py says what a match is): English stemming and no stop
 # words, so that every word of a phrase counts. That is what FalkorDB 4.x gives an index made without options
 # (`createNodeIndex('Claim', 'statement')`, as earlier builds made it: db.indexes reports the same language and

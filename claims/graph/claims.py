@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 from afterhack import graph
+from afterhack.clock import epoch_ms
 from afterhack.cypher import word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.holds import claim_holds
@@ -23,7 +24,8 @@ from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
 # which rows this very write created. Every lookup is by an indexed property.
 # With a review (an agent's claims where the workspace asks for approval) each claim this write creates is
 # `proposed`, and the registered review's clause (claims/registry.py) writes its review in the same query: a
-# proposed claim is never stored without it.
+# proposed claim is never stored without it. `current_since_ms` is when a claim became current, as a number (range-
+# indexed: claims/graph/attention.py); a proposed claim gets it when it is approved.
 CLAIMS_RECORD_HEAD = (
     f"""
 MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion {{id: $version_id}})
@@ -41,6 +43,7 @@ CALL {{
                 c.confidence_kind = row.confidence_kind, c.extractor = row.extractor,
                 c.status = CASE WHEN $proposed THEN {word(ClaimStatus.PROPOSED)} ELSE {word(ClaimStatus.CURRENT)} END,
                 c.revision = 0, c.source_id = s.id, c.version_id = v.id, c.created_at = $now,
+                c.current_since_ms = CASE WHEN $proposed THEN null ELSE $now_ms END,
                 c.created_by = $created_by, c.created_in = $write_id
   WITH c, row
   UNWIND row.fragment_ids AS fragment_id
@@ -104,7 +107,7 @@ def claims_record(
     """
     params = {
         "version_id": version_id, "claims": claims, "rejected": rejected, "created_by": created_by,
-        "now": now, "write_id": write_id, "extraction_id": extraction_id or "",
+        "now": now, "now_ms": epoch_ms(now), "write_id": write_id, "extraction_id": extraction_id or "",
         "keys": [row["key"] for row in claims], "proposed": review is not None,
     }  # fmt: skip
     query = CLAIMS_RECORD
@@ -128,7 +131,8 @@ WITH premises WHERE size(premises) = $count AND all(p IN premises WHERE """
     + claim_holds("p")
     + f""")
 CREATE (c:Claim {{id: $claim_id, key: $claim_id, statement: $statement, status: {word(ClaimStatus.CURRENT)}, revision: 0,
-                 confidence_kind: {word(ConfidenceKind.DERIVED)}, extractor: 'derived', created_at: $now, created_by: $created_by}})
+                 confidence_kind: {word(ConfidenceKind.DERIVED)}, extractor: 'derived', created_at: $now, created_by: $created_by,
+                 current_since_ms: $now_ms}})
 WITH c, premises
 UNWIND premises AS p
 CREATE (c)-[:DERIVED_FROM {{justification: 0}}]->(p)
@@ -150,7 +154,7 @@ def derived_claim_create(
         DERIVED_CLAIM_CREATE,
         {
             "claim_id": claim_id, "statement": statement, "premise_ids": premise_ids,
-            "count": len(premise_ids), "created_by": created_by, "now": now,
+            "count": len(premise_ids), "created_by": created_by, "now": now, "now_ms": epoch_ms(now),
         },
     )  # fmt: skip
     return bool(rows)

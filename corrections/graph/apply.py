@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.clock import epoch_ms
 from afterhack.cypher import word
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
@@ -110,7 +111,8 @@ CREATE (correction)-[:HAS_FRAGMENT]->(fragment:SourceFragment {{id: $fragment_id
 CREATE (replacement:Claim {{id: $replacement_id, key: $replacement_id, statement: $statement,
         evidence_quote: $statement, start: 0, end: $length, confidence: 0.0, confidence_kind: {word(ConfidenceKind.HUMAN_CORRECTION)},
         status: {word(ClaimStatus.CURRENT)}, revision: 0, extractor: 'correction', source_id: null, version_id: null,
-        correction_id: $correction_id, created_at: $now, created_by: $actor, cited_source_id: $cited.source_id,
+        correction_id: $correction_id, created_at: $now, current_since_ms: $now_ms, created_by: $actor,
+        cited_source_id: $cited.source_id,
         cited_version_id: $cited.version_id, cited_version: $cited.version, cited_quote: $cited.quote,
         cited_start: $cited.start, cited_end: $cited.end}})
 CREATE (replacement)-[:SUPPORTED_BY {{role: 'reviewer_correction'}}]->(fragment)
@@ -166,7 +168,7 @@ def correction_apply(
         "revision": revision, "claim_id": claim_id, "correction_id": correction_id, "fragment_id": fragment_id,
         "replacement_id": replacement_id, "statement": statement, "length": len(statement), "reason": reason,
         "actor": actor, "idempotency_key": idempotency_key, "affected": json.dumps(affected), "now": now,
-        "claims_unsupported": affected["claims_unsupported"],
+        "now_ms": epoch_ms(now), "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
         "actions_held": affected["actions_held"], "review_reason": review_reason, "flagged_by": correction_id,
         "cause": ChangeCause.CORRECTION,

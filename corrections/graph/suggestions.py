@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afterhack import graph
+from afterhack.clock import epoch_ms
 from afterhack.cypher import word
 from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
@@ -292,7 +293,7 @@ AGENT_CLAIMS_APPROVE = (
         "c", kind=ChangeKind.CLAIM, to_status=word(ClaimStatus.CURRENT), cause=ChangeCause.CLAIM_REVIEW,
         cause_id="x.id", actor="$actor",
     )
-    + f"SET c.status = {word(ClaimStatus.CURRENT)}, c.status_changed_at = $now, "
+    + f"SET c.status = {word(ClaimStatus.CURRENT)}, c.status_changed_at = $now, c.current_since_ms = $now_ms, "
     f"x.status = {word(SuggestionStatus.ACCEPTED)}, x.decided_at = $now, x.decided_by = $actor, "
     "x.decision_reason = $reason "
     "WITH collect(x) AS approved WHERE size(approved) > 0 "
@@ -307,7 +308,7 @@ def agent_claims_approve(
     """Approves each of these suggestions that is an open agent_claim whose claim can become current (above), in
     one write: the ones approved (their claims are now current)."""
     ids = [i for i in suggestion_ids if parse_id(i)]
-    params = {"ids": ids, "reason": reason, "actor": actor, "now": now}
+    params = {"ids": ids, "reason": reason, "actor": actor, "now": now, "now_ms": epoch_ms(now)}
     return [Suggestion.from_map(row) for row in graph.records(workspace, AGENT_CLAIMS_APPROVE, params)] if ids else []
 
 

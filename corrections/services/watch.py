@@ -5,26 +5,34 @@ says (corrections/graph/suggestions.py). It runs in the worker: queued once the 
 commits (`claims_current_received`, connected in corrections/apps.py), or there and then when the sender is already
 the worker (an extraction). With a model configured, the pairs the rule leaves undecided are judged by the model
 afterwards, all of one watch run in batches (docs/model.md, Contradiction judgement). Nothing is ever corrected by
-it: a reviewer decides."""
+it: a reviewer decides.
+
+A watch is never lost: a run marks the claims it watched (`watched_at`, corrections/graph/watch.py) once it is done,
+a broker that cannot take the task is logged and the write still answers, and a sweep every minute (`watches_sweep`)
+watches the current claims of the last day that have no mark (docs/suggestions.md, "When the watch runs")."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from afterhack import llm
-from afterhack.clock import now_iso
+from afterhack.clock import epoch_ms, now_iso
 from claims.selectors.search import SearchHit, claims_alike, content_words
 from claims.services import embeddings as embeddings_services
 from claims.statuses import ClaimStatus
 from corrections.contradiction.frames import Analysis, analyse, stem
 from corrections.contradiction.rule import Judgement, Outcome, judge_analysed
 from corrections.graph import suggestions as suggestions_graph
+from corrections.graph import watch as watch_graph
 from corrections.statuses import FoundBy
 from workspaces.models import Workspace
 
@@ -38,6 +46,14 @@ SEARCHED = 3 * WATCH_CANDIDATES
 # by the search), and the reason a `contradicts` without one is stored with.
 MODEL_PAIRS_PER_CLAIM = 5
 MODEL_REASON = "The model judged that the newer statement contradicts the older one."
+# The sweep (`watches_sweep`) watches the claims that became current at least SWEEP_GRACE ago (their queued watch has
+# had time to run) and at most SWEEP_WINDOW ago, SWEEP_BATCH a workspace a run: docs/suggestions.md, "When the watch
+# runs", says why a day.
+SWEEP_GRACE = timedelta(minutes=2)
+SWEEP_WINDOW = timedelta(hours=24)
+SWEEP_BATCH = 50
+# The PostgreSQL advisory lock one sweep holds while it runs ("contradiction watch sweep", as a number).
+SWEEP_LOCK = int.from_bytes(hashlib.sha256(b"corrections.watches_sweep").digest()[:8], "big", signed=True)
 
 
 # A statement's analysis, kept for the statements the watch saw last: the same claims are candidates again and again.
@@ -205,6 +221,9 @@ def watch(*, workspace: Workspace, claim_ids: list[str]) -> WatchReport:
         pending += claim_watch(workspace=workspace, claim_id=claim_id, report=report)
     if pending and llm.is_configured():
         _model_judge(workspace=workspace, pending=pending, report=report)
+    # Marked once the run is done (a model that failed included: its pairs were left to the rule), so a run lost
+    # before this line (the worker killed, the graph gone) leaves its claims to the sweep.
+    watch_graph.claims_watched_mark(workspace=workspace, claim_ids=claim_ids, now=now_iso())
     log = logger.info if report.stored or report.model_calls else logger.debug
     log(
         "contradiction watch: %d claims, %d suggestions by the rule, %d by the model; model %d calls (%d failed), "
@@ -230,8 +249,80 @@ def claims_current_received(
         except Exception:
             logger.exception("The contradiction watch failed on %d new claims", len(claim_ids))
         return
+    workspace_id, ids = str(workspace.id), list(claim_ids)
+    transaction.on_commit(lambda: _queue(workspace_id, ids))
+
+
+def _queue(workspace_id: str, claim_ids: list[str]) -> None:
+    """Queues the watch of these claims; a broker that cannot take it is logged, never raised: the write that made
+    them current has committed, and the sweep watches them a few minutes later (`watches_sweep`)."""
     # Imported here: tasks import services.
     from corrections import tasks
 
-    workspace_id, ids = str(workspace.id), list(claim_ids)
-    transaction.on_commit(lambda: tasks.claims_watch.delay(workspace_id, ids))
+    try:
+        tasks.claims_watch.delay(workspace_id, claim_ids)
+    except KombuOperationalError as error:
+        # The broker is down or unreachable (afterhack/outages.py reads it so): worth a line, not a traceback.
+        logger.warning(
+            "The contradiction watch of claims %s (workspace %s) could not be queued; the sweep will watch them: %s",
+            ", ".join(claim_ids), workspace_id, error,
+        )  # fmt: skip
+    except Exception:
+        logger.exception(
+            "The contradiction watch of claims %s (workspace %s) failed to be queued; the sweep will watch them",
+            ", ".join(claim_ids), workspace_id,
+        )  # fmt: skip
+
+
+@dataclass
+class SweepReport:
+    """What one sweep did: the workspaces it read, the claims it watched and the suggestions they gave, and the
+    workspaces whose sweep failed (each logged) or was skipped (another sweep was running)."""
+
+    workspaces: int = 0
+    claims: int = 0
+    suggestions: int = 0
+    failed: int = 0
+    skipped: bool = False
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: int(value) for name, value in asdict(self).items()}
+
+
+def workspace_sweep(*, workspace: Workspace, now: datetime, limit: int = SWEEP_BATCH) -> WatchReport:
+    """Watches the workspace's current claims that became current between SWEEP_WINDOW and SWEEP_GRACE before
+    `now` and were never watched, at most `limit`, the newest first (a watch queued but lost)."""
+    claim_ids = watch_graph.claims_unwatched(
+        workspace=workspace, since_ms=epoch_ms((now - SWEEP_WINDOW).isoformat()),
+        before_ms=epoch_ms((now - SWEEP_GRACE).isoformat()), limit=limit,
+    )  # fmt: skip
+    return watch(workspace=workspace, claim_ids=claim_ids) if claim_ids else WatchReport()
+
+
+def watches_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) -> SweepReport:
+    """The periodic sweep (Celery beat, every minute): `workspace_sweep` of each workspace, one at a time; a
+    workspace whose sweep fails is logged and the next one swept. One sweep at a time: a sweep that finds another
+    running (a PostgreSQL advisory lock) does nothing."""
+    report = SweepReport()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [SWEEP_LOCK])
+        (free,) = cursor.fetchone()
+    if not free:
+        return SweepReport(skipped=True)
+    try:
+        for workspace in list(Workspace.objects.order_by("created_at")):
+            report.workspaces += 1
+            try:
+                watched = workspace_sweep(workspace=workspace, now=now or datetime.now(UTC), limit=limit)
+            except Exception:
+                report.failed += 1
+                logger.exception("The sweep of the contradiction watch failed in workspace %s", workspace.id)
+                continue
+            report.claims += watched.claims
+            report.suggestions += len(watched.stored)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [SWEEP_LOCK])
+    if report.claims or report.failed:
+        logger.warning("The contradiction watch's sweep: %s", report.as_dict())
+    return report

@@ -161,26 +161,34 @@ def forget_broker_connections(app: Any) -> None:
     app.amqp._producer_pool = None
 
 
+@contextlib.contextmanager
+def broker_unreachable(tmp_path: Path) -> Iterator[None]:
+    """Celery publishes for real (not eagerly) to a broker that is not there: a socket nobody listens on."""
+    from config.celery import app
+
+    keys = ("task_always_eager", "broker_url", "broker_connection_timeout", "task_publish_retry_policy")
+    saved = {key: app.conf[key] for key in keys}
+    app.conf.update(
+        task_always_eager=False,
+        broker_url=f"redis+socket://{tmp_path}/no-broker.sock",
+        broker_connection_timeout=0.5,
+        task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.1},
+    )
+    forget_broker_connections(app)
+    try:
+        yield
+    finally:
+        app.conf.update(saved)
+        forget_broker_connections(app)
+
+
 @pytest.mark.django_db(transaction=True)
 class BrokerOutageTests:
     def test_asking_the_agent_names_the_task_queue_when_it_cannot_be_reached(self, trio: Trio, tmp_path: Path) -> None:
-        from config.celery import app
-
-        saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "broker_connection_timeout")}
-        app.conf.update(
-            task_always_eager=False,
-            broker_url=f"redis+socket://{tmp_path}/no-broker.sock",
-            broker_connection_timeout=0.5,
-            task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.1},
-        )
-        forget_broker_connections(app)
-        try:
+        with broker_unreachable(tmp_path):
             response = api_for(trio.reviewer).post(
                 f"/workspaces/{trio.workspace.id}/ask", {"question": "When is the launch?"}
             )
-        finally:
-            app.conf.update(saved)
-            forget_broker_connections(app)
         assert response.status_code == 503
         body = response.json()
         assert body == body | {"error": "unavailable", "store": "broker"}
