@@ -230,6 +230,8 @@ class AgentClaimApprovalTests:
         both_widths(page, "approval-extracted-source")
         page.goto(f"/w/{ws}/review/#proposed")
         assert {row(page, s).locator(".badge.st-proposed").count() for s in (JULY[0], PRESS[0])} == {1}
+        assert "by the model scripted-model," in row(page, JULY[0]).inner_text()
+        section_shots(page, "approval-queue-extracted")
         row(page, PRESS[0]).get_by_role("checkbox").check()
         page.get_by_role("button", name="Reject selected").click()
         page.wait_for_url("**/review/#proposed")
