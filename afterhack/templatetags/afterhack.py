@@ -106,12 +106,16 @@ def pickable(picker: Any, item: Any) -> bool:
     return bool(picker.pickable(item))
 
 
-# Who made something, when it was not a person: an extraction records its extractor's name as the author.
+# Who made something, when it was not a person: an extraction records its extractor's name as the author
+# ("rule_based", or "model:<the model's name>").
 MACHINE_AUTHORS = {"rule_based": "the rule-based extractor"}
+MODEL_AUTHOR = "model:"
 
 
 @register.filter
 def who(name: Any) -> str:
     """The author of a claim or source in words: a username as it is, an extractor by what it is; "—" for none."""
     text = str(name or "")
+    if text.startswith(MODEL_AUTHOR) and len(text) > len(MODEL_AUTHOR):
+        return f"the model {text.removeprefix(MODEL_AUTHOR)}"
     return MACHINE_AUTHORS.get(text, text) or "—"

@@ -1,6 +1,7 @@
 """A reviewer's answer to claims proposed by agents, from the review queue's section "Claims proposed by agents"
-(templates/corrections/partials/proposed_claims.html): approve or reject one, the selected ones, or all listed.
-Back to the queue with what was done, in words; a refusal (nothing selected, a malformed form) stores nothing."""
+(templates/corrections/partials/proposed_claims.html): approve or reject one (a rejection with an optional reason),
+the selected ones, or all listed. Back to the queue with what was done, in words; a refusal (nothing selected, a
+malformed form, a reason too long) stores nothing."""
 
 from __future__ import annotations
 
@@ -58,7 +59,9 @@ def proposed_decide(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
         decide = (
             agent_claims_services.agent_claims_approve if approving else agent_claims_services.suggestions_reject_many
         )
-        results = decide(workspace=workspace, ids=ids, actor=request.user)
+        # A reason is recorded (and audited) with what is decided: a row's "Reject…" asks for one.
+        reason = request.POST.get("reason") or None
+        results = decide(workspace=workspace, ids=ids, actor=request.user, reason=reason)
     except UserError as refused:
         messages.error(request, str(refused))
         return redirect(back)
