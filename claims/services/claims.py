@@ -115,7 +115,7 @@ def claim_add(
         "key": claim_key(version_id=version.id, start=result.start, end=result.end, statement=statement),
         "id": str(uuid.uuid4()), "statement": statement, "evidence_quote": passage.quote,
         "start": result.start, "end": result.end, "confidence": None, "confidence_kind": ConfidenceKind.MANUAL,
-        "extractor": "manual", "fragment_ids": [f.id for f in passage.fragments],
+        "extractor": "agent" if by_agent else "manual", "fragment_ids": [f.id for f in passage.fragments],
     }  # fmt: skip
     with transaction.atomic():
         stored = claims_graph.claims_record(

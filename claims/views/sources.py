@@ -172,7 +172,9 @@ def _badge(status: str) -> str:
     return f' <span class="badge st-{escape(status)}">{escape(in_words(status))}</span>'
 
 
-EXTRACTOR_WORDS = {"manual": "added by a reviewer", "rule_based": "found by the offline extractor"}
+EXTRACTOR_WORDS = {
+    "manual": "added by a reviewer", "agent": "proposed by an agent", "rule_based": "found by the offline extractor"
+}  # fmt: skip
 
 
 @lru_cache(maxsize=256)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import ApiClient
+from tests.conftest import ApiClient, client_for
 from tests.mcp_server.conftest import Agent, Launch, http_agent, launch, mcp_url
 from workspaces.models import Workspace
 
@@ -28,6 +28,11 @@ class McpApprovalTests:
     def test_off_the_claim_is_current_as_before(self, launch: Launch, mcp_url: str) -> None:
         _, proposed = propose(launch, mcp_url)
         assert proposed["status"] == "created" and proposed["claim_status"] == "current" and "note" not in proposed
+        # Said to be an agent's, not a reviewer's, over the API and on its page.
+        claim = ApiClient(launch.tokens["viewer"]).get(f"/workspaces/{launch.ws}/claims/{proposed['claim_id']}").json()
+        assert claim["extractor"] == "agent"
+        page = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/claims/{proposed['claim_id']}/").content.decode()
+        assert "by an agent" in page and "by a reviewer" not in page
 
     def test_on_it_waits_is_never_cited_and_is_cited_once_approved(self, launch: Launch, mcp_url: str) -> None:
         Workspace.objects.filter(pk=launch.trio.workspace.pk).update(agent_claims_need_approval=True)
