@@ -18,10 +18,10 @@ from django.db import connection
 from django.utils import timezone
 from mcp.client.client import Client
 
+from afterhack.errors import INTERNAL_ERROR
 from agents.services import mcp as agents_services
 from agents.statuses import TrajectoryEventKind
 from mcp_server.models import McpSession
-from mcp_server.tools import INTERNAL_ERROR
 from tests.conftest import ApiClient, api_for, client_for
 from tests.mcp_server.conftest import (
     ROOT,
@@ -101,7 +101,7 @@ class MalformedCallTests:
         def broken(*args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr("mcp_server.tools.answer", broken)
+        monkeypatch.setattr("mcp_server.tools.reading.answer", broken)
         failed = http_agent(mcp_url, launch.tokens["reviewer"]).call("list_workspaces")
         assert failed.is_error and failed.body == {"error": "internal_error", "detail": INTERNAL_ERROR}
 
