@@ -26,7 +26,7 @@ from claims.signals import claims_became_current
 from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent, IntentState
 from workspaces.models import Workspace
-from workspaces.services import audit_event
+from workspaces.services.audit import audit_event
 
 logger = logging.getLogger("corrections")
 

@@ -22,7 +22,7 @@ from corrections.selectors.suggestions import Suggestion, SuggestionNotFound
 from corrections.services.suggestions import SuggestionNotOpen, _clean_reason
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_events
+from workspaces.services.audit import actor_name, record_events
 
 # How many suggestions one bulk request decides at most.
 MAX_BULK = 500

@@ -20,7 +20,7 @@ from corrections.graph import subgraph as subgraph_graph
 from corrections.propagation import impact
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 # -- evidence that goes away -------------------------------------------------------------------------
 

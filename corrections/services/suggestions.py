@@ -23,7 +23,7 @@ from corrections.selectors.suggestions import Suggestion, suggestion_required
 from corrections.services.preview import ClaimNotCurrent, UnchangedStatement
 from corrections.statuses import FoundBy, SuggestionStatus
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 
 def _not_current(status: str) -> ClaimNotCurrent:

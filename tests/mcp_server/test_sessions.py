@@ -33,7 +33,7 @@ from tests.mcp_server.conftest import (
     stdio_parameters,
     store_env,
 )
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
 
 
 def checked_out() -> int:
@@ -147,15 +147,13 @@ class SessionTests:
             assert answer.json() == {
                 "error": "unauthorized", "detail": "Send a valid API token as 'Authorization: Bearer <token>'.",
             }  # fmt: skip
-        token, raw = workspace_services.token_issue(user=launch.trio.reviewer)
-        workspace_services.token_revoke(token=token, actor=launch.trio.reviewer)
+        token, raw = token_services.token_issue(user=launch.trio.reviewer)
+        token_services.token_revoke(token=token, actor=launch.trio.reviewer)
         revoked = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
         assert revoked.status_code == 401 and revoked.json()["detail"].startswith("This API token was revoked.")
 
     def test_an_expired_token_is_refused_like_the_api(self, launch: Launch, mcp_url: str) -> None:
-        _, raw = workspace_services.token_issue(
-            user=launch.trio.reviewer, expires_at=timezone.now() - timedelta(seconds=1)
-        )
+        _, raw = token_services.token_issue(user=launch.trio.reviewer, expires_at=timezone.now() - timedelta(seconds=1))
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
         expired = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
         assert expired.status_code == 401
