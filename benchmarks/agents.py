@@ -15,7 +15,7 @@ from agents.services import runs as run_services
 from benchmarks.claims import Figure
 from claims.statuses import JobStatus
 from config.demo import demo_fill
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 QUESTION = "When is the product launch?"
 

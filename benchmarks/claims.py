@@ -26,8 +26,8 @@ from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from claims.statuses import ConfidenceKind, SearchMode
 from workspaces import graph as workspace_graph
-from workspaces import services as workspace_services
 from workspaces.models import Workspace
+from workspaces.services import workspaces as workspace_services
 
 WORDS = (
     "launch budget board quarter revenue customer rollout warehouse campaign marketing checklist owner risk "

@@ -28,8 +28,9 @@ from corrections.selectors import changes as changes_selectors
 from corrections.selectors import timeline as timeline_selectors
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
-from workspaces import services as workspace_services
 from workspaces.selectors import dashboard as dashboard_selectors
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 BATCH = 2_000
 SAMPLES = 30
@@ -179,7 +180,7 @@ def settle_disk(limit: float = 300.0) -> float:
 
 def bench_corrections(user: Any, sizes: list[int]) -> list[Figure]:
     rng = random.Random(7)
-    _, token = workspace_services.token_issue(user=user, name="bench")
+    _, token = token_services.token_issue(user=user, name="bench")
     server, base = loadtest.start_web_server("gunicorn", loadtest.server_env())
     floor = ping_floor()
     figures = [Figure("PING to the FalkorDB server (the floor)", floor, "µs", "median of 200, unix socket")]

@@ -18,7 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 from afterhack import graph
 from benchmarks.claims import Figure
 from config.demo import demo_fill
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 QUERY = "When is the product launch?"
 CALLS = 200
@@ -98,7 +99,7 @@ def bench_mcp_overhead(user: Any, calls: int = CALLS) -> list[Figure]:
     """The same search on the demo workspace, `calls` times each: GET …/claims?q= and MCP's search_claims."""
     workspace = workspace_services.workspace_create(name="Benchmark MCP", creator=user)
     demo_fill(workspace, user)
-    _, token = workspace_services.token_issue(user=user, name="bench mcp")
+    _, token = token_services.token_issue(user=user, name="bench mcp")
     try:
         with served() as base:
             rest = _rest(base, token, str(workspace.id), calls)

@@ -15,7 +15,7 @@ from afterhack.clock import now_iso
 from benchmarks import corrections_graph as bench_graph
 from benchmarks.claims import Figure
 from claims.graph import embeddings as embeddings_graph
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 BATCH = 2_000
 # One story in ten is corrected: 4 Change nodes (and their OF edges) each.

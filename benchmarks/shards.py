@@ -37,8 +37,8 @@ from claims.selectors import search as search_selectors
 from claims.statuses import SearchMode
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
-from workspaces import services as workspace_services
 from workspaces.models import Workspace
+from workspaces.services import workspaces as workspace_services
 
 SLOTS = 16384
 KINDS = ("corrections", "searches")

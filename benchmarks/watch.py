@@ -22,7 +22,7 @@ from benchmarks import claims_graph as bench_graph
 from benchmarks.claims import TOPICS, Figure
 from benchmarks.llm_server import ScriptedLLM, empty_answer
 from corrections.services import watch as watch_services
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 BATCH = 2_000
 # What a workplace statement is about, and the values each kind of attribute takes.

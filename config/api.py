@@ -25,9 +25,9 @@ from afterhack.outages import unavailable_response
 from afterhack.schemas import ERROR_ANSWERS, ErrorOut, Input, Refuse, Text, describe_validation_errors, errors
 from afterhack.text import MAX_USERNAME_CHARS
 from config.middleware import takes_sources
-from workspaces import services as workspace_services
 from workspaces.auth import LoginThrottled, TokenRefused, authenticate_throttled, token_authenticate
 from workspaces.models import ApiToken
+from workspaces.services import tokens as token_services
 
 __all__ = ["ApiError", "ErrorOut", "Text", "api", "error_response"]
 
@@ -274,7 +274,7 @@ def auth_token(request: HttpRequest, payload: TokenIn) -> Any:
     user = authenticate_throttled(request, username=payload.username, password=payload.password)
     if user is None or not user.is_active:
         raise ApiError(401, "unauthorized", "Wrong username or password.")
-    token, raw = workspace_services.token_issue(user=user, name="auth/token")
+    token, raw = token_services.token_issue(user=user, name="auth/token")
     return {"token": raw, "expires_at": token.expires_at}
 
 
@@ -293,7 +293,7 @@ def auth_token_revoke(request: HttpRequest) -> Any:
     """Revokes the token this request is made with: it is refused from now on."""
     if not isinstance(request.auth, ApiToken):  # type: ignore[attr-defined]
         raise ApiError(422, "invalid_input", SESSION_HAS_NOTHING_TO_REVOKE)
-    workspace_services.token_revoke(token=request.auth, actor=request.user)  # type: ignore[attr-defined]
+    token_services.token_revoke(token=request.auth, actor=request.user)  # type: ignore[attr-defined]
     return Status(204, None)
 
 

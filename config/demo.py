@@ -13,9 +13,10 @@ from afterhack import graph
 from agents.services import decisions as agents_services
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Workspace
 from workspaces.registry import AuditVerb, EventPage, register
+from workspaces.services import audit as audit_services
+from workspaces.services import workspaces as workspace_services
 
 DEMO_NAME = "Demo: product launch"
 DEMO_LOADED = "demo.loaded"
@@ -72,7 +73,7 @@ def demo_load(*, owner: Any) -> Workspace | None:
         except Exception:
             graph.graph_delete(workspace)
             raise
-        workspace_services.record_event(actor=owner, workspace=workspace, verb=DEMO_LOADED, target=DEMO_NAME)
+        audit_services.record_event(actor=owner, workspace=workspace, verb=DEMO_LOADED, target=DEMO_NAME)
     return workspace
 
 

@@ -26,7 +26,7 @@ from claims.signals import claims_became_current
 from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent, IntentState
 from workspaces.models import Workspace
-from workspaces.services import audit_event
+from workspaces.services.audit import audit_event
 
 logger = logging.getLogger("corrections")
 
@@ -132,7 +132,7 @@ def finish(
     """Records the outcome and the audit event together; the event keeps the impact with its titles
     (`Preview.snapshot`) when the apply computed it (a recovered correction has only its ids)."""
     intent.state, intent.affected, intent.settled_at = IntentState.APPLIED, affected, timezone.now()
-    # As workspaces.services.record_event makes it, written with the outcome.
+    # As workspaces.services.audit.record_event makes it, written with the outcome.
     event = audit_event(
         actor=intent.actor, workspace=intent.workspace, verb="correction.applied", target=intent.statement,
         payload={

@@ -21,7 +21,7 @@ from agents.statuses import ActionStatus, DecisionStatus, RevisedActions
 from claims.services.claims import InvalidSupport
 from corrections.graph import review as review_graph
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 
 def decision_rejustify(*, workspace: Workspace, decision_id: str, justifications: object, actor: Any) -> Decision:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from afterhack.schemas import Refuse
+from afterhack.schemas import Refuse, WholeNumber
 
 Session = Annotated[
     str | None,
@@ -48,4 +48,9 @@ Passage = Annotated[
 ]
 Corrected = Annotated[
     str, Field(description="What the claim should say instead, in words."), Refuse(words="“statement” must be text.")
+]
+Start = Annotated[
+    WholeNumber | None,
+    Field(description="Where the quote begins; without it, its first occurrence."),
+    Refuse(words="“start” must be a whole number: the offset where the quote begins."),
 ]

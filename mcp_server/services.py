@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from mcp_server.models import SESSION_IDLE, McpSession, Transport
 from workspaces.models import hash_token
-from workspaces.services import record_event
+from workspaces.services.audit import record_event
 
 HANDLE_PREFIX = "ahmcp_"
 LEAVE_IT_OUT = "leave out “session” to start a new one"

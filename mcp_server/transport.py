@@ -27,8 +27,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from afterhack.http import PERMISSIONS_POLICY, bearer_challenge
 from afterhack.outages import RETRY_AFTER, outage_detail, store_outage
 from mcp_server import services
+from mcp_server.calls import PRINCIPAL, UNAUTHORIZED, Principal
 from mcp_server.models import Transport
-from mcp_server.tools import PRINCIPAL, UNAUTHORIZED, Principal, build_server
+from mcp_server.server import build_server
 from workspaces.auth import TokenRefused, token_authenticate
 
 Environ = dict[str, Any]

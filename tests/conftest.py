@@ -25,8 +25,10 @@ from hypothesis import settings as hypothesis_settings
 
 from afterhack import graph
 from benchmarks.llm_server import EMBEDDING_DIMENSIONS, empty_answer
-from workspaces import services
 from workspaces.models import Role, Workspace
+from workspaces.services import memberships as membership_services
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 PASSWORD = "correct horse battery staple"
 
@@ -143,10 +145,10 @@ class Trio:
 @pytest.fixture
 def trio(make_user: Callable[..., Any]) -> Trio:
     owner = make_user("olivia", is_staff=False)
-    workspace = services.workspace_create(name="Launch planning", creator=owner)
+    workspace = workspace_services.workspace_create(name="Launch planning", creator=owner)
     reviewer, viewer, outsider = make_user("rita"), make_user("victor"), make_user("oscar")
-    services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=owner)
-    services.member_add(workspace=workspace, username="victor", role=Role.VIEWER, actor=owner)
+    membership_services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=owner)
+    membership_services.member_add(workspace=workspace, username="victor", role=Role.VIEWER, actor=owner)
     return Trio(workspace, owner, reviewer, viewer, outsider)
 
 
@@ -176,7 +178,7 @@ class ApiClient:
 
 def api_for(user: Any) -> ApiClient:
     """An API client holding a fresh token of `user`."""
-    _, raw = services.token_issue(user=user)
+    _, raw = token_services.token_issue(user=user)
     return ApiClient(raw)
 
 

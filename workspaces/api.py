@@ -14,10 +14,11 @@ from afterhack.http import ApiError
 from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, Words, errors
 from afterhack.text import MAX_USERNAME_CHARS, MAX_WORKSPACE_NAME_CHARS
-from workspaces import services
 from workspaces.access import CHANGE_SETTINGS, get_admin_workspace_for_user
 from workspaces.models import Membership, Role
 from workspaces.selectors import memberships as membership_selectors
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 router = Router(tags=["workspaces"])
 
@@ -88,7 +89,7 @@ def workspace_create(request: HttpRequest, payload: WorkspaceIn) -> Any:
     `workspaces.add_workspace` permission (superusers have it)."""
     if not request.user.has_perm("workspaces.add_workspace"):
         raise ApiError(403, "forbidden", "You are not allowed to create workspaces; ask an administrator.")
-    workspace = services.workspace_create(name=payload.name, creator=request.user)
+    workspace = workspace_services.workspace_create(name=payload.name, creator=request.user)
     return Status(201, {"id": workspace.id, "name": workspace.name, "role": Role.ADMIN})
 
 
@@ -104,7 +105,9 @@ def workspace_settings(request: HttpRequest, ws_id: PathId, payload: WorkspaceSe
     """Changes the workspace's settings (workspace admins only: 403 for other members), audited as a change of the
     workspace settings (nothing is recorded when the value is what it was). Answers the workspace with its settings."""
     workspace = get_admin_workspace_for_user(request.user, ws_id, to=CHANGE_SETTINGS)
-    workspace = services.workspace_settings_change(workspace=workspace, actor=request.user, **payload.model_dump())
+    workspace = workspace_services.workspace_settings_change(
+        workspace=workspace, actor=request.user, **payload.model_dump()
+    )
     return {
         "id": workspace.id, "name": workspace.name, "role": Role.ADMIN,
         "agent_claims_need_approval": workspace.agent_claims_need_approval,
@@ -126,7 +129,7 @@ def member_add(request: HttpRequest, ws_id: PathId, payload: MemberIn) -> Any:
     """Adds a member with a role (workspace admins only). A username with no account, or whose account is
     deactivated, is refused with 422 saying which."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    membership = services.member_add(
+    membership = membership_services.member_add(
         workspace=workspace, username=payload.username, role=payload.role, actor=request.user
     )
     return Status(201, member_out(membership))
@@ -137,8 +140,8 @@ def member_change_role(request: HttpRequest, ws_id: PathId, username: Text, payl
     """Gives a member another role (workspace admins only; the last active admin stays admin: 422 naming the
     workspace)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    membership = services.membership_of(workspace=workspace, username=username)
-    membership = services.member_change_role(
+    membership = membership_services.membership_of(workspace=workspace, username=username)
+    membership = membership_services.member_change_role(
         workspace=workspace, membership_id=membership.pk, role=payload.role, actor=request.user
     )
     return member_out(membership)
@@ -149,6 +152,6 @@ def member_remove(request: HttpRequest, ws_id: PathId, username: Text) -> Any:
     """Removes a member (workspace admins only; the last active admin cannot be removed: 422 naming the
     workspace)."""
     workspace = get_admin_workspace_for_user(request.user, ws_id)
-    membership = services.membership_of(workspace=workspace, username=username)
-    services.member_remove(workspace=workspace, membership_id=membership.pk, actor=request.user)
+    membership = membership_services.membership_of(workspace=workspace, username=username)
+    membership_services.member_remove(workspace=workspace, membership_id=membership.pk, actor=request.user)
     return Status(204, None)

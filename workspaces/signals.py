@@ -17,11 +17,11 @@ Not audited because Django sends no signal for them: QuerySet.update() and bulk_
 rows of the permission relations written through their `through` models or cascaded away, and raw SQL; nor, on
 purpose, a fixture loaded with `loaddata` (its raw saves restore what was recorded). docs/architecture.md lists them.
 
-The same signals keep the rule that a workspace keeps an active admin on paths that have no form to refuse it in
-words: deactivating or deleting the last active admin raises `services.NoAdminLeft` and nothing is saved. A change
-is checked, written and audited in one transaction: a deletion always (Django deletes inside one), a save inside
-the caller's transaction, or, for a save made outside any (a script, a command), inside one its handler opens
-(`_saved_in_a_transaction`); the workspaces checked stay locked until it commits.
+The same signals keep the rule that a workspace keeps an active admin (workspaces/services/admins.py) on paths
+that have no form to refuse it in words: deactivating or deleting the last active admin raises `NoAdminLeft` and
+nothing is saved. A change is checked, written and audited in one transaction: a deletion always (Django deletes
+inside one), a save inside the caller's transaction, or, for a save made outside any (a script, a command), inside
+one its handler opens (`_saved_in_a_transaction`); the workspaces checked stay locked until it commits.
 """
 
 from __future__ import annotations
@@ -38,10 +38,12 @@ from django.db.models import Model, QuerySet
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete, pre_save
 from django.dispatch import receiver
 
-from workspaces import services
 from workspaces.acting import acting_person, acting_through
 from workspaces.models import Membership, Role, Workspace
 from workspaces.selectors import memberships as membership_selectors
+from workspaces.services import admins as admin_services
+from workspaces.services import audit as audit_services
+from workspaces.services import memberships as membership_services
 
 User = get_user_model()
 
@@ -77,7 +79,9 @@ def listed(names: list[str]) -> str:
 def record(*, verb: str, target: str, payload: dict[str, Any], actor: Any = None) -> None:
     """One workspace-less audit event about an account or a group, by whoever is acting."""
     payload = {**payload, "via": acting_through()}
-    services.record_event(actor=actor or acting_person(), workspace=None, verb=verb, target=target, payload=payload)
+    audit_services.record_event(
+        actor=actor or acting_person(), workspace=None, verb=verb, target=target, payload=payload
+    )
 
 
 def _password_state(encoded: str) -> str:
@@ -129,7 +133,7 @@ def account_before(
         return
     if before.get("is_active") and not instance.is_active:
         # The workspaces stay locked until the transaction that saves this ends: no role changes in between.
-        services.accounts_keep_admins(users=[instance], change="Deactivating")
+        admin_services.accounts_keep_admins(users=[instance], change="Deactivating")
     instance.__dict__["_access_before"] = before
 
 
@@ -207,14 +211,16 @@ def _upgraded_at_login(user: Any, stored: str) -> bool:
 def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
     """Refuses deleting the last active admin of a workspace; records the account's deletion and, in each of its
     workspaces, that its person is no longer a member (the rows go with the account)."""
-    services.accounts_keep_admins(users=[instance], change="Deleting")
+    admin_services.accounts_keep_admins(users=[instance], change="Deleting")
     name = instance.get_username()
     acting = acting_person()
     # Someone deleting their own account: the event cannot point at an account that is going.
     actor = None if acting is not None and acting.pk == instance.pk else acting
     memberships = list(Membership.objects.filter(user=instance).select_related("user", "workspace"))
     for membership in memberships:
-        services.member_removed(membership=membership, actor=actor, why="account deleted", via=acting_through())
+        membership_services.member_removed(
+            membership=membership, actor=actor, why="account deleted", via=acting_through()
+        )
     payload = {
         "from": _account_words(instance), "to": "deleted",
         "memberships": {m.workspace.name: m.role for m in memberships},
@@ -229,13 +235,14 @@ def account_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
 def membership_deleted(sender: Any, instance: Membership, origin: Any = None, **kwargs: Any) -> None:
     """Accounts deleted together (the admin's list, a queryset in the shell) may each leave another admin, but not
     all at once: once their memberships are gone, each workspace they were admins of must still have an active
-    one. (Memberships removed on their own go through `services.member_remove`, which keeps the rule itself.)"""
+    one. (Memberships removed on their own go through `member_remove` of workspaces/services/memberships.py, which
+    keeps the rule itself.)"""
     deleting_accounts = isinstance(origin, User) or (isinstance(origin, QuerySet) and origin.model is User)
     if not deleting_accounts or instance.role != Role.ADMIN:
         return
     if User.objects.filter(pk=instance.user_id, is_active=True).exists():
         asked = Workspace.objects.filter(pk=instance.workspace_id)
-        services.keep_an_admin(change="Deleting these accounts", leaving=Membership.objects.none(), asked=asked)
+        admin_services.keep_an_admin(change="Deleting these accounts", leaving=Membership.objects.none(), asked=asked)
 
 
 # -- groups --------------------------------------------------------------------------------------
@@ -320,7 +327,7 @@ class Grants:
     removed: str
 
     def words(self, names: list[str]) -> str:
-        return f"the {self.noun}{'s' * (len(names) > 1)} {services.quoted(names)}"
+        return f"the {self.noun}{'s' * (len(names) > 1)} {admin_services.quoted(names)}"
 
 
 RELATIONS = {

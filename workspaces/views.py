@@ -18,14 +18,17 @@ from afterhack import confirm
 from afterhack.as_of import Moment, moment_of
 from afterhack.errors import GraphError
 from afterhack.htmx import HtmxRequest
-from workspaces import services
 from workspaces.access import CHANGE_SETTINGS, get_admin_workspace_for_user, get_membership
 from workspaces.forms import MemberAddForm, RoleForm, WorkspaceForm
 from workspaces.models import Membership, Role, Workspace
 from workspaces.selectors import dashboard as dashboard_selectors
 from workspaces.selectors import events as event_selectors
 from workspaces.selectors import memberships as membership_selectors
-from workspaces.services import InvalidInput, NoSuchUser
+from workspaces.services import admins as admin_services
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
+from workspaces.services.memberships import NoSuchUser
+from workspaces.services.workspaces import InvalidInput
 
 
 @require_GET
@@ -43,7 +46,7 @@ def workspace_create(request: HtmxRequest) -> HttpResponse:
     form = WorkspaceForm(request.POST)
     if form.is_valid():
         try:
-            workspace = services.workspace_create(name=form.cleaned_data["name"], creator=request.user)
+            workspace = workspace_services.workspace_create(name=form.cleaned_data["name"], creator=request.user)
         except (InvalidInput, GraphError) as error:
             form.add_error("name", str(error))
         else:
@@ -157,8 +160,8 @@ def workspace_settings(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     """The settings form of the members page (admins only: 403 for other members): each setting a checkbox, so one
     left out is off. Audited as a change of the workspace settings, like the Django admin's."""
     workspace = get_admin_workspace_for_user(request.user, ws_id, to=CHANGE_SETTINGS)
-    changes = {name: request.POST.get(name) == "on" for name in services.ADMIN_SETTINGS}
-    services.workspace_settings_change(workspace=workspace, actor=request.user, **changes)
+    changes = {name: request.POST.get(name) == "on" for name in workspace_services.ADMIN_SETTINGS}
+    workspace_services.workspace_settings_change(workspace=workspace, actor=request.user, **changes)
     messages.success(request, "Settings saved.")
     return redirect("workspaces:members", ws_id=workspace.id)
 
@@ -171,7 +174,7 @@ def member_add(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
     unknown_user = False
     if form.is_valid():
         try:
-            services.member_add(workspace=workspace, actor=request.user, **form.cleaned_data)
+            membership_services.member_add(workspace=workspace, actor=request.user, **form.cleaned_data)
         except InvalidInput as error:
             form.add_error("username", str(error))
             unknown_user = isinstance(error, NoSuchUser)
@@ -224,9 +227,9 @@ def member_role(request: HtmxRequest, ws_id: UUID, membership_id: int) -> HttpRe
         if member is None:
             raise InvalidInput("That person is not a member of this workspace.")
         if member.role != role and Role.ADMIN in (member.role, role) and not confirm.is_confirmed(request):
-            services.member_keeps_an_admin(member, role=role)
+            admin_services.member_keeps_an_admin(member, role=role)
             return _role_question(request, workspace, member, role)
-        membership = services.member_change_role(
+        membership = membership_services.member_change_role(
             workspace=workspace, membership_id=membership_id, role=role, actor=request.user
         )
     except InvalidInput as error:
@@ -246,9 +249,11 @@ def member_remove(request: HtmxRequest, ws_id: UUID, membership_id: int) -> Http
     member = membership_selectors.member(workspace=workspace, membership_id=membership_id)
     try:
         if member is not None and not confirm.is_confirmed(request):
-            services.member_keeps_an_admin(member, role=None)
+            admin_services.member_keeps_an_admin(member, role=None)
             return _remove_question(request, workspace, member)
-        username = services.member_remove(workspace=workspace, membership_id=membership_id, actor=request.user)
+        username = membership_services.member_remove(
+            workspace=workspace, membership_id=membership_id, actor=request.user
+        )
     except InvalidInput as error:
         messages.error(request, str(error))
         return _members_response(request, workspace, status=422)

@@ -21,7 +21,7 @@ from agents.statuses import ActionStatus, DecisionStatus
 from claims.services.claims import InvalidSupport
 from claims.statuses import ClaimStatus
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 MAX_SUPPORTS = 50
 

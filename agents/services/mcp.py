@@ -18,7 +18,7 @@ from agents.mcp_trajectory import Citations, citations_kept
 from agents.services.decisions import clean_justifications, clean_rationale, clean_title, decision_get
 from agents.statuses import RunOrigin, TrajectoryEventKind
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 # Run ids are derived from the MCP session and the workspace, so every web worker finds the same run.
 MCP_RUNS = uuid.UUID("0d5c3a52-9a43-4b0e-8f3e-5f1d2f6a9c11")

@@ -28,7 +28,7 @@ from agents.graph import runs as runs_graph
 from agents.graph.shapes import Run
 from agents.statuses import RunAgent, TrajectoryEventKind
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 logger = logging.getLogger("agents")
 

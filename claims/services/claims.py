@@ -30,7 +30,7 @@ from claims.text import (
     page_breaks_as_line_breaks,
 )
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 MAX_PREMISES = 50
 # Why a proposed claim cannot be cited, in words (a derived claim's premises; decisions say the same).

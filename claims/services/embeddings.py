@@ -13,7 +13,7 @@ from django.db import transaction
 from afterhack import llm
 from claims.graph import embeddings as embeddings_graph
 from workspaces.models import Workspace
-from workspaces.services import record_event
+from workspaces.services.audit import record_event
 
 logger = logging.getLogger("claims")
 

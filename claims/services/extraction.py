@@ -39,7 +39,7 @@ from claims.text import (
     same_statement,
 )
 from workspaces.models import Workspace
-from workspaces.services import record_event
+from workspaces.services.audit import record_event
 
 logger = logging.getLogger("claims")
 

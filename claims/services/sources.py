@@ -21,7 +21,7 @@ from claims.text import (
     fragment_spans,
 )
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_events
+from workspaces.services.audit import actor_name, record_events
 
 
 class SourceNotFound(NotFound):

@@ -24,7 +24,7 @@ from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
-from workspaces.services import actor_name
+from workspaces.services.audit import actor_name
 
 router = Router()
 

@@ -24,7 +24,7 @@ from corrections.services.refusals import Doing, ProposerCannotDecide, Suggestio
 from corrections.services.suggestions import clean_reason
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_events
+from workspaces.services.audit import actor_name, record_events
 
 # How many suggestions one bulk request decides at most.
 MAX_BULK = 500

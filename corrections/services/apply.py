@@ -45,7 +45,7 @@ from corrections.services.refusals import ProposerCannotDecide, SuggestionNotOpe
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from corrections.statuses import ApplyStatus
 from workspaces.models import Workspace
-from workspaces.services import actor_name
+from workspaces.services.audit import actor_name
 
 MAX_KEY_CHARS = 200
 EVIDENCE_RULE = '“evidence” must be an object: {"source_id", "quote", "start"?}.'

@@ -22,7 +22,7 @@ from corrections.graph import suggestions as suggestions_graph
 from corrections.propagation import impact
 from corrections.services.retry import WRITE_ATTEMPTS, pause
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 # -- evidence that goes away -------------------------------------------------------------------------
 

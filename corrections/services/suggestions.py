@@ -24,7 +24,7 @@ from corrections.services.preview import ClaimNotCurrent, UnchangedStatement
 from corrections.services.refusals import Doing, SuggestionNotOpen
 from corrections.statuses import FoundBy
 from workspaces.models import Workspace
-from workspaces.services import actor_name, record_event
+from workspaces.services.audit import actor_name, record_event
 
 
 def _not_current(status: str) -> ClaimNotCurrent:

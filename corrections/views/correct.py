@@ -33,7 +33,7 @@ from corrections.services import preview as preview_services
 from corrections.statuses import ApplyStatus
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Workspace
-from workspaces.services import actor_name
+from workspaces.services.audit import actor_name
 
 
 class CorrectionForm(forms.Form):

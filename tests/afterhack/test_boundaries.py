@@ -110,7 +110,7 @@ def module_kind(path: Path, root: Path = ROOT) -> str:
 
 
 # The modules an app may split into a package of modules along their features (ENTRY_MODULES are entries too).
-PACKAGES = {"graph", "selectors", "services", "views", "api", "admin"}
+PACKAGES = {"graph", "selectors", "services", "views", "api", "admin", "tools"}
 
 
 def graph_imports_of_entries(root: Path = ROOT) -> list[str]:
@@ -271,7 +271,13 @@ class LayeringTests:
         (tmp_path / "agents" / "graph" / "runs.py").write_text("from claims.graph.shapes import BackgroundJob\n")
         (tmp_path / "agents" / "selectors").mkdir()
         (tmp_path / "agents" / "selectors" / "runs.py").write_text("from claims.graph.shapes import Claim\n")
-        assert graph_imports_of_entries(tmp_path) == ["claims/views/sources.py:1 imports claims.graph"]
+        # The MCP tools are entries like views: a tool module is a tools module.
+        (tmp_path / "mcp_server" / "tools").mkdir()
+        (tmp_path / "mcp_server" / "tools" / "reading.py").write_text("from mcp_server import graph\n")
+        assert sorted(graph_imports_of_entries(tmp_path)) == [
+            "claims/views/sources.py:1 imports claims.graph",
+            "mcp_server/tools/reading.py:1 imports mcp_server.graph",
+        ]
         assert cypher_outside_graph_modules(tmp_path) == []
         assert list(private_imports(tmp_path).values()) == ["agents/selectors/runs.py:1 imports claims.graph"]
 

@@ -14,7 +14,7 @@ from afterhack import graph
 from tests.conftest import Trio
 from tests.waiting import poll, wait_until
 from workspaces.graph import index_kinds, is_time
-from workspaces.services import graph_ensure
+from workspaces.services.workspaces import graph_ensure
 
 pytestmark = pytest.mark.django_db
 

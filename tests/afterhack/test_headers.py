@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from tests.conftest import ApiClient, MakeUser, Trio, api_for, client_for
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
 
 pytestmark = pytest.mark.django_db
 
@@ -33,9 +33,9 @@ class WwwAuthenticateTests:
 
     def test_a_token_sent_and_refused_is_an_invalid_token(self, make_user: MakeUser) -> None:
         ada = make_user("ada")
-        revoked, revoked_raw = workspace_services.token_issue(user=ada)
-        workspace_services.token_revoke(token=revoked, actor=ada)
-        _, expired_raw = workspace_services.token_issue(user=ada, expires_at=timezone.now() - timedelta(seconds=1))
+        revoked, revoked_raw = token_services.token_issue(user=ada)
+        token_services.token_revoke(token=revoked, actor=ada)
+        _, expired_raw = token_services.token_issue(user=ada, expires_at=timezone.now() - timedelta(seconds=1))
         for raw, words in (
             ("made-up", "Send a valid API token"),
             (revoked_raw, "This API token was revoked."),

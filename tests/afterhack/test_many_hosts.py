@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.afterhack.test_startup_refusals import ROOT, app_env
-from workspaces import services
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
@@ -64,8 +65,8 @@ def host(role: str, state: dict[str, Any], key: str) -> dict[str, Any]:
 def test_a_login_and_a_cursor_from_one_host_are_good_on_another_with_the_same_key(make_user: Any) -> None:
     user = make_user("hana")
     for name in ("Alpha", "Beta", "Gamma"):
-        services.workspace_create(name=name, creator=user)
-    _, token = services.token_issue(user=user)
+        workspace_services.workspace_create(name=name, creator=user)
+    _, token = token_services.token_issue(user=user)
     key = "one key for every host " + "k" * 30
 
     given = host("login", {"username": "hana"}, key)
@@ -80,8 +81,8 @@ def test_a_login_and_a_cursor_from_one_host_are_good_on_another_with_the_same_ke
 def test_another_key_makes_them_worth_nothing(make_user: Any) -> None:
     user = make_user("hana")
     for name in ("Alpha", "Beta"):
-        services.workspace_create(name=name, creator=user)
-    _, token = services.token_issue(user=user)
+        workspace_services.workspace_create(name=name, creator=user)
+    _, token = token_services.token_issue(user=user)
     given = host("login", {"username": "hana"}, "the first host's key " + "a" * 30)
 
     stranger = host("use", {**given, "token": token}, "a different key " + "b" * 30)

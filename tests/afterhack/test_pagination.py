@@ -18,8 +18,9 @@ from claims.services import sources as sources_services
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
 from tests.conftest import ApiClient, Trio, api_for
-from workspaces import services as workspace_services
 from workspaces.models import Role
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +78,7 @@ class Lists:
         self.made += n
         for name in names:
             get_user_model().objects.create_user(username=name, password="x")
-            workspace_services.member_add(
+            membership_services.member_add(
                 workspace=self.trio.workspace, username=name, role=Role.VIEWER, actor=self.trio.owner
             )
         return names

@@ -32,7 +32,7 @@ from corrections.services import preview as preview_services
 from corrections.services import suggestions as suggestion_services
 from corrections.statuses import FoundBy
 from tests.conftest import Trio
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
 
 pytestmark = [pytest.mark.schemathesis, pytest.mark.django_db(transaction=True)]
 
@@ -246,8 +246,8 @@ class SchemathesisTests:
         seeded = seed_workspace(trio)
         # The workspace's admin, who may also create workspaces.
         trio.owner.user_permissions.add(Permission.objects.get(codename="add_workspace"))
-        _, token = workspace_services.token_issue(user=trio.owner)
-        _, spare_token = workspace_services.token_issue(user=trio.owner)
+        _, token = token_services.token_issue(user=trio.owner)
+        _, spare_token = token_services.token_issue(user=trio.owner)
         config = config_file(tmp_path, trio, seeded, token, spare_token)
         started = time.monotonic()
         run = fuzz(f"{prompt_live_server.url}/api/v1/openapi.json", config)

@@ -11,7 +11,7 @@ from afterhack import graph
 from benchmarks.llm_server import json_reply
 from tests.agents.conftest import INJECTION, Story, claim, last_tool_result, proposal_in, tool_call
 from tests.conftest import api_for
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

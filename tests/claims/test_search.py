@@ -12,7 +12,7 @@ from claims.selectors.search import content_words
 from tests.claims.test_sources_api import add_source
 from tests.conftest import Trio, api_for
 from tests.waiting import wait_until
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -210,7 +210,7 @@ class IndexDefinitionTests:
         stemming and no stop words, so every phrase and word is found as in a new workspace."""
 
         from afterhack import graph
-        from workspaces import services as workspace_services
+        from workspaces.services import workspaces as workspace_services
 
         seed(trio)
         queries = ["the", "The launch is in June", "launches", "is in", "when is the launch of the office?", "a"]

@@ -17,8 +17,8 @@ from claims.statuses import SearchMode
 from tests.claims.test_search import TEXT
 from tests.claims.test_sources_api import add_source
 from tests.conftest import Trio, api_for, client_for
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

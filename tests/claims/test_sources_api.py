@@ -184,9 +184,9 @@ class EvidenceClaimApiTests:
         assert response.status_code == 422 and response.json()["error"] == "invalid_input"
 
     def test_it_answers_404_for_another_workspaces_source(self, trio: Trio) -> None:
-        from workspaces import services
+        from workspaces.services import workspaces as workspace_services
 
-        other = services.workspace_create(name="Other", creator=trio.reviewer)
+        other = workspace_services.workspace_create(name="Other", creator=trio.reviewer)
         foreign = add_source(api_for(trio.reviewer), str(other.id))
         response = api_for(trio.reviewer).post(
             f"/workspaces/{trio.workspace.id}/claims",
@@ -231,10 +231,10 @@ class DerivedClaimApiTests:
         assert node_count(trio) == before
 
     def test_it_refuses_premises_from_another_workspace(self, trio: Trio) -> None:
-        from workspaces import services
+        from workspaces.services import workspaces as workspace_services
 
         client, ws, ids = self.make_claims(trio)
-        other = services.workspace_create(name="Other", creator=trio.reviewer)
+        other = workspace_services.workspace_create(name="Other", creator=trio.reviewer)
         foreign_source = add_source(client, str(other.id))
         foreign = client.post(
             f"/workspaces/{other.id}/claims",

@@ -17,8 +17,8 @@ from claims.services import sources as sources_services
 from tests.conftest import api_for
 from tests.corrections.conftest import World, june_to_july
 from tests.corrections.test_backup_restore import answers
-from workspaces import services
 from workspaces.models import Workspace
+from workspaces.services import workspaces as workspace_services
 
 # Real dumps: the rows must be committed for pg_dump (another connection) to see them.
 pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
@@ -39,7 +39,7 @@ def test_a_backup_of_two_shards_restores_the_same_answers(
     first = world.trio.workspace
     # A second workspace whose graph lives on another shard, with a source and a claim of its own.
     for n in range(30):
-        second = services.workspace_create(name=f"Elsewhere {n}", creator=world.trio.owner)
+        second = workspace_services.workspace_create(name=f"Elsewhere {n}", creator=world.trio.owner)
         if on_cluster.primary_of(second.graph_name) != on_cluster.primary_of(first.graph_name):
             break
     assert on_cluster.primary_of(second.graph_name) != on_cluster.primary_of(first.graph_name)

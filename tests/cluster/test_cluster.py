@@ -19,7 +19,7 @@ from claims.selectors import claims as claims_selectors
 from tests.conftest import MakeUser
 from tests.corrections.conftest import World, june_to_july
 from workspaces import graph as workspace_graph
-from workspaces import services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = [pytest.mark.cluster, pytest.mark.django_db]
 
@@ -39,7 +39,7 @@ class ClusterGatewayTests:
     def test_each_write_waits_for_the_replica_on_its_own_connection(
         self, on_cluster: LocalCluster, make_user: MakeUser
     ) -> None:
-        workspace = services.workspace_create(name="Waited", creator=make_user("olivia"))
+        workspace = workspace_services.workspace_create(name="Waited", creator=make_user("olivia"))
         primary = on_cluster.node(on_cluster.primary_of(workspace.graph_name))
         waits_before = _calls(primary, "wait")
         graph.query(workspace, "CREATE (:Note {text: $text})", {"text": "one"})
@@ -60,7 +60,7 @@ class ClusterGatewayTests:
     ) -> None:
         # As when the primary dies between answering the write and answering WAIT: the write ran, but nothing says a
         # replica has it, so the app must not answer it as stored (a shuffled run lost such a write in a failover).
-        workspace = services.workspace_create(name="Unasked", creator=make_user("olivia"))
+        workspace = workspace_services.workspace_create(name="Unasked", creator=make_user("olivia"))
         primary = on_cluster.node(on_cluster.primary_of(workspace.graph_name))
         primary.execute_command("ACL", "SETUSER", "default", "-wait")
         try:
@@ -102,7 +102,7 @@ class ShardingTests:
         self, on_cluster: LocalCluster, make_user: MakeUser
     ) -> None:
         owner = make_user("olivia")
-        workspaces = [services.workspace_create(name=f"Team {n}", creator=owner) for n in range(15)]
+        workspaces = [workspace_services.workspace_create(name=f"Team {n}", creator=owner) for n in range(15)]
         shards = Counter(on_cluster.primary_of(w.graph_name) for w in workspaces)
         assert set(shards) == set(on_cluster.primaries()), shards
         for workspace in workspaces:
@@ -118,7 +118,7 @@ class ShardingTests:
     def test_reconcile_finds_and_deletes_orphans_on_every_primary(
         self, on_cluster: LocalCluster, make_user: MakeUser
     ) -> None:
-        kept = services.workspace_create(name="Kept", creator=make_user("olivia"))
+        kept = workspace_services.workspace_create(name="Kept", creator=make_user("olivia"))
         # Three orphans on each primary: names drawn until every primary holds three (nine random names all
         # landed on two primaries about one run in thirteen).
         by_primary: dict[int, list[_Named]] = {}
@@ -130,9 +130,9 @@ class ShardingTests:
             graph.query(orphan, "CREATE (:Workspace {revision: 0})")
         gone = {orphan.graph_name for orphan in orphans}
         assert len({on_cluster.primary_of(name) for name in gone}) == 3
-        report = services.graphs_reconcile()
+        report = workspace_services.graphs_reconcile()
         assert gone <= set(report.orphans) and kept.graph_name not in report.orphans
-        report = services.graphs_reconcile(delete_orphans=True)
+        report = workspace_services.graphs_reconcile(delete_orphans=True)
         assert gone <= set(report.deleted)
         names = set(graph.list_graph_names())
         assert not gone & names and kept.graph_name in names
@@ -140,7 +140,7 @@ class ShardingTests:
     def test_deleting_a_workspace_graph_removes_it_from_its_shard(
         self, on_cluster: LocalCluster, make_user: MakeUser
     ) -> None:
-        workspace = services.workspace_create(name="Short-lived", creator=make_user("olivia"))
+        workspace = workspace_services.workspace_create(name="Short-lived", creator=make_user("olivia"))
         holder = on_cluster.primary_of(workspace.graph_name)
         assert workspace.graph_name in on_cluster.node(holder).execute_command("GRAPH.LIST")
         workspace_graph.graph_drop(workspace=workspace)

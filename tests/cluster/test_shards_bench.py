@@ -15,14 +15,14 @@ from afterhack.cluster import LocalCluster
 from benchmarks import corrections_graph as bench_graph
 from benchmarks import shards as bench_shards
 from tests.conftest import MakeUser
-from workspaces import services
+from workspaces.services import workspaces as workspace_services
 
 # Transactions committed: the benchmark's clients are other processes, reading the workspaces from PostgreSQL.
 pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_story_makes_as_many_nodes_as_the_benchmarks_count(on_cluster: LocalCluster, make_user: MakeUser) -> None:
-    workspace = services.workspace_create(name="One story", creator=make_user("sam"))
+    workspace = workspace_services.workspace_create(name="One story", creator=make_user("sam"))
     before = graph.ro_query(workspace, "MATCH (n) RETURN count(n)")[0][0]  # a new workspace's graph has its own node
     story = {k: str(uuid.uuid4()) for k in ("s", "v", "f1", "f2", "a", "b", "c", "d", "e", "x")}
     bench_graph.bench_stories_create(workspace=workspace, stories=[story], now="2026-12-01T00:00:00+00:00")

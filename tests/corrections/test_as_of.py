@@ -14,7 +14,7 @@ from corrections import review
 from corrections.models import CorrectionIntent
 from corrections.services import evidence as evidence_services
 from tests.corrections.conftest import PLAN, World, june_to_july
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

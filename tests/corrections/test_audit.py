@@ -20,8 +20,10 @@ from corrections import review
 from corrections.services import preview as preview_services
 from tests.conftest import MakeUser, client_for
 from tests.corrections.conftest import World
-from workspaces import services as workspace_services
 from workspaces.models import AUDIT_EVERY_WORKSPACE, EVENT_KINDS, EVENT_WORDS, AuditEvent, Membership, Role
+from workspaces.services import memberships as membership_services
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -71,10 +73,10 @@ class AuditKindsTests:
         launch, _, _ = flag_launch(world)
         review.decision_dismiss(workspace=world.trio.workspace, decision_id=launch, actor=world.trio.reviewer)
         viewer = Membership.objects.get(user=world.trio.viewer)
-        workspace_services.member_change_role(
+        membership_services.member_change_role(
             workspace=world.trio.workspace, membership_id=viewer.pk, role=Role.REVIEWER, actor=world.trio.owner
         )
-        workspace_services.token_issue(user=world.trio.reviewer, name="script")
+        token_services.token_issue(user=world.trio.reviewer, name="script")
         page = text(client_for(auditor).get("/audit/"))
         for words in ("Correction", "Dismissal", "Role changed", "API token issued", "Source added", "Member added"):
             assert f'<td class="words">{words}</td>' in page, words
@@ -102,7 +104,7 @@ class AuditFilterTests:
         assert "events match workspace Hiring." in page and "Clear filters" in page
 
     def test_events_about_accounts_are_their_own_choice(self, world: World, reader: Any) -> None:
-        workspace_services.token_issue(user=world.trio.reviewer, name="script")
+        token_services.token_issue(user=world.trio.reviewer, name="script")
         page = text(client_for(reader).get("/audit/?workspace=none"))
         assert "issued an API token" in page and "added the source" not in page
         assert "events match workspace None (accounts: people, groups, tokens, MCP)." in page
@@ -228,7 +230,7 @@ class ImpactAsItWasTests:
 
     def test_a_member_auditor_gets_links_to_what_it_names(self, world: World, auditor: Any) -> None:
         launch, _, applied = flag_launch(world)
-        workspace_services.member_add(
+        membership_services.member_add(
             workspace=world.trio.workspace, username="audrey", role=Role.VIEWER, actor=world.trio.owner
         )
         page = client_for(auditor).get(f"/audit/corrections/{world.ws}/{applied['correction_id']}/").content.decode()
@@ -264,7 +266,7 @@ class AuditEventPageTests:
         assert "<dt>Why</dt><dd>The board moved it.</dd>" in page
         assert "you are not a member" in page and f"/w/{world.ws}/" not in response.content.decode()
         assert f'href="/audit/corrections/{world.ws}/{applied["correction_id"]}/"' in response.content.decode()
-        workspace_services.member_add(
+        membership_services.member_add(
             workspace=world.trio.workspace, username="audrey", role=Role.VIEWER, actor=world.trio.owner
         )
         member_page = client_for(auditor).get(f"/audit/events/{event.pk}/").content.decode()

@@ -16,8 +16,8 @@ from corrections.models import CorrectionIntent
 from corrections.services import evidence as evidence_services
 from tests.conftest import api_for
 from tests.corrections.conftest import PLAN, World
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

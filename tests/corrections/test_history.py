@@ -16,7 +16,7 @@ from corrections.selectors import changes as changes_selectors
 from corrections.services import evidence as evidence_services
 from tests.conftest import api_for
 from tests.corrections.conftest import PLAN, World
-from workspaces import services as workspace_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from tests.conftest import api_for
 from tests.corrections.test_suggestions_watch import EMAIL, PLAN, Launch, committed, launch
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import Trio, api_for
 from tests.corrections.test_suggestions_watch import EMAIL, JULY, Launch, committed, launch, suggestions_stored
 from tests.corrections.test_suggestions_watch import found as found  # the fixture: the suggestion July made
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 

@@ -218,7 +218,7 @@ class DiffTests:
 class HistoryBeganTests:
     def test_a_migrated_workspace_says_where_its_history_began(self, story: Story) -> None:
         from afterhack import graph
-        from workspaces import services as workspace_services
+        from workspaces.services import workspaces as workspace_services
 
         world = story.world
         # As a graph written before the history: no changes, no beginning; then migrated.

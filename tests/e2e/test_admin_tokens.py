@@ -13,8 +13,9 @@ from django.utils import timezone
 from tests.conftest import ApiClient, MakeUser
 from tests.e2e.conftest import log_in, screenshot
 from tests.e2e.test_csp import WATCH_VIOLATIONS
-from workspaces import services
 from workspaces.models import ApiToken, AuditEvent
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -54,11 +55,11 @@ def some_tokens(make_user: MakeUser) -> None:
     """Tokens in each state, held by people with long names, so the list is seen as it is in use."""
     for index, name in enumerate(["deploy pipeline of the reporting service", "nightly import", "old laptop"]):
         holder = make_user(f"{'firstname.lastname' if index == 0 else 'bot'}{index}@example.com")
-        token, raw = services.token_issue(user=holder, name=name)
+        token, raw = token_services.token_issue(user=holder, name=name)
         ApiClient(raw).get("/workspaces")
         if name == "old laptop":
-            services.token_revoke(token=token, actor=holder)
-    expired, _ = services.token_issue(user=holder, name="expired trial")
+            token_services.token_revoke(token=token, actor=holder)
+    expired, _ = token_services.token_issue(user=holder, name="expired trial")
     ApiToken.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(days=2))
 
 
@@ -67,7 +68,7 @@ class AdminTokenFlowTests:
         root = make_user("root", is_staff=True, is_superuser=True)
         make_user("agent")
         some_tokens(make_user)
-        services.workspace_create(name="Launch planning for the autumn release", creator=root)
+        workspace_services.workspace_create(name="Launch planning for the autumn release", creator=root)
         page.context.add_init_script(WATCH_VIOLATIONS)
         page.context.grant_permissions(["clipboard-read", "clipboard-write"])
         log_in(page, live_server, root)

@@ -16,8 +16,9 @@ from claims.services import claims as claims_services
 from tests.e2e.conftest import ARTIFACTS, log_in, screenshot
 from tests.e2e.test_picker import claim_id, search
 from tests.mcp_server.conftest import Agent, http_agent, mcp_url
-from workspaces import services as workspace_services
 from workspaces.models import Workspace
+from workspaces.services import memberships as membership_services
+from workspaces.services import tokens as token_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -62,8 +63,8 @@ def scout(demo_workspace: Workspace, make_user: Any, mcp_url: str) -> Agent:
     """An outside agent with its own account (a reviewer of the demo workspace) and API token, over MCP."""
     admin = demo_workspace.memberships.get(role="admin").user
     account = make_user("scout")
-    workspace_services.member_add(workspace=demo_workspace, username="scout", role="reviewer", actor=admin)
-    return http_agent(mcp_url, workspace_services.token_issue(user=account)[1])
+    membership_services.member_add(workspace=demo_workspace, username="scout", role="reviewer", actor=admin)
+    return http_agent(mcp_url, token_services.token_issue(user=account)[1])
 
 
 def propose_all(agent: Agent, ws: str) -> dict[str, str]:

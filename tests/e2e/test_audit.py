@@ -12,8 +12,9 @@ from claims.services import sources as sources_services
 from tests.conftest import MakeUser
 from tests.e2e.conftest import screenshot, settled
 from tests.e2e.test_review import correct_june_to_july
-from workspaces import services as workspace_services
 from workspaces.models import AuditEvent, Role
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -24,7 +25,7 @@ class AuditInBrowserTests:
     ) -> None:
         admin = demo_workspace.memberships.get(role=Role.ADMIN).user
         rita = make_user("rita", first_name="Rita", last_name="Hayworth")
-        workspace_services.member_add(workspace=demo_workspace, username="rita", role=Role.REVIEWER, actor=admin)
+        membership_services.member_add(workspace=demo_workspace, username="rita", role=Role.REVIEWER, actor=admin)
         other = workspace_services.workspace_create(name="Hiring", creator=admin)
         for n in range(28):
             sources_services.source_add(workspace=demo_workspace, title=f"Note {n}", text=f"Note {n}.", actor=rita)

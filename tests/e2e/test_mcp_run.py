@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from mcp_server import tools
+from mcp_server.calls import PRINCIPAL, Principal
 from mcp_server.models import Transport
+from mcp_server.tools.decisions import record_decision
+from mcp_server.tools.reading import get_fragment, search_claims
 from tests.e2e.conftest import ARTIFACTS, screenshot
 from workspaces.models import Workspace
 
@@ -27,13 +29,13 @@ class McpRunPageTests:
         from django.contrib.auth import get_user_model
 
         admin = get_user_model().objects.get(username="admin")
-        tools.PRINCIPAL.set(tools.Principal(admin.pk, Transport.HTTP))
+        PRINCIPAL.set(Principal(admin.pk, Transport.HTTP))
         ws = str(demo_workspace.id)
-        found = call(tools.search_claims, workspace_id=ws, query="When is the product launch?", limit=3)
+        found = call(search_claims, workspace_id=ws, query="When is the product launch?", limit=3)
         session = found["session"]
         first, second = (r["claim_id"] for r in found["results"][:2])
-        call(tools.get_fragment, workspace_id=ws, claim_id=first, session=session)
-        decided = call(tools.record_decision, workspace_id=ws, title="Launch in June", session=session,
+        call(get_fragment, workspace_id=ws, claim_id=first, session=session)
+        decided = call(record_decision, workspace_id=ws, title="Launch in June", session=session,
                        justifications=[[first], [second]])  # fmt: skip
         assert decided["kept"] == [[first]]
 
@@ -53,11 +55,11 @@ class McpRunPageTests:
         from django.contrib.auth import get_user_model
 
         admin = get_user_model().objects.get(username="admin")
-        tools.PRINCIPAL.set(tools.Principal(admin.pk, Transport.HTTP))
+        PRINCIPAL.set(Principal(admin.pk, Transport.HTTP))
         ws = str(demo_workspace.id)
-        session = call(tools.search_claims, workspace_id=ws, query="launch", limit=2)["session"]
+        session = call(search_claims, workspace_id=ws, query="launch", limit=2)["session"]
         for n in range(2, 206):
-            call(tools.search_claims, workspace_id=ws, query=f"launch {n}", limit=2, session=session)
+            call(search_claims, workspace_id=ws, query=f"launch {n}", limit=2, session=session)
 
         page.goto(f"/w/{ws}/ask/")
         page.locator("tr", has_text="MCP session").get_by_role("link").click()

@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from tests.conftest import Trio
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +164,7 @@ def _claim(trio: Trio, source_id: str, quote: str) -> str:
 def launch(trio: Trio, mcp_url: str) -> Launch:
     source = sources_services.source_add(workspace=trio.workspace, title="Launch plan", text=PLAN, actor=trio.reviewer)
     tokens = {
-        name: workspace_services.token_issue(user=getattr(trio, name))[1]
+        name: token_services.token_issue(user=getattr(trio, name))[1]
         for name in ("owner", "reviewer", "viewer", "outsider")
     }
     return Launch(

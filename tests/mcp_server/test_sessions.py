@@ -18,10 +18,10 @@ from django.db import connection
 from django.utils import timezone
 from mcp.client.client import Client
 
+from afterhack.errors import INTERNAL_ERROR
 from agents.services import mcp as agents_services
 from agents.statuses import TrajectoryEventKind
 from mcp_server.models import McpSession
-from mcp_server.tools import INTERNAL_ERROR
 from tests.conftest import ApiClient, api_for, client_for
 from tests.mcp_server.conftest import (
     ROOT,
@@ -33,7 +33,7 @@ from tests.mcp_server.conftest import (
     stdio_parameters,
     store_env,
 )
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
 
 
 def checked_out() -> int:
@@ -101,7 +101,7 @@ class MalformedCallTests:
         def broken(*args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("a bug")
 
-        monkeypatch.setattr("mcp_server.tools.answer", broken)
+        monkeypatch.setattr("mcp_server.tools.reading.answer", broken)
         failed = http_agent(mcp_url, launch.tokens["reviewer"]).call("list_workspaces")
         assert failed.is_error and failed.body == {"error": "internal_error", "detail": INTERNAL_ERROR}
 
@@ -147,15 +147,13 @@ class SessionTests:
             assert answer.json() == {
                 "error": "unauthorized", "detail": "Send a valid API token as 'Authorization: Bearer <token>'.",
             }  # fmt: skip
-        token, raw = workspace_services.token_issue(user=launch.trio.reviewer)
-        workspace_services.token_revoke(token=token, actor=launch.trio.reviewer)
+        token, raw = token_services.token_issue(user=launch.trio.reviewer)
+        token_services.token_revoke(token=token, actor=launch.trio.reviewer)
         revoked = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
         assert revoked.status_code == 401 and revoked.json()["detail"].startswith("This API token was revoked.")
 
     def test_an_expired_token_is_refused_like_the_api(self, launch: Launch, mcp_url: str) -> None:
-        _, raw = workspace_services.token_issue(
-            user=launch.trio.reviewer, expires_at=timezone.now() - timedelta(seconds=1)
-        )
+        _, raw = token_services.token_issue(user=launch.trio.reviewer, expires_at=timezone.now() - timedelta(seconds=1))
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
         expired = httpx2.post(mcp_url, json=call, headers={"Authorization": f"Bearer {raw}"})
         assert expired.status_code == 401

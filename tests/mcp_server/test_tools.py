@@ -14,8 +14,9 @@ from claims.services import claims as claims_services
 from claims.services import sources as sources_services
 from tests.conftest import api_for
 from tests.mcp_server.conftest import PLAN, Agent, Launch, http_agent
-from workspaces import services as workspace_services
 from workspaces.models import Role
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 
 def api_error(response: Any) -> dict[str, str]:
@@ -34,7 +35,7 @@ class Other:
 def second_workspace(launch: Launch) -> Other:
     trio = launch.trio
     workspace = workspace_services.workspace_create(name="Second", creator=trio.owner)
-    workspace_services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=trio.owner)
+    membership_services.member_add(workspace=workspace, username="rita", role=Role.REVIEWER, actor=trio.owner)
     source = sources_services.source_add(workspace=workspace, title="Launch plan", text=PLAN, actor=trio.owner)
     quote = "The launch budget is 40,000 EUR"
     budget = claims_services.claim_add(workspace=workspace, source_id=source.id, statement=quote + ".",
@@ -302,7 +303,7 @@ class AccessTests:
         assert refused.is_error and {k: refused[k] for k in ("error", "detail")} == api
         assert api == {"error": "not_found", "detail": "No such workspace."}
 
-        from workspaces import services as workspace_services
+        from workspaces.services import workspaces as workspace_services
 
         own = workspace_services.workspace_create(name="Oscar's", creator=launch.trio.outsider)
         elsewhere = outsider.call("get_fragment", workspace_id=str(own.id), claim_id=launch.june)

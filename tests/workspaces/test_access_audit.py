@@ -125,9 +125,9 @@ class AccountEventTests:
     def test_deleting_an_account_is_audited_with_its_memberships(self, trio: Trio, make_user: MakeUser) -> None:
         ghost = make_user("ghost")
         ghost.groups.add(Group.objects.get(name="Auditors"))
-        from workspaces import services
+        from workspaces.services import memberships as membership_services
 
-        services.member_add(workspace=trio.workspace, username="ghost", role="reviewer", actor=trio.owner)
+        membership_services.member_add(workspace=trio.workspace, username="ghost", role="reviewer", actor=trio.owner)
         ghost.delete()
         [deleted] = events(verb="user.deleted")
         assert deleted.target == "ghost" and deleted.payload["memberships"] == {"Launch planning": "reviewer"}

@@ -15,8 +15,9 @@ from corrections import review
 from tests.conftest import client_for
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story, reused here
-from workspaces import services as workspace_services
 from workspaces.models import Membership, Role
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +63,7 @@ class DashboardActivityTests:
 
     def test_member_events_link_to_the_members_page_only_for_its_admins(self, world: World) -> None:
         viewer = Membership.objects.get(user=world.trio.viewer)
-        workspace_services.member_change_role(
+        membership_services.member_change_role(
             workspace=world.trio.workspace, membership_id=viewer.pk, role=Role.REVIEWER, actor=world.trio.owner
         )
         made = "made victor reviewer (was viewer)"

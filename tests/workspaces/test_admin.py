@@ -144,11 +144,11 @@ class AdminTokenTests:
             assert raw.group(1) not in client.get(page).content.decode()
 
     def test_it_never_moves_a_token_to_someone_else_nor_revokes_it_by_editing(self, make_user: MakeUser) -> None:
-        from workspaces import services
+        from workspaces.services import tokens as token_services
 
         root = make_user("root", is_staff=True, is_superuser=True)
         agent, thief = make_user("agent"), make_user("thief")
-        token, raw = services.token_issue(user=agent)
+        token, raw = token_services.token_issue(user=agent)
         form = {"user": thief.pk, "name": "renamed", "revoked_at_0": "2026-01-01", "revoked_at_1": "00:00:00"}
         response = client_for(root).post(f"/admin/workspaces/apitoken/{token.pk}/change/", form)
         assert response.status_code == 302

@@ -21,8 +21,8 @@ from django.db.models import Model
 from django.test import Client, RequestFactory
 
 from tests.conftest import MakeUser, Trio, client_for
-from workspaces import services
 from workspaces.models import AUDIT_EVERY_WORKSPACE, ApiToken, AuditEvent, Membership, Workspace
+from workspaces.services import tokens as token_services
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +115,7 @@ def scene(trio: Trio, make_user: MakeUser) -> Scene:
     person = make_user("ada", first_name="Ada")
     group = Group.objects.create(name="Editors")
     group.user_set.add(person)
-    token, _ = services.token_issue(user=person, name="script")
+    token, _ = token_services.token_issue(user=person, name="script")
     membership = Membership.objects.get(workspace=trio.workspace, user=trio.viewer)
     return Scene(root, person, group, token, membership, trio.workspace)
 

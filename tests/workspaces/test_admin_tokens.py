@@ -13,9 +13,10 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from tests.conftest import ApiClient, MakeUser, Trio, client_for
-from workspaces import services
 from workspaces.admin.tokens import expiry_in_words
 from workspaces.models import ApiToken, AuditEvent, hash_token
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +49,7 @@ def revoke(client: Client, *tokens: ApiToken, confirmed: bool = True) -> Any:
 class TokenAlphabetTests:
     def test_a_new_token_is_the_prefix_then_43_letters_and_digits(self, make_user: MakeUser) -> None:
         agent = make_user("agent")
-        raws = [services.token_issue(user=agent)[1] for _ in range(40)]
+        raws = [token_services.token_issue(user=agent)[1] for _ in range(40)]
         assert all(re.fullmatch(r"ah_[A-Za-z0-9]{43}", raw) for raw in raws), raws
         assert len(set(raws)) == len(raws)
         # 62 characters, 43 of them: at least 256 bits.
@@ -133,7 +134,7 @@ class ExpiryInWordsTests:
 class AdminRevokeTokensTests:
     def test_it_asks_first_naming_the_tokens_and_revokes_nothing_yet(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        token, _ = services.token_issue(user=agent, name="nightly")
+        token, _ = token_services.token_issue(user=agent, name="nightly")
         page = revoke(client, token, confirmed=False).content.decode()
         assert "Revoke API tokens?" in page and f"“nightly” ({token.hint}…) for agent" in page
         assert "A revoked token cannot be restored" in page and 'value="Yes, revoke it"' in page
@@ -142,8 +143,11 @@ class AdminRevokeTokensTests:
 
     def test_it_revokes_the_selected_tokens_each_audited_and_refused_at_once(self, make_user: MakeUser) -> None:
         client, agent, bot = root_client(make_user), make_user("agent"), make_user("bot")
-        (first, first_raw), (second, second_raw) = services.token_issue(user=agent), services.token_issue(user=bot)
-        kept, kept_raw = services.token_issue(user=agent, name="kept")
+        (first, first_raw), (second, second_raw) = (
+            token_services.token_issue(user=agent),
+            token_services.token_issue(user=bot),
+        )
+        kept, kept_raw = token_services.token_issue(user=agent, name="kept")
         response = revoke(client, first, second)
         assert "Revoked 2 API tokens: they are refused from now on." in response.content.decode()
         assert [ApiClient(raw).get("/workspaces").status_code for raw in (first_raw, second_raw, kept_raw)] == [
@@ -159,8 +163,8 @@ class AdminRevokeTokensTests:
 
     def test_tokens_revoked_already_are_counted_apart_and_keep_their_date(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        (old, _), (live, _) = services.token_issue(user=agent), services.token_issue(user=agent)
-        services.token_revoke(token=old, actor=agent)
+        (old, _), (live, _) = token_services.token_issue(user=agent), token_services.token_issue(user=agent)
+        token_services.token_revoke(token=old, actor=agent)
         revoked_at = ApiToken.objects.get(pk=old.pk).revoked_at
         page = revoke(client, old, live).content.decode()
         assert "Revoked 1 API token: it is refused from now on. 1 other had been revoked already." in page
@@ -171,7 +175,7 @@ class AdminRevokeTokensTests:
 
     def test_a_token_in_force_is_revoked_from_its_own_page_through_the_same_question(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        token, raw = services.token_issue(user=agent, name="nightly")
+        token, raw = token_services.token_issue(user=agent, name="nightly")
         page = client.get(f"{TOKENS}{token.pk}/change/").content.decode()
         form = re.search(r'<form method="post" action="([^"]+)" class="revoke-token">(.*?)</form>', page, re.S)
         assert form is not None and form.group(1) == TOKENS
@@ -185,7 +189,7 @@ class AdminRevokeTokensTests:
     def test_staff_who_may_only_view_tokens_cannot_revoke_them(self, make_user: MakeUser) -> None:
         viewer = make_user("auditor", is_staff=True)
         viewer.user_permissions.add(Permission.objects.get(codename="view_apitoken"))
-        token, raw = services.token_issue(user=make_user("agent"))
+        token, raw = token_services.token_issue(user=make_user("agent"))
         client = client_for(viewer)
         assert "Revoke selected API tokens" not in client.get(TOKENS).content.decode()
         assert "Revoke this token" not in client.get(f"{TOKENS}{token.pk}/change/").content.decode()
@@ -197,7 +201,7 @@ class AdminRevokeTokensTests:
 class AdminTokensAreNotDeletedTests:
     def test_there_is_no_delete_action_page_or_link(self, make_user: MakeUser) -> None:
         client = root_client(make_user)
-        token, raw = services.token_issue(user=make_user("agent"))
+        token, raw = token_services.token_issue(user=make_user("agent"))
         assert "delete_selected" not in client.get(TOKENS).content.decode()
         assert "deletelink" not in client.get(f"{TOKENS}{token.pk}/change/").content.decode()
         assert client.post(f"{TOKENS}{token.pk}/delete/", {"post": "yes"}).status_code == 403
@@ -207,7 +211,7 @@ class AdminTokensAreNotDeletedTests:
 
     def test_a_person_who_held_a_token_is_deactivated_not_deleted_with_its_history(self, make_user: MakeUser) -> None:
         root, agent = make_user("root", is_staff=True, is_superuser=True), make_user("agent")
-        token, _ = services.token_issue(user=agent, actor=root)
+        token, _ = token_services.token_issue(user=agent, actor=root)
         client = client_for(root)
         page = client.get(f"/admin/auth/user/{agent.pk}/delete/").content.decode()
         assert "permission to delete the following types of objects:" in page and "API token" in page
@@ -218,11 +222,11 @@ class AdminTokensAreNotDeletedTests:
 class AdminTokenListTests:
     def test_it_shows_name_user_start_state_in_words_with_its_day_and_last_use(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        active, raw = services.token_issue(user=agent, name="active one")
+        active, raw = token_services.token_issue(user=agent, name="active one")
         ApiClient(raw).get("/workspaces")
-        revoked, _ = services.token_issue(user=agent, name="revoked one")
-        services.token_revoke(token=revoked, actor=agent)
-        expired, _ = services.token_issue(user=agent, name="expired one")
+        revoked, _ = token_services.token_issue(user=agent, name="revoked one")
+        token_services.token_revoke(token=revoked, actor=agent)
+        expired, _ = token_services.token_issue(user=agent, name="expired one")
         ApiToken.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
         table = result_table(client.get(TOKENS).content.decode())
         header = shown_text(re.search(r"<thead>.*?</thead>", table, re.S).group(0))  # type: ignore[union-attr]
@@ -243,10 +247,10 @@ class AdminTokenListTests:
 
     def test_it_filters_by_state(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        services.token_issue(user=agent, name="active one")
-        revoked, _ = services.token_issue(user=agent, name="revoked one")
-        services.token_revoke(token=revoked, actor=agent)
-        expired, _ = services.token_issue(user=agent, name="expired one")
+        token_services.token_issue(user=agent, name="active one")
+        revoked, _ = token_services.token_issue(user=agent, name="revoked one")
+        token_services.token_revoke(token=revoked, actor=agent)
+        expired, _ = token_services.token_issue(user=agent, name="expired one")
         ApiToken.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
         for state in ("active", "revoked", "expired"):
             page = client.get(f"{TOKENS}?state={state}").content.decode()
@@ -255,7 +259,7 @@ class AdminTokenListTests:
 
     def test_it_takes_no_lookup_from_the_address_so_no_hash_is_spelled_out_by_counts(self, make_user: MakeUser) -> None:
         client, agent = root_client(make_user), make_user("agent")
-        token, _ = services.token_issue(user=agent, name="hashed")
+        token, _ = token_services.token_issue(user=agent, name="hashed")
         for lookup in (f"key_hash__startswith={token.key_hash[:2]}", "key_hash__startswith=zz", "name__icontains=hash"):
             response = client.get(f"{TOKENS}?{lookup}")
             assert response.status_code == 400, lookup
@@ -272,7 +276,7 @@ class AdminWorkspaceListTests:
         shown = shown_text(result_table(client.get("/admin/workspaces/workspace/").content.decode()))
         assert shown.startswith("|Name|Independent sources|Agent claims need approval|Created at|Launch planning|")
         assert str(workspace.id) not in shown and workspace.id.hex not in shown
-        other = services.workspace_create(name="Hiring", creator=trio.owner)
+        other = workspace_services.workspace_create(name="Hiring", creator=trio.owner)
         for query in (str(workspace.id), str(workspace.id)[:8]):
             found = shown_text(result_table(client.get("/admin/workspaces/workspace/", {"q": query}).content.decode()))
             assert workspace.name in found and other.name not in found, query

@@ -11,9 +11,10 @@ from django.db import connection
 from django.db.models.signals import pre_save
 
 from tests.conftest import MakeUser, Trio
-from workspaces import services
 from workspaces.models import AuditEvent, Membership, Role
-from workspaces.services import InvalidInput
+from workspaces.services import admins as admin_services
+from workspaces.services import memberships as membership_services
+from workspaces.services.workspaces import InvalidInput
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,16 +43,16 @@ def at_once(*calls: Callable[[], object]) -> list[object]:
 
 class ConcurrentMembershipTests:
     def test_two_admins_demoting_each_other_leave_one_admin(self, trio: Trio) -> None:
-        services.member_change_role(
+        membership_services.member_change_role(
             workspace=trio.workspace, membership_id=Membership.objects.get(user=trio.reviewer).pk,
             role=Role.ADMIN, actor=trio.owner,
         )  # fmt: skip
         olivia, rita = (Membership.objects.get(user=u).pk for u in (trio.owner, trio.reviewer))
         results = at_once(
-            lambda: services.member_change_role(
+            lambda: membership_services.member_change_role(
                 workspace=trio.workspace, membership_id=rita, role=Role.VIEWER, actor=trio.owner
             ),
-            lambda: services.member_change_role(
+            lambda: membership_services.member_change_role(
                 workspace=trio.workspace, membership_id=olivia, role=Role.VIEWER, actor=trio.reviewer
             ),
         )
@@ -62,7 +63,7 @@ class ConcurrentMembershipTests:
         make_user("newcomer")
 
         def add() -> Membership:
-            return services.member_add(
+            return membership_services.member_add(
                 workspace=trio.workspace, username="newcomer", role=Role.VIEWER, actor=trio.owner
             )
 
@@ -77,7 +78,7 @@ class ScriptWithoutTransactionTests:
     def test_a_plain_save_deactivating_the_last_admin_is_refused_and_leaves_nothing(self, trio: Trio) -> None:
         count = AuditEvent.objects.count()
         trio.owner.is_active = False
-        with pytest.raises(services.NoAdminLeft, match="Deactivating olivia would leave “Launch planning”"):
+        with pytest.raises(admin_services.NoAdminLeft, match="Deactivating olivia would leave “Launch planning”"):
             trio.owner.save()
         trio.owner.refresh_from_db()
         assert trio.owner.is_active and AuditEvent.objects.count() == count
@@ -96,12 +97,14 @@ class ScriptWithoutTransactionTests:
         """A script's plain save (no transaction.atomic) deactivating olivia while rita, the other admin, is being
         demoted: one of the two is refused, never both done."""
         rita = Membership.objects.get(user=trio.reviewer)
-        services.member_change_role(workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner)
+        membership_services.member_change_role(
+            workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner
+        )
         demoting: list[object] = []
 
         def demote_rita() -> None:
             try:
-                demoting.append(services.member_change_role(
+                demoting.append(membership_services.member_change_role(
                     workspace=trio.workspace, membership_id=rita.pk, role=Role.VIEWER, actor=trio.owner
                 ))  # fmt: skip
             except InvalidInput as error:

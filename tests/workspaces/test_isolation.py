@@ -6,7 +6,7 @@ import pytest
 
 from afterhack import graph
 from tests.conftest import MakeUser, api_for, client_for
-from workspaces import services
+from workspaces.services import workspaces as workspace_services
 
 pytestmark = pytest.mark.django_db
 
@@ -16,8 +16,8 @@ SEED = "CREATE (:Source {id: 'same-id', title: $title})-[:HAS_VERSION]->(:Source
 class IsolationTests:
     def test_it_keeps_identical_graph_data_apart(self, make_user: MakeUser) -> None:
         alice, bob = make_user("alice", is_superuser=True), make_user("bob", is_superuser=True)
-        first = services.workspace_create(name="Same name", creator=alice)
-        second = services.workspace_create(name="Same name", creator=bob)
+        first = workspace_services.workspace_create(name="Same name", creator=alice)
+        second = workspace_services.workspace_create(name="Same name", creator=bob)
         assert first.graph_name != second.graph_name
         graph.query(first, SEED, {"title": "first's"})
         graph.query(second, SEED, {"title": "second's"})
@@ -29,8 +29,8 @@ class IsolationTests:
 
     def test_it_keeps_pages_and_api_apart(self, make_user: MakeUser) -> None:
         alice, bob = make_user("alice", is_superuser=True), make_user("bob", is_superuser=True)
-        first = services.workspace_create(name="Same name", creator=alice)
-        second = services.workspace_create(name="Same name", creator=bob)
+        first = workspace_services.workspace_create(name="Same name", creator=alice)
+        second = workspace_services.workspace_create(name="Same name", creator=bob)
         graph.query(first, SEED, {"title": "first's"})
         graph.query(second, SEED, {"title": "second's"})
         alice_page, bob_page = client_for(alice), client_for(bob)

@@ -19,8 +19,9 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.models.signals import pre_save
 
 from tests.conftest import MakeUser, Trio, api_for, client_for
-from workspaces import services
 from workspaces.models import AUDIT_EVERY_WORKSPACE, AuditEvent, Membership, Role, Workspace
+from workspaces.services import admins as admin_services
+from workspaces.services import memberships as membership_services
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +82,9 @@ def roles_of(trio: Trio) -> dict[str, str]:
 def deactivated_admin(trio: Trio) -> Any:
     """victor, made a second admin and then deactivated: an admin who does not count."""
     victor = Membership.objects.get(user=trio.viewer)
-    services.member_change_role(workspace=trio.workspace, membership_id=victor.pk, role=Role.ADMIN, actor=trio.owner)
+    membership_services.member_change_role(
+        workspace=trio.workspace, membership_id=victor.pk, role=Role.ADMIN, actor=trio.owner
+    )
     trio.viewer.is_active = False
     trio.viewer.save()
     return victor
@@ -108,7 +111,9 @@ class DeactivatingTests:
 
     def test_with_another_active_admin_deactivating_is_done_and_audited(self, trio: Trio, root: Any) -> None:
         rita = Membership.objects.get(user=trio.reviewer)
-        services.member_change_role(workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner)
+        membership_services.member_change_role(
+            workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner
+        )
         response = client_for(root).post(
             f"/admin/auth/user/{trio.owner.pk}/change/", user_form(trio.owner, is_active=False)
         )
@@ -125,7 +130,9 @@ class DeactivatingTests:
         self, trio: Trio, root: Any
     ) -> None:
         rita = Membership.objects.get(user=trio.reviewer)
-        services.member_change_role(workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner)
+        membership_services.member_change_role(
+            workspace=trio.workspace, membership_id=rita.pk, role=Role.ADMIN, actor=trio.owner
+        )
         # Either alone could go; both together would leave the workspace with no active admin.
         chosen = [str(trio.owner.pk), str(trio.reviewer.pk), str(trio.outsider.pk)]
         response = client_for(root).post(
@@ -149,14 +156,14 @@ class DeactivatingTests:
 
     def test_code_that_deactivates_the_last_admin_is_refused_and_nothing_is_saved(self, trio: Trio) -> None:
         trio.owner.is_active = False
-        with pytest.raises(services.NoAdminLeft, match=f"Deactivating olivia {REFUSED}"):
+        with pytest.raises(admin_services.NoAdminLeft, match=f"Deactivating olivia {REFUSED}"):
             trio.owner.save()
         trio.owner.refresh_from_db()
         assert trio.owner.is_active
 
     def test_a_refused_deactivation_leaves_no_event_behind_for_a_later_save(self, trio: Trio) -> None:
         trio.owner.is_active = False
-        with pytest.raises(services.NoAdminLeft):
+        with pytest.raises(admin_services.NoAdminLeft):
             trio.owner.save()
         # The same object saved again for another field (as a login saves its time): nothing about access changed.
         trio.owner.save(update_fields=["last_login"])
@@ -190,12 +197,16 @@ class DeletingTests:
             Membership.objects.create(workspace=side, user=admin, role=Role.ADMIN)
         people = type(ann).objects.filter(pk__in=[ann.pk, ben.pk])
         # In a savepoint of its own: the refusal rolls back the deletion's transaction, as it would the shell's.
-        refused = pytest.raises(services.NoAdminLeft, match="“Side project” needs at least one admin whose account is")
+        refused = pytest.raises(
+            admin_services.NoAdminLeft, match="“Side project” needs at least one admin whose account is"
+        )
         with refused, transaction.atomic():
             people.delete()
         assert people.count() == 2 and Membership.objects.filter(workspace=side).count() == 2
         ann.delete()
-        refused = pytest.raises(services.NoAdminLeft, match="Deleting ben would leave “Side project” without an active")
+        refused = pytest.raises(
+            admin_services.NoAdminLeft, match="Deleting ben would leave “Side project” without an active"
+        )
         with refused, transaction.atomic():
             ben.delete()
         assert AuditEvent.objects.get(verb="user.deleted").target == "ann"

@@ -21,10 +21,10 @@ HTMX = {"HX-Request": "true"}
 
 class WorkspaceListTests:
     def test_it_lists_my_workspaces_with_my_role_and_not_others(self, trio: Trio, make_user: MakeUser) -> None:
-        from workspaces import services
+        from workspaces.services import workspaces as workspace_services
 
         stranger = make_user("sam", is_superuser=True)
-        services.workspace_create(name="Secret project", creator=stranger)
+        workspace_services.workspace_create(name="Secret project", creator=stranger)
         page = client_for(trio.viewer).get("/w/").content.decode()
         assert "Launch planning" in page and "Viewer" in page
         assert "Secret project" not in page
@@ -281,9 +281,9 @@ class MembersPageTests:
         assert "They have not signed in through the company portal yet" in portal.decode()
 
     def test_it_refuses_a_membership_of_another_workspace(self, trio: Trio, make_user: MakeUser) -> None:
-        from workspaces import services
+        from workspaces.services import workspaces as workspace_services
 
-        other = services.workspace_create(name="Other", creator=trio.outsider)
+        other = workspace_services.workspace_create(name="Other", creator=trio.outsider)
         foreign = Membership.objects.get(workspace=other)
         response = client_for(trio.owner).post(self.url(trio, f"{foreign.pk}/remove"), headers=HTMX)
         assert response.status_code == 422

@@ -19,7 +19,7 @@ from workspaces import registry
 from workspaces.models import AuditEvent
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, PageLink
 from workspaces.selectors import events as event_selectors
-from workspaces.services import graph_ensure
+from workspaces.services.workspaces import graph_ensure
 
 ROOT = Path(__file__).resolve().parents[2]
 HIGHER = ("claims", "agents", "corrections", "mcp_server", "config")

@@ -12,8 +12,8 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from tests.conftest import PASSWORD, ApiClient, MakeUser, api_for, client_for
-from workspaces import services
 from workspaces.models import ApiToken, AuditEvent
+from workspaces.services import tokens as token_services
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ class TokenExpiryTests:
 
     def test_it_refuses_a_token_past_its_expiry_and_says_so(self, make_user: MakeUser) -> None:
         user = make_user("ada")
-        token, raw = services.token_issue(user=user)
+        token, raw = token_services.token_issue(user=user)
         assert ApiClient(raw).get("/workspaces").status_code == 200
         ApiToken.objects.filter(pk=token.pk).update(expires_at=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
         response = ApiClient(raw).get("/workspaces")
@@ -60,7 +60,7 @@ class TokenExpiryTests:
 
     def test_a_token_is_refused_from_the_moment_it_expires(self, make_user: MakeUser) -> None:
         user = make_user("ada")
-        token, raw = services.token_issue(user=user)
+        token, raw = token_services.token_issue(user=user)
         ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now())
         assert "expired" in ApiClient(raw).get("/workspaces").json()["detail"]
 
@@ -86,8 +86,8 @@ class TokenExpiryTests:
 class TokenRevokeTests:
     def test_the_holder_revokes_the_token_it_calls_with_and_it_is_refused_at_once(self, make_user: MakeUser) -> None:
         user = make_user("ada")
-        _, other = services.token_issue(user=user, name="laptop")
-        token, raw = services.token_issue(user=user, name="script")
+        _, other = token_services.token_issue(user=user, name="laptop")
+        token, raw = token_services.token_issue(user=user, name="script")
         response = revoke(raw)
         assert response.status_code == 204 and response.content == b""
         refused = ApiClient(raw).get("/workspaces")
@@ -100,14 +100,14 @@ class TokenRevokeTests:
 
     def test_it_is_audited_like_other_token_events(self, make_user: MakeUser) -> None:
         user = make_user("ada")
-        token, raw = services.token_issue(user=user)
+        token, raw = token_services.token_issue(user=user)
         revoke(raw)
         event = AuditEvent.objects.get(verb="token.revoked")
         assert event.actor == user and event.target == f"{token.hint}… for ada"
         assert event.summary == f"revoked the API token {token.hint}… for ada"
 
     def test_revoking_again_is_refused_as_revoked(self, make_user: MakeUser) -> None:
-        _, raw = services.token_issue(user=make_user("ada"))
+        _, raw = token_services.token_issue(user=make_user("ada"))
         revoke(raw)
         again = revoke(raw)
         assert again.status_code == 401 and "was revoked" in again.json()["detail"]
@@ -121,7 +121,7 @@ class TokenRevokeTests:
         user = make_user("ada")
         browser = client_for(user)
         browser.get("/w/")
-        _, raw = services.token_issue(user=user)
+        _, raw = token_services.token_issue(user=user)
         response = revoke(None, browser, **{"X-CSRFToken": browser.cookies["csrftoken"].value})
         assert response.status_code == 422
         assert response.json()["error"] == "invalid_input"

@@ -26,8 +26,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from afterhack import admin as checked
-from workspaces import services
 from workspaces.selectors import memberships as membership_selectors
+from workspaces.services.admins import NoAdminLeft, accounts_keep_admins, accounts_without_admin, quoted
 
 ADD_WORKSPACE = "workspaces.add_workspace"
 
@@ -71,7 +71,7 @@ class AccountChangeForm(UserChangeForm):
     def clean_is_active(self) -> bool:
         active = bool(self.cleaned_data.get("is_active"))
         deactivating = self.instance.pk and self.initial.get("is_active") and not active
-        if deactivating and (why := services.accounts_without_admin(users=[self.instance], change="Deactivating")):
+        if deactivating and (why := accounts_without_admin(users=[self.instance], change="Deactivating")):
             raise ValidationError(why)
         return active
 
@@ -118,7 +118,7 @@ class UserAdmin(RefusesLeavingNoAdmin, checked.UserAdmin):
         )
 
     def why_not_deleted(self, objs: list[Any]) -> str:
-        return services.accounts_without_admin(users=objs, change="Deleting")
+        return accounts_without_admin(users=objs, change="Deleting")
 
     @admin.action(description="Deactivate the selected people (they can no longer sign in)", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
@@ -137,13 +137,13 @@ class UserAdmin(RefusesLeavingNoAdmin, checked.UserAdmin):
         try:
             with transaction.atomic():
                 if not active:
-                    services.accounts_keep_admins(users=users, change="Deactivating")
+                    accounts_keep_admins(users=users, change="Deactivating")
                 for user in users:
                     user.is_active = active
                     # Saved one by one, not with update(): each change is audited (workspaces/signals.py).
                     user.save(update_fields=["is_active"])
                     self.log_change(request, user, f"{done} with the list's action.")
-        except services.NoAdminLeft as error:
+        except NoAdminLeft as error:
             self.message_user(request, f"{error} Nobody was deactivated.", messages.ERROR)
             return
         names = ", ".join(sorted(user.get_username() for user in users))
@@ -177,9 +177,7 @@ def _access(user: Any) -> list[str]:
 def _through(grant: membership_selectors.Grant) -> str:
     ways = ["given directly"] * grant.direct
     if grant.groups:
-        ways.append(
-            ("through the group " if len(grant.groups) == 1 else "through the groups ") + services.quoted(grant.groups)
-        )
+        ways.append(("through the group " if len(grant.groups) == 1 else "through the groups ") + quoted(grant.groups))
     return " and ".join(ways)
 
 

@@ -21,9 +21,9 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.debug import sensitive_variables
 
-from workspaces import services
 from workspaces.admin.own_filters import OwnFiltersOnly
 from workspaces.models import ApiToken, token_expiry
+from workspaces.services import tokens as token_services
 
 
 def time_left(left: timedelta) -> str:
@@ -160,7 +160,9 @@ class ApiTokenAdmin(OwnFiltersOnly):
         if change:
             super().save_model(request, obj, form, change)
             return
-        created, raw = services.token_issue(user=obj.user, name=obj.name, actor=request.user, expires_at=obj.expires_at)
+        created, raw = token_services.token_issue(
+            user=obj.user, name=obj.name, actor=request.user, expires_at=obj.expires_at
+        )
         obj.pk, obj.hint, obj.key_hash, obj.expires_at = created.pk, created.hint, created.key_hash, created.expires_at
         obj.created_at, obj.raw = created.created_at, raw
 
@@ -192,7 +194,7 @@ class ApiTokenAdmin(OwnFiltersOnly):
         if request.POST.get("post") != "yes":
             return self.revoke_confirmation(request, queryset, revoking)
         selected = queryset.count()
-        revoked = services.tokens_revoke(tokens=queryset, actor=request.user)
+        revoked = token_services.tokens_revoke(tokens=queryset, actor=request.user)
         told = f"Revoked {tokens_in_words(revoked)}: {'it is' if revoked == 1 else 'they are'} refused from now on."
         if selected > revoked:
             told += f" {tokens_in_words(selected - revoked, noun='other')} had been revoked already."

@@ -16,20 +16,23 @@ from django.http import HttpRequest, HttpResponse
 
 from afterhack.admin import CheckedModelAdmin, CheckedTabularInline
 from afterhack.errors import UserError
-from workspaces import services
 from workspaces.admin.people import RefusesLeavingNoAdmin
 from workspaces.models import Membership, Role, Workspace
+from workspaces.services import admins as admin_services
+from workspaces.services import audit as audit_services
+from workspaces.services import memberships as membership_services
+from workspaces.services import workspaces as workspace_services
 
 
 class NewMemberForm(forms.ModelForm):
-    """A membership's form: a person with a deactivated account is not added (services.member_addable's words)."""
+    """A membership's form: a person with a deactivated account is not added (in `member_addable`'s words)."""
 
     def clean_user(self) -> Any:
         user = self.cleaned_data.get("user")
         if user is not None and self.instance.pk is None:
             try:
-                services.member_addable(user)
-            except services.DeactivatedUser as refused:
+                membership_services.member_addable(user)
+            except membership_services.DeactivatedUser as refused:
                 raise ValidationError(str(refused)) from None
         return user
 
@@ -61,7 +64,7 @@ class MembershipFormSet(BaseInlineFormSet):
             if form.instance.pk and (not (data := _kept(form)) or data.get("role") != Role.ADMIN)
         ]  # fmt: skip
         admins = [data["user"].pk for form in self.forms if (data := _kept(form)) and data.get("role") == Role.ADMIN]
-        why = services.no_admin_left(
+        why = admin_services.no_admin_left(
             change="Saving these members", leaving=Membership.objects.filter(pk__in=leaving), admins=admins,
             asked=[self.instance],
         )  # fmt: skip
@@ -119,15 +122,15 @@ class WorkspaceAdmin(RefusedInTheForm, CheckedModelAdmin):
     def save_model(self, request: HttpRequest, obj: Workspace, form: ModelForm, change: bool) -> None:
         if not change:
             # Members come from the inline, so the admin who creates it is not added by default.
-            services.workspace_register(workspace=obj, creator=request.user, creator_is_admin=False)
+            workspace_services.workspace_register(workspace=obj, creator=request.user, creator_is_admin=False)
             return
         super().save_model(request, obj, form, change)
         if "independent_sources" in form.changed_data:
             # Previews were computed under the old policy: make them stale.
-            services.previews_invalidate(workspace=obj)
+            workspace_services.previews_invalidate(workspace=obj)
         if form.changed_data:
             changed = form.changed_data
-            services.record_event(
+            audit_services.record_event(
                 actor=request.user, workspace=obj, verb="workspace.changed", target=obj.name,
                 payload={"fields": list(changed), "from": {field: form.initial.get(field) for field in changed},
                          "to": {field: form.cleaned_data.get(field) for field in changed}},
@@ -143,14 +146,16 @@ class WorkspaceAdmin(RefusedInTheForm, CheckedModelAdmin):
             data, membership = inline.cleaned_data, inline.instance
             if _kept(inline) is None:
                 if data.get("DELETE") and membership.pk:
-                    services.member_remove(workspace=workspace, membership_id=membership.pk, actor=actor)
+                    membership_services.member_remove(workspace=workspace, membership_id=membership.pk, actor=actor)
                     formset.deleted_objects.append(membership)
             elif membership.pk is None:
                 username = data["user"].get_username()
-                added = services.member_add(workspace=workspace, username=username, role=data["role"], actor=actor)
+                added = membership_services.member_add(
+                    workspace=workspace, username=username, role=data["role"], actor=actor
+                )
                 formset.new_objects.append(added)
             elif "role" in inline.changed_data:
-                changed = services.member_change_role(
+                changed = membership_services.member_change_role(
                     workspace=workspace, membership_id=membership.pk, role=data["role"], actor=actor
                 )
                 formset.changed_objects.append((changed, ["role"]))
@@ -173,8 +178,8 @@ class MembershipAdminForm(NewMemberForm):
         data = super().clean() or {}
         if self.instance.pk and data.get("role"):
             try:
-                services.member_keeps_an_admin(self.instance, role=data["role"])
-            except services.NoAdminLeft as refused:
+                admin_services.member_keeps_an_admin(self.instance, role=data["role"])
+            except admin_services.NoAdminLeft as refused:
                 raise ValidationError(str(refused)) from None
         return data
 
@@ -193,22 +198,22 @@ class MembershipAdmin(RefusedInTheForm, RefusesLeavingNoAdmin, CheckedModelAdmin
 
     def save_model(self, request: HttpRequest, obj: Membership, form: ModelForm, change: bool) -> None:
         if change:
-            services.member_change_role(
+            membership_services.member_change_role(
                 workspace=obj.workspace, membership_id=obj.pk, role=obj.role, actor=request.user
             )
         else:
-            created = services.member_add(
+            created = membership_services.member_add(
                 workspace=obj.workspace, username=obj.user.get_username(), role=obj.role, actor=request.user
             )
             obj.pk = created.pk
 
     def why_not_deleted(self, objs: list[Any]) -> str:
         leaving = Membership.objects.filter(pk__in=[membership.pk for membership in objs])
-        return services.no_admin_left(change="Removing these members", leaving=leaving)
+        return admin_services.no_admin_left(change="Removing these members", leaving=leaving)
 
     def delete_model(self, request: HttpRequest, obj: Membership) -> None:
         # Refused before the confirmation page (why_not_deleted); the service checks again, under its lock.
-        services.member_remove(workspace=obj.workspace, membership_id=obj.pk, actor=request.user)
+        membership_services.member_remove(workspace=obj.workspace, membership_id=obj.pk, actor=request.user)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
         with transaction.atomic():

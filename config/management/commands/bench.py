@@ -22,7 +22,8 @@ from benchmarks import mcp_server as mcp_bench
 from benchmarks import memory as bench_memory
 from benchmarks import shards as bench_shards
 from benchmarks import watch as watch_bench
-from workspaces import services as workspace_services
+from workspaces.services import tokens as token_services
+from workspaces.services import workspaces as workspace_services
 
 
 def machine() -> str:
@@ -157,7 +158,7 @@ class Command(BaseCommand):
     def bench_serving(self, user: Any, options: dict[str, Any]) -> list[claims_bench.Figure]:
         """Requests/s and latency percentiles of the mixed workload, gunicorn beside the development server."""
         workspace = workspace_services.workspace_create(name="Benchmark load", creator=user)
-        _, token = workspace_services.token_issue(user=user, name="bench load")
+        _, token = token_services.token_issue(user=user, name="bench load")
         levels = [int(n) for n in options["load_levels"].split(",")]
         try:
             runs = loadtest.bench_load(

@@ -42,7 +42,7 @@ from afterhack import embedded
 from afterhack.errors import UserError
 from afterhack.serving import Sizing, gunicorn_command
 from config.demo import demo_load
-from workspaces.services import graphs_reconcile
+from workspaces.services.workspaces import graphs_reconcile
 
 PR_SET_PDEATHSIG = 1
 # A log file is rotated at this size; the last LOG_BACKUPS rotated files are kept.

@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from workspaces.services import graphs_reconcile
+from workspaces.services.workspaces import graphs_reconcile
 
 
 class Command(BaseCommand):
