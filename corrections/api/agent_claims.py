@@ -11,7 +11,8 @@ from ninja import Field, Router, Schema
 
 from afterhack.schemas import Input, PathId, Refuse, Text, errors
 from afterhack.text import MAX_REASON_CHARS
-from corrections.api.suggestions import SuggestionOut, suggestion_out
+from corrections.api.suggestions import SuggestionOut
+from corrections.selectors import suggestions as suggestions_selectors
 from corrections.services import agent_claims as agent_claims_services
 from corrections.services.agent_claims import MAX_BULK, Decided, Outcome
 from workspaces.access import get_rw_workspace_for_user
@@ -51,7 +52,7 @@ def _bulk_out(results: list[Decided]) -> dict[str, Any]:
     return {
         "results": [
             {"id": r.id, "outcome": r.outcome, "detail": r.detail,
-             "suggestion": suggestion_out(r.suggestion) if r.suggestion else None}
+             "suggestion": suggestions_selectors.suggestion_json(r.suggestion) if r.suggestion else None}
             for r in results
         ],
         "decided": sum(1 for r in results if r.outcome in done),
@@ -108,4 +109,4 @@ def agent_claim_approve(request: HttpRequest, ws_id: PathId, suggestion_id: Path
     approved = agent_claims_services.agent_claim_approve(
         workspace=workspace, suggestion_id=suggestion_id, actor=request.user
     )
-    return suggestion_out(approved)
+    return suggestions_selectors.suggestion_json(approved)

@@ -19,7 +19,6 @@ from claims.text import MAX_SOURCE_CHARS
 from corrections.api.corrections import PreviewOut, preview_out
 from corrections.lists import SUGGESTIONS
 from corrections.selectors import suggestions as suggestions_selectors
-from corrections.selectors.suggestions import Suggestion
 from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
@@ -119,20 +118,6 @@ class SuggestionOut(Schema):
     run_id: IdOut | None = Field(description="The agent run (an MCP session's) that flagged it, if one did.")
 
 
-def suggestion_out(suggestion: Suggestion) -> dict[str, Any]:
-    evidence = suggestion.evidence
-    return {
-        "id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, "claim_id": suggestion.claim_id,
-        "by_claim_id": suggestion.by_claim_id, "statement": suggestion.statement,
-        "evidence": {"source_id": evidence.source_id, "quote": evidence.quote, "start": evidence.start,
-                     "end": evidence.end} if evidence else None,
-        "found_by": suggestion.found_by, "reason": suggestion.reason, "created_at": suggestion.created_at,
-        "correction_id": suggestion.correction_id, "decided_at": suggestion.decided_at,
-        "decided_by": suggestion.decided_by, "decision_reason": suggestion.decision_reason,
-        "both_hold": suggestion.both_hold, "run_id": suggestion.run_id,
-    }  # fmt: skip
-
-
 class SuggestionPreviewOut(PreviewOut):
     suggestion_id: IdOut = Field(description="Send it with Apply (`POST …/claims/{claim_id}/corrections`).")
     evidence: EvidenceOut | None = Field(description="The passage the correction will cite.")
@@ -154,7 +139,7 @@ def suggestion_list(request: HttpRequest, ws_id: PathId, filters: Query[Suggesti
     page = suggestions_selectors.suggestions_page(
         workspace=workspace, status=filters.status, kind=filters.kind or "", limit=filters.limit, cursor=filters.cursor
     )
-    return page.answer(suggestion_out)
+    return page.answer(suggestions_selectors.suggestion_json)
 
 
 @router.get(
@@ -165,7 +150,9 @@ def suggestion_list(request: HttpRequest, ws_id: PathId, filters: Query[Suggesti
 def suggestion_detail(request: HttpRequest, ws_id: PathId, suggestion_id: PathId) -> Any:
     """One suggestion, whatever its status."""
     workspace = get_workspace_for_user(request.user, ws_id)
-    return suggestion_out(suggestions_selectors.suggestion_required(workspace=workspace, suggestion_id=suggestion_id))
+    return suggestions_selectors.suggestion_json(
+        suggestions_selectors.suggestion_required(workspace=workspace, suggestion_id=suggestion_id)
+    )
 
 
 @router.post(
@@ -181,7 +168,7 @@ def suggestion_reject(request: HttpRequest, ws_id: PathId, suggestion_id: PathId
         workspace=workspace, suggestion_id=suggestion_id, reason=payload.reason, both_hold=payload.both_hold,
         actor=request.user,
     )  # fmt: skip
-    return suggestion_out(rejected)
+    return suggestions_selectors.suggestion_json(rejected)
 
 
 @router.post(
@@ -231,4 +218,4 @@ def contradiction_flag(request: HttpRequest, ws_id: PathId, claim_id: PathId, pa
         workspace=workspace, claim_id=claim_id, source_id=payload.source_id, quote=payload.quote,
         statement=payload.statement, start=payload.start, found_by=FoundBy.PERSON, actor=request.user,
     )  # fmt: skip
-    return Status(201 if created else 200, suggestion_out(suggestion))
+    return Status(201 if created else 200, suggestions_selectors.suggestion_json(suggestion))

@@ -4,6 +4,7 @@ queue's section (each open suggestion with its two claims side by side, their qu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from afterhack.errors import NotFound, found
 from afterhack.lists.cursors import Paged, workspace_page
@@ -20,6 +21,21 @@ from workspaces.models import Workspace
 
 class SuggestionNotFound(NotFound):
     thing = "suggestion"
+
+
+def suggestion_json(suggestion: Suggestion) -> dict[str, Any]:
+    """A suggestion as the API and MCP answer it (the API's SuggestionOut): one shape, so the two cannot drift."""
+    evidence = suggestion.evidence
+    return {
+        "id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, "claim_id": suggestion.claim_id,
+        "by_claim_id": suggestion.by_claim_id, "statement": suggestion.statement,
+        "evidence": {"source_id": evidence.source_id, "quote": evidence.quote, "start": evidence.start,
+                     "end": evidence.end} if evidence else None,
+        "found_by": suggestion.found_by, "reason": suggestion.reason, "created_at": suggestion.created_at,
+        "correction_id": suggestion.correction_id, "decided_at": suggestion.decided_at,
+        "decided_by": suggestion.decided_by, "decision_reason": suggestion.decision_reason,
+        "both_hold": suggestion.both_hold, "run_id": suggestion.run_id,
+    }  # fmt: skip
 
 
 def suggestion_get(*, workspace: Workspace, suggestion_id: str) -> Suggestion | None:

@@ -8,6 +8,7 @@ from typing import Any
 from mcp_types import CallToolResult
 
 from agents.statuses import TrajectoryEventKind
+from corrections.selectors import suggestions as suggestions_selectors
 from corrections.services import preview as preview_services
 from corrections.services import suggestions as suggestions_services
 from corrections.statuses import FoundBy
@@ -61,8 +62,7 @@ def flag_contradiction(
             source_id=evidence.source_id if evidence else None, quote=evidence.quote[:300] if evidence else None,
             created=created,
         )  # fmt: skip
-        return {"suggestion_id": suggestion.id, "status": suggestion.status, "created": created,
-                "claim_id": suggestion.claim_id, "found_by": suggestion.found_by, "run_id": suggestion.run_id or run_id,
-                "start": evidence.start if evidence else None, "end": evidence.end if evidence else None}  # fmt: skip
+        # The suggestion as the API's flag answers it, and whether this call stored it (false: flagged before).
+        return {**suggestions_selectors.suggestion_json(suggestion), "created": created}
 
     return answer(session, work)

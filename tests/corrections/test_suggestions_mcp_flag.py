@@ -38,13 +38,14 @@ class FlagTests:
                              quote=QUOTE, statement=JULY)  # fmt: skip
         assert not flagged.is_error, flagged.body
         start = EMAIL.index(QUOTE)
-        assert {k: flagged[k] for k in ("status", "created", "claim_id", "found_by", "start", "end")} == {
-            "status": "open", "created": True, "claim_id": launch.june, "found_by": "agent", "start": start,
-            "end": start + len(QUOTE),
+        assert {k: flagged[k] for k in ("status", "created", "claim_id", "found_by")} == {
+            "status": "open", "created": True, "claim_id": launch.june, "found_by": "agent",
         }  # fmt: skip
         viewer = ApiClient(launch.tokens["viewer"])
         [suggestion] = viewer.get(f"/workspaces/{launch.ws}/suggestions").json()["results"]
-        assert suggestion["id"] == flagged["suggestion_id"] and suggestion["found_by"] == "agent"
+        # The tool answers the suggestion as the API does (its flag and its list), and whether this call stored it.
+        assert {key: value for key, value in flagged.body.items() if key not in ("created", "session")} == suggestion
+        assert suggestion["found_by"] == "agent"
         assert suggestion["statement"] == JULY and suggestion["by_claim_id"] is None
         assert suggestion["evidence"] == {"source_id": source_id, "quote": QUOTE, "start": start,
                                           "end": start + len(QUOTE)}  # fmt: skip
@@ -53,16 +54,14 @@ class FlagTests:
         assert run_id == flagged["run_id"] == suggestion["run_id"]  # and the API names it
         run = viewer.get(f"/workspaces/{launch.ws}/runs/{run_id}").json()
         steps = [event for event in run["trajectory"] if event["kind"] == "contradiction_flagged"]
-        assert [(s["suggestion_id"], s["claim_id"], s["quote"]) for s in steps] == [
-            (flagged["suggestion_id"], launch.june, QUOTE)
-        ]
+        assert [(s["suggestion_id"], s["claim_id"], s["quote"]) for s in steps] == [(flagged["id"], launch.june, QUOTE)]
         page = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/runs/{run_id}/")
         assert page.status_code == 200 and "Flagged a contradiction" in page.content.decode()
         assert "The product launch is in June." in page.content.decode()
         # The same flag again answers the same suggestion; the audit names the agent's run.
         again = agent.call("flag_contradiction", workspace_id=launch.ws, claim_id=launch.june, source_id=source_id,
                            quote=QUOTE, statement=JULY)  # fmt: skip
-        assert (again["suggestion_id"], again["created"]) == (flagged["suggestion_id"], False)
+        assert (again["id"], again["created"]) == (flagged["id"], False)
         [event] = AuditEvent.objects.filter(verb="suggestion.flagged")
         assert event.payload["found_by"] == "agent" and event.payload["run_id"] == run_id
         assert stored(launch) == 1
