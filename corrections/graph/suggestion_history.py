@@ -17,9 +17,11 @@ from afterhack.ids import parse_id
 from corrections.graph.suggestions import FIELDS, Suggestion
 
 # The newest $limit made by $as_of ('' for now), each with the statement of the claim it is about (for one BY the
-# claim: the older claim it says otherwise than). Found from the claim by its id, along the suggestions' edges.
+# claim: the older claim it says otherwise than). Found from the claim by its id (the index), then along the
+# suggestions' edges: written as one pattern, FalkorDB would scan every Suggestion instead.
 CLAIM_SUGGESTIONS = (
-    "MATCH (c:Claim {id: $claim_id})<-[:ABOUT|BY]-(x:Suggestion) WHERE $as_of = '' OR x.created_at <= $as_of "
+    "MATCH (c:Claim {id: $claim_id}) WITH c "
+    "MATCH (c)<-[:ABOUT|BY]-(x:Suggestion) WHERE $as_of = '' OR x.created_at <= $as_of "
     "WITH x ORDER BY x.created_at DESC, x.id DESC LIMIT $limit "
     "OPTIONAL MATCH (x)-[:ABOUT]->(about:Claim) "
     "RETURN " + FIELDS + " AS suggestion, about.statement AS about "
