@@ -17,6 +17,7 @@ from agents.statuses import (
     TrajectoryEventKind,
 )
 from claims.statuses import ClaimStatus, ConfidenceKind, JobStatus, SourceStatus
+from corrections.statuses import FoundBy, SuggestionKind, SuggestionStatus
 
 VOCABULARY: tuple[type[StrEnum], ...] = (
     ClaimStatus,
@@ -30,6 +31,9 @@ VOCABULARY: tuple[type[StrEnum], ...] = (
     RunAgent,
     RunOrigin,
     TrajectoryEventKind,
+    SuggestionStatus,
+    SuggestionKind,
+    FoundBy,
 )
 
 

@@ -10,6 +10,7 @@ from corrections import disclosure
 from corrections.graph import attention as attention_graph
 from corrections.graph import suggestions as suggestions_graph
 from corrections.statuses import SuggestionKind, SuggestionStatus
+from workspaces.models import Workspace
 from workspaces.registry import (
     AttentionPart,
     AuditVerb,
@@ -90,11 +91,19 @@ SUGGESTED = AttentionPart(
     params=lambda: {
         "suggestion_open": str(SuggestionStatus.OPEN),
         "suggestion_contradiction": str(SuggestionKind.CONTRADICTION),
+        "suggestion_agent_claim": str(SuggestionKind.AGENT_CLAIM),
     },
     then=(attention_graph.SUGGESTED_THEN,),
     then_columns=attention_graph.SUGGESTED_COLUMNS,
     read_then=attention_graph.suggested_then,
 )
+
+
+def awaiting_shown(workspace: Workspace, count: int) -> bool:
+    """Whether the dashboard counts agents' claims waiting for approval: where the workspace asks for it, or while
+    some wait (proposed while it did)."""
+    return bool(workspace.agent_claims_need_approval or count)
+
 
 DASHBOARD = (
     # Suggested corrections wait for a reviewer first: the Review page lists them in its first section.
@@ -102,6 +111,13 @@ DASHBOARD = (
         "suggested", ("suggested correction", "suggested corrections"), "corrections:review", query="#suggested",
         attention=True, alert=True, order=5, then_count="suggested",
         then_words=("suggested correction open then", "suggested corrections open then"),
+    ),
+    # Agents' claims waiting for a reviewer's approval (the Review page's section of claims proposed by agents): shown
+    # where the workspace asks for approval, or while claims proposed when it did still wait.
+    DashboardItem(
+        "awaiting_approval", ("claim awaits approval", "claims await approval"), "corrections:review",
+        query="#proposed", attention=True, alert=True, order=7, then_count="awaiting_approval",
+        then_words=("claim awaiting approval then", "claims awaiting approval then"), shown=awaiting_shown,
     ),
     # The decisions that lost support and the unanswered questions are agents' counts; the page that lists them is
     # the Review page.
@@ -124,7 +140,8 @@ DASHBOARD = (
 
 MENU = (
     MenuItem(
-        "Review", "corrections:review", "review", order=60, badge=("suggested", "lost_support", "unanswered"),
+        "Review", "corrections:review", "review", order=60,
+        badge=("suggested", "awaiting_approval", "lost_support", "unanswered"),
         badge_words=("{n} needs attention", "{n} need attention"),
     ),
     MenuItem("History", "corrections:history", "history", order=70),

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from workspaces import registry
 from workspaces.selectors.events import reversed_url
+
+if TYPE_CHECKING:
+    from workspaces.models import Workspace
 
 
 @dataclass(frozen=True)
@@ -24,15 +27,19 @@ class Tile:
 
 
 def dashboard_tiles(
-    counts: Any, *, workspace_id: UUID, attention: bool, since: str = "", then: bool = False
+    counts: Any, *, workspace: Workspace, attention: bool, since: str = "", then: bool = False
 ) -> list[Tile]:
     """The registered dashboard items of one section (what needs attention, or the totals), in order, counted from
-    `counts` (an `Attention`, or as of a moment, `then`, an `AttentionThen`, whose counts open no list)."""
+    `counts` (an `Attention`, or as of a moment, `then`, an `AttentionThen`, whose counts open no list); an item
+    whose `shown` says no for this workspace and count is left out."""
     tiles = []
+    workspace_id = workspace.id
     for item in registry.dashboard_items(attention=attention):
         if then and not item.then_count:
             continue
         count = int(getattr(counts, item.then_count if then else item.count))
+        if item.shown is not None and not item.shown(workspace, count):
+            continue
         one, many = (item.then_words or item.words) if then else item.words
         url = "" if then else reversed_url(item.url, ws_id=workspace_id) + item.query.format(since=since)
         by_status = getattr(counts, item.then_by_status) if then and item.then_by_status else None

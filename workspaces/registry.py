@@ -24,7 +24,7 @@ from django.db.models import Q
 from afterhack.history_graph import ChangeKind
 
 if TYPE_CHECKING:
-    from workspaces.models import AuditEvent
+    from workspaces.models import AuditEvent, Workspace
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,8 @@ class DashboardItem:
     """A count on the dashboard: `count` (an attention column), its words for one and for many, its link (a URL name
     taking `ws_id`, and `query` after it, where `{since}` is the day recent counts start from). In "Needs attention"
     (`attention`) or the totals; `alert` marks it when not zero. As of a moment it shows `then_count` (none: not
-    shown) in `then_words`, with the counts by status of `then_by_status`."""
+    shown) in `then_words`, with the counts by status of `then_by_status`. `shown(workspace, count)`, when given,
+    says whether the workspace's dashboard shows it (now or as of a moment, with the count it would show)."""
 
     count: str
     words: tuple[str, str]
@@ -109,6 +110,7 @@ class DashboardItem:
     then_count: str = ""
     then_words: tuple[str, str] | None = None
     then_by_status: str = ""
+    shown: Callable[[Workspace, int], bool] | None = None
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,14 @@ IN_WORDS = {
     "proposal": "proposal",
     "decision": "decision",
     "contradiction_flagged": "contradiction flagged",
+    # suggestions: their statuses, kinds and who found them
+    "open": "open",
+    "accepted": "accepted",
+    "obsolete": "obsolete",
+    "contradiction": "contradiction",
+    "agent_claim": "agent's claim",
+    "rule": "the contradiction rule",
+    "person": "a person",
 }
 
 

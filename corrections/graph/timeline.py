@@ -64,11 +64,14 @@ def timeline_page(
 
 # -- what the changes name as their cause ------------------------------------------------------------------------
 
-# The things causes name, each by its id (an indexed lookup per label): corrections, retracted sources, new versions
-# (with their source), decisions (a revision's new decision; a re-justified or dismissed one).
+# The things causes name, each by its id (an indexed lookup per label): corrections (with who or what found the
+# suggestion one accepted), retracted sources, new versions (with their source), decisions (a revision's new
+# decision; a re-justified or dismissed one).
 CAUSES_NAMED = (
     "MATCH (x:Correction) WHERE x.id IN $corrections "
-    "RETURN {id: x.id, title: x.statement, reason: x.reason, source_id: null, version: null} AS named "
+    "OPTIONAL MATCH (sg:Suggestion {id: x.suggestion_id}) "
+    "RETURN {id: x.id, title: x.statement, reason: x.reason, source_id: null, version: null, "
+    "found_by: sg.found_by, rule_kind: sg.rule_kind, flagged_by: sg.created_by} AS named "
     "UNION ALL MATCH (s:Source) WHERE s.id IN $sources "
     "RETURN {id: s.id, title: s.title, reason: null, source_id: s.id, version: null} AS named "
     "UNION ALL MATCH (s:Source)-[:HAS_VERSION]->(v:SourceVersion) WHERE v.id IN $versions "

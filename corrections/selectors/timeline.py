@@ -14,6 +14,7 @@ from afterhack.history_graph import ChangeCause, ChangeKind
 from afterhack.lists.filters import Criteria
 from afterhack.templatetags.afterhack import in_words
 from corrections.graph import timeline as timeline_graph
+from corrections.selectors.suggestion_history import found_words
 from workspaces.models import Workspace
 from workspaces.selectors import events as event_selectors
 
@@ -27,13 +28,15 @@ AGENT_RUN, PERSON, MIGRATION = ChangeCause.AGENT_RUN, ChangeCause.PERSON, Change
 
 @dataclass(frozen=True)
 class Named:
-    """What a change's cause names, as the pages say it: a correction's statement, a source's title (with the
-    version's number), a decision's title; `source_id` for a retraction or a new version."""
+    """What a change's cause names, as the pages say it: a correction's statement (and, when it accepted a suggested
+    correction, who or what found that: `suggested`, in words), a source's title (with the version's number), a
+    decision's title; `source_id` for a retraction or a new version."""
 
     title: str = ""
     reason: str = ""
     source_id: str = ""
     version: int | None = None
+    suggested: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ def _causes_named(workspace: Workspace, changes: list[dict[str, Any]]) -> dict[s
         i: Named(
             title=row.get("title") or "", reason=row.get("reason") or "", source_id=row.get("source_id") or "",
             version=row.get("version"),
+            suggested=found_words(row["found_by"], row.get("rule_kind"), row.get("flagged_by")) if row.get("found_by") else "",
         )
         for i, row in found.items()
     }  # fmt: skip
@@ -256,6 +260,8 @@ def _cause(workspace_id: UUID, step: Step) -> tuple[str, str]:
     named, cause_id = step.named, step.cause_id or ""
     if step.cause == CORRECTION and cause_id:
         words = f"correction: “{named.title}”" if named.title else "a correction"
+        if named.suggested:
+            words += f", from a suggested correction {named.suggested}"
         return words, reverse("corrections:detail", args=[workspace_id, cause_id])
     if step.cause in (RETRACTION, NEW_VERSION):
         title = f"“{named.title}”" if named.title else "its source"

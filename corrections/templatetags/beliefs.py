@@ -1,4 +1,5 @@
-"""What belief maintenance shows on other apps' pages: why a claim stopped holding.
+"""What belief maintenance shows on other apps' pages: why a claim stopped holding, and the suggested corrections
+about a claim or by it.
 
 The claim page belongs to `claims`, which sits below `corrections` and never imports it; its template
 composes this section instead (`{% load beliefs %}{% claim_fate claim %}`), so the page shows what only
@@ -14,6 +15,7 @@ from django import template
 from agents.selectors.decisions import Decision
 from claims.selectors.claims import Claim
 from corrections.selectors import corrections as corrections_selectors
+from corrections.selectors import suggestion_history as suggestion_history_selectors
 
 register = template.Library()
 
@@ -48,3 +50,13 @@ def replaces(context: template.Context, claim: Claim) -> dict[str, Any]:
     # The page's moment (afterhack/as_of.py): a page in the past links back in the past.
     as_of = context.get("as_of")
     return {"workspace": workspace, "claim": claim, "correction": made_by[0] if made_by else None, "as_of": as_of}
+
+
+@register.inclusion_tag("corrections/partials/claim_suggestions.html", takes_context=True)
+def claim_suggestions(context: template.Context, claim: Claim) -> dict[str, Any]:
+    """The suggestions about `claim` and by it, as they stood at the page's moment (`as_of`), for its history."""
+    as_of = context.get("as_of")
+    at = str(getattr(as_of, "at", "") or "")
+    found = suggestion_history_selectors.claim_suggestions(workspace=context["workspace"], claim_id=claim.id, as_of=at)
+    # The whole page context (the workspace, the named statuses) plus the section's own.
+    return {**cast(dict[str, Any], context.flatten()), "claim": claim, "found": found}

@@ -150,11 +150,11 @@ class TurnDownTests:
         assert bad.status_code == 302 and AuditEvent.objects.filter(verb="suggestion.rejected").count() == 1
 
 
-def open_then(launch: Launch, moment: str) -> int:
-    """The open suggestions the dashboard counts as of the moment."""
+def open_then(launch: Launch, moment: str, column: str = "suggested") -> int:
+    """The open suggestions the dashboard counts as of the moment (suggested corrections, or another column)."""
     then = dashboard_selectors.dashboard_as_of(workspace=launch.trio.workspace, as_of=moment).attention
     assert then is not None
-    return int(then.suggested)
+    return int(getattr(then, column))
 
 
 class CountTests:

@@ -26,23 +26,28 @@ def snap(page: Any, tmp_path: Path, name: str) -> None:
     screenshot(page, name)
 
 
+def july_suggested(workspace: Any) -> tuple[Any, str, Any]:
+    """The demo's admin adds Ana's email and its claim that the launch is in July: the admin, the email's id, and
+    the suggestion the watch made (correct June's claim)."""
+    admin = workspace.memberships.get(role="admin").user
+    email = sources_services.source_add(workspace=workspace, title="Email from Ana", text=EMAIL, actor=admin)
+    claims_services.claim_add(workspace=workspace, source_id=email.id, statement=JULY, evidence_quote=JULY, actor=admin)
+    [suggestion] = [
+        s
+        for s in suggestions_selectors.suggestions_page(
+            workspace=workspace, status="open", kind="", limit=50, cursor=None
+        ).items
+        if s.statement == JULY
+    ]
+    return admin, email.id, suggestion
+
+
 class SuggestionReviewTests:
     def test_correct_it_previews_and_applies_citing_the_email(
         self, page: Any, demo_workspace: Any, tmp_path: Path
     ) -> None:
         workspace = demo_workspace
-        admin = workspace.memberships.get(role="admin").user
-        email = sources_services.source_add(workspace=workspace, title="Email from Ana", text=EMAIL, actor=admin)
-        claims_services.claim_add(
-            workspace=workspace, source_id=email.id, statement=JULY, evidence_quote=JULY, actor=admin
-        )
-        [suggestion] = [
-            s
-            for s in suggestions_selectors.suggestions_page(
-                workspace=workspace, status="open", kind="", limit=50, cursor=None
-            ).items
-            if s.statement == JULY
-        ]
+        _, _, suggestion = july_suggested(workspace)
         page.goto(f"/w/{workspace.id}/")
         tile = page.locator("main a", has_text="suggested correction")
         assert " ".join(tile.first.inner_text().split()) == "1 suggested correction"

@@ -55,7 +55,7 @@ def nav_state(context: template.Context) -> NavState:
 def dashboard_tiles(counts: Any, workspace: Any, section: str, since: str = "", then: bool = False) -> list[Any]:
     """The dashboard's counts of one section ("attention" or "totals"), as the registered apps declared them."""
     return dashboard.dashboard_tiles(
-        counts, workspace_id=workspace.id, attention=section == "attention", since=since, then=then
+        counts, workspace=workspace, attention=section == "attention", since=since, then=then
     )
 
 
