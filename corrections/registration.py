@@ -66,6 +66,11 @@ VERBS = (
         withheld="turned down a suggested correction (text withheld: not a member)",
     ),
     AuditVerb(
+        "suggestion.claim_rejected", "rejected the agent's claim “{target}”", "Agent's claim rejected",
+        page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
+        withheld="rejected an agent's claim (text withheld: not a member)",
+    ),
+    AuditVerb(
         "suggestion.approved", "approved the agent's claim “{target}”", "Agent's claim approved",
         page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
         withheld="approved an agent's claim (text withheld: not a member)",

@@ -7,7 +7,7 @@ proposed (through an agent, with their token): the graph write itself passes ove
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -21,7 +21,7 @@ from claims.signals import claims_became_current
 from corrections.graph import suggestions as suggestions_graph
 from corrections.selectors.suggestions import Suggestion, SuggestionNotFound
 from corrections.services.refusals import Doing, ProposerCannotDecide, SuggestionNotOpen, proposed_by
-from corrections.services.suggestions import clean_reason
+from corrections.services.suggestions import clean_reason, rejected_verb
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from workspaces.models import Workspace
 from workspaces.services.audit import actor_name, record_events
@@ -95,6 +95,14 @@ def _why_not(suggestion: Suggestion | None, *, approving: bool, actor: str) -> t
     return Outcome.SOURCE_CHANGED, str(SourceChanged())
 
 
+def _by_verb(decided: Iterable[Suggestion], approving: bool) -> dict[str, list[Suggestion]]:
+    """The suggestions decided, by the verb that audits them (a bulk rejection may turn down both kinds)."""
+    verbs: dict[str, list[Suggestion]] = {}
+    for s in decided:
+        verbs.setdefault("suggestion.approved" if approving else rejected_verb(s.kind), []).append(s)
+    return verbs
+
+
 def _decide(
     *, workspace: Workspace, ids: list[str], approving: bool, write: Callable[[], list[Suggestion]], actor: Any,
     reason: str,
@@ -102,12 +110,13 @@ def _decide(
     with transaction.atomic():
         done = {s.id: s for s in write()}
         if done:
-            verb = "suggestion.approved" if approving else "suggestion.rejected"
-            record_events(actor=actor, workspace=workspace, verb=verb, events=[
-                (s.statement[:255], {"suggestion_id": s.id, "claim_id": s.claim_id, "by_claim_id": s.by_claim_id,
-                                     "kind": str(s.kind), "reason": reason, **({} if approving else {"both_hold": False})})
-                for s in done.values()
-            ])  # fmt: skip
+            for verb, decided in _by_verb(done.values(), approving).items():
+                record_events(actor=actor, workspace=workspace, verb=verb, events=[
+                    (s.statement[:255], {"suggestion_id": s.id, "claim_id": s.claim_id, "by_claim_id": s.by_claim_id,
+                                         "kind": str(s.kind), "reason": reason,
+                                         **({} if approving else {"both_hold": False})})
+                    for s in decided
+                ])  # fmt: skip
         if approving:
             # Now current: the contradiction watch looks at them once this commits (claims/signals.py).
             claims_became_current(workspace=workspace, claim_ids=[s.claim_id for s in done.values()])

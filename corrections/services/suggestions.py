@@ -22,7 +22,7 @@ from corrections.graph import suggestions as suggestions_graph
 from corrections.selectors.suggestions import Suggestion, suggestion_required
 from corrections.services.preview import ClaimNotCurrent, UnchangedStatement
 from corrections.services.refusals import Doing, SuggestionNotOpen
-from corrections.statuses import FoundBy
+from corrections.statuses import FoundBy, SuggestionKind
 from workspaces.models import Workspace
 from workspaces.services.audit import actor_name, record_event
 
@@ -94,6 +94,11 @@ def clean_reason(reason: object) -> str:
     return " ".join(reason.split())
 
 
+def rejected_verb(kind: SuggestionKind) -> str:
+    """The audit verb of a suggestion turned down: an agent's claim rejected reads as that, not as a suggestion."""
+    return "suggestion.claim_rejected" if kind == SuggestionKind.AGENT_CLAIM else "suggestion.rejected"
+
+
 def suggestion_reject(
     *, workspace: Workspace, suggestion_id: str, reason: object = None, both_hold: object = False, actor: Any
 ) -> Suggestion:
@@ -112,7 +117,7 @@ def suggestion_reject(
             now = suggestion_required(workspace=workspace, suggestion_id=suggestion.id)
             raise SuggestionNotOpen(now.status, Doing.TURN_DOWN, kind=now.kind)
         record_event(
-            actor=actor, workspace=workspace, verb="suggestion.rejected", target=rejected.statement[:255],
+            actor=actor, workspace=workspace, verb=rejected_verb(rejected.kind), target=rejected.statement[:255],
             payload={"suggestion_id": rejected.id, "claim_id": rejected.claim_id, "by_claim_id": rejected.by_claim_id,
                      "both_hold": both_hold, "reason": why},
         )  # fmt: skip

@@ -303,7 +303,7 @@ class ApproveTests:
         assert answer.status_code == 200 and answer.json()["decided"] == 2
         assert {r["outcome"] for r in answer.json()["results"]} == {"rejected"}
         assert claim_status(launch, july) == claim_status(launch, moved) == "rejected"
-        assert AuditEvent.objects.filter(verb="suggestion.rejected").count() == 2
+        assert AuditEvent.objects.filter(verb="suggestion.claim_rejected").count() == 2
 
 
 class QueuePageTests:

@@ -41,10 +41,13 @@ class RejectWithReasonTests:
         assert claim_status(launch, july) == "rejected"
         [rejected] = agent_suggestions(launch, "rejected")
         assert rejected["decision_reason"] == WHY
-        event = AuditEvent.objects.get(verb="suggestion.rejected", payload__claim_id=july)
+        event = AuditEvent.objects.get(verb="suggestion.claim_rejected", payload__claim_id=july)
         assert event.payload["reason"] == WHY
         claim_page = client_for(launch.trio.viewer).get(f"/w/{launch.ws}/claims/{july}/").content.decode()
         assert f"saying why: “{WHY}”" in claim_page
+        # It reads as an agent's claim rejected, not as a suggested correction turned down.
+        assert "rejected the agent’s claim" in claim_page.replace("&#x27;", "’").replace("'", "’")
+        assert "turned down the suggestion" not in claim_page
 
     def test_a_reason_too_long_is_refused_in_words_and_nothing_is_decided(self, launch: Launch) -> None:
         need_approval(launch)
@@ -56,7 +59,7 @@ class RejectWithReasonTests:
         )
         assert f"at most {MAX_REASON_CHARS:,} characters" in answered.content.decode()
         assert claim_status(launch, july) == "proposed" and agent_suggestions(launch) == [waiting]
-        assert not AuditEvent.objects.filter(verb="suggestion.rejected").exists()
+        assert not AuditEvent.objects.filter(verb="suggestion.claim_rejected").exists()
 
 
 class QueueWordsTests:
