@@ -109,7 +109,8 @@ def _suggested_form(
     request: HtmxRequest, workspace: Workspace, claim: claims_selectors.Claim, suggestion_id: str
 ) -> HttpResponse:
     """The correction page filled in from a suggestion: its statement (or, correcting the other claim, the older
-    claim's), the passage to cite chosen, and the suggestion carried so that Apply accepts it."""
+    claim's), why (the suggestion's own reason, to edit), the passage to cite chosen, and the suggestion carried so
+    that Apply accepts it: one click previews the impact."""
     empty = CorrectionForm(initial={"evidence_source_id": claim.source_id or "", "statement": claim.statement})
     try:
         accepted = _accepting(workspace, claim, suggestion_id)
@@ -122,6 +123,7 @@ def _suggested_form(
     evidence = accepted.evidence
     initial = {
         "statement": accepted.statement, "suggestion_id": accepted.suggestion.id,
+        "reason": accepted.suggestion.reason[:MAX_REASON_CHARS],
         "evidence_source_id": evidence.source_id if evidence else "", "evidence_quote": evidence.quote if evidence else "",
         "evidence_start": evidence.start if evidence else None,
     }  # fmt: skip

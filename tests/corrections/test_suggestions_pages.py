@@ -70,6 +70,9 @@ class CorrectItTests:
         assert "Accepting a suggested correction" in body
         assert f'value="{JULY}"' in body and f'name="suggestion_id" value="{found["id"]}"' in body
         assert f'id="evidence-quote" value="{JULY}"' in body
+        # Why is the suggestion's own reason, to edit: the page previews the impact at one click.
+        reason = re.search(r'<textarea name="reason"[^>]*>\s*(.*?)</textarea>', body, re.S)
+        assert reason and html.unescape(reason.group(1)) == found["reason"] and found["reason"]
         client = client_for(launch.trio.reviewer)
         form = {"statement": JULY, "reason": "The email says July.", "suggestion_id": found["id"],
                 "evidence_source_id": launch.email, "evidence_quote": JULY,
