@@ -53,6 +53,7 @@ IN_WORDS = {
     "retracted": "retracted",
     "unsupported": "unsupported",
     "proposed": "proposed (awaiting approval)",
+    "replacement": "the replacement (once applied)",
     "rejected": "rejected",
     "active": "active",
     "queued": "queued",

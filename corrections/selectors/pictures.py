@@ -119,6 +119,9 @@ def _actions(workspace: Workspace, picture: Picture, action_ids: list[str], stat
 
 # The replacement a preview would create has no id yet: its node is named by this instead.
 PROPOSED = "proposed-replacement"
+# The replacement a preview would write: a status of the picture only (an agent's claim awaiting approval is
+# `proposed`, a claim status of its own).
+REPLACEMENT = "replacement"
 
 
 def impact_picture(
@@ -178,7 +181,7 @@ def impact_picture(
 
 def _replacement(picture: Picture, claim: Claim, statement: str, correction: Correction | None) -> None:
     if correction is None:
-        picture.node(node_id=PROPOSED, kind=NodeKind.CLAIM, text=statement, status="proposed")
+        picture.node(node_id=PROPOSED, kind=NodeKind.CLAIM, text=statement, status=REPLACEMENT)
         picture.nodes[PROPOSED]["href"] = None
         picture.edge(source=claim.id, target=PROPOSED, kind=EdgeKind.SUPERSEDED_BY)
         return

@@ -136,7 +136,7 @@ class ImpactPictureTests:
         )
         assert kinds(previewed, "action") == set(reported["actions_held"])
         assert {i for i, s in statuses(previewed).items() if s == "unsupported"} == set(reported["claims_unsupported"])
-        proposed = next(node for node in previewed["nodes"] if node["status"] == "proposed")
+        proposed = next(node for node in previewed["nodes"] if node["status"] == "replacement")
         assert proposed["text"] == "The launch is in July." and proposed["href"] is None
         # What keeps "Launch in June" up is drawn too: the board's claim supports it.
         assert statuses(previewed)[world.board] == "current"

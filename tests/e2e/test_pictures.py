@@ -110,7 +110,7 @@ class PictureTests:
         statuses = {n["label"]: n["status"] for n in nodes}
         assert statuses["Book the May campaign slots"] == "needs_review"
         assert statuses["Pay the ad agency deposit"] == "held"
-        assert statuses["Launch in June"] == "supported" and statuses["The product launch is in July."] == "proposed"
+        assert statuses["Launch in June"] == "supported" and statuses["The product launch is in July."] == "replacement"
         screenshot(page, "picture-impact-preview")
         watch.assert_clean()
 
@@ -119,7 +119,7 @@ class PictureTests:
         after = {n["label"]: n["status"] for n in drawn(page, "impact-picture")}
         # Applied, the picture shows what the preview promised (the proposed claim is now the current replacement;
         # what kept a decision up is drawn in the preview only, as the correction does not record it).
-        promised = {label: status for label, status in statuses.items() if status != "proposed"}
+        promised = {label: status for label, status in statuses.items() if status != "replacement"}
         assert {label: promised[label] for label in after if label in promised} == {
             label: status for label, status in after.items() if label in promised
         }
