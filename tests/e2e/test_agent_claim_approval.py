@@ -200,14 +200,14 @@ class AgentClaimApprovalTests:
         page.goto(f"/w/{ws}/claims/{ids[PRESS[0]]}/")
         assert "a reviewer turned it down" in page.locator("main .notice").inner_text()
         history = page.locator("ul.history").first.inner_text()
-        assert f"admin turned down the suggestion “{PRESS[0]}”, saying why: “The press date is not set yet.”" in history
+        assert f"admin rejected the agent's claim “{PRESS[0]}”, saying why: “The press date is not set yet.”" in history
         both_widths(page, "approval-claim-rejected")
         # And the workspace's activity: who approved what, and who turned down what.
         page.goto(f"/w/{ws}/activity/")
         activity = page.locator("main table").inner_text()
         for statement in (JULY[0], PARTY[0], ROLLOUT[0]):
             assert f"approved the agent's claim “{statement}”" in activity
-        assert f"turned down the suggestion “{PRESS[0]}”" in activity
+        assert f"rejected the agent's claim “{PRESS[0]}”" in activity
         both_widths(page, "approval-activity")
         both_widths(page, "approval-activity")
 
