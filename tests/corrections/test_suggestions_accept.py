@@ -14,6 +14,7 @@ from corrections.services import accept as accept_services
 from corrections.services import suggestions as suggestions_services
 from tests.conftest import api_for
 from tests.corrections.test_suggestions_watch import EMAIL, PLAN, Launch, committed, launch
+from tests.corrections.test_suggestions_watch import found as found  # the fixture: the suggestion July made
 from workspaces.models import AuditEvent
 from workspaces.services import workspaces as workspace_services
 
@@ -23,15 +24,6 @@ __all__ = ["committed", "launch"]  # fixtures
 
 JULY = "The launch is in July."
 JUNE = "The launch is in June."
-
-
-@pytest.fixture
-def found(launch: Launch, committed: Any) -> dict[str, Any]:
-    """The suggestion the watch made when July's claim was added: correct June's claim to July's."""
-    with committed(execute=True):
-        launch.claim(launch.email, JULY)
-    [suggestion] = launch.suggestions()
-    return suggestion
 
 
 def preview(launch: Launch, suggestion_id: str, **body: Any) -> Any:
