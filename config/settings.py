@@ -119,6 +119,8 @@ INSTALLED_APPS = [
     "ninja",
     "afterhack",
     "workspaces",
+    "webhooks",
+    "notifications",
     "claims",
     "agents",
     "corrections",

@@ -9,7 +9,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # The application: the base, the apps and the wiring on top.
-APP_DIRS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config")
+APP_DIRS = (
+    "afterhack",
+    "workspaces",
+    "webhooks",
+    "notifications",
+    "claims",
+    "agents",
+    "corrections",
+    "mcp_server",
+    "config",
+)
 # The benchmarks (`make bench`): on top of the application, which never runs them but through its bench command.
 BENCHMARKS = "benchmarks"
 
@@ -37,7 +47,17 @@ def modules_importing(package: str, root: Path = ROOT) -> set[str]:
 # pagination, schemas) that every app uses, and it imports none of them; `config` is the wiring on top, which
 # composes the apps (settings, the URLconf, the API that mounts each app's router, the WSGI app that mounts /mcp,
 # Celery, the middleware, the demo, the commands), and nothing imports it.
-LAYERS = ("afterhack", "workspaces", "claims", "agents", "corrections", "mcp_server", "config")
+LAYERS = (
+    "afterhack",
+    "workspaces",
+    "webhooks",
+    "notifications",
+    "claims",
+    "agents",
+    "corrections",
+    "mcp_server",
+    "config",
+)
 # The benchmarks sit above every layer: they measure the apps from the inside, so they may import any module of any
 # layer (an app's graph modules too), and no layer imports them but the command that runs them.
 RUNS_BENCHMARKS = "config/management/commands/bench.py"

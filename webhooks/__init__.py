@@ -1,0 +1,1 @@
+"""Telling systems: each workspace's outbound webhooks (Standard Webhooks), their deliveries and every attempt."""
