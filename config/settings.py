@@ -291,6 +291,8 @@ LOGGING = {
     "loggers": {
         "afterhack": {"handlers": ["console"], "level": LOG_LEVEL},
         "workspaces": {"handlers": ["console"], "level": LOG_LEVEL},
+        "webhooks": {"handlers": ["console"], "level": LOG_LEVEL},
+        "notifications": {"handlers": ["console"], "level": LOG_LEVEL},
         "claims": {"handlers": ["console"], "level": LOG_LEVEL},
         "agents": {"handlers": ["console"], "level": LOG_LEVEL},
         "corrections": {"handlers": ["console"], "level": LOG_LEVEL},

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from afterhack.clock import now_iso
@@ -25,7 +25,8 @@ from claims.services.embeddings import embed_soon
 from claims.signals import claims_became_current
 from corrections.graph import apply as apply_graph
 from corrections.models import CorrectionIntent, IntentState
-from workspaces.models import Workspace
+from workspaces import registry
+from workspaces.models import Tell, Workspace
 from workspaces.services.audit import audit_event
 
 logger = logging.getLogger("corrections")
@@ -114,10 +115,13 @@ def refuse(intent: CorrectionIntent, why: str) -> None:
 # intent was committed durably, pending, before the graph write, and the graph write is durable (AOF, fsync always):
 # should the machine lose this commit (an OS crash within three wal_writer_delay; a crash of the process or of
 # PostgreSQL loses nothing), the intent is pending again and recovery settles it from the graph, audit included.
+# The event is told (its Tell row, the outbox of notifications and webhooks) from the same statement: a correction is
+# told if and only if its outcome is recorded.
 FINISH = (
     "WITH asynchronous AS MATERIALIZED (SELECT set_config('synchronous_commit', %s, true)), "
-    "settled AS (UPDATE {intents} SET state = %s, affected = %s, settled_at = %s WHERE id = %s RETURNING id) "
-    "{insert} FROM settled, asynchronous"
+    "settled AS (UPDATE {intents} SET state = %s, affected = %s, settled_at = %s WHERE id = %s RETURNING id), "
+    "recorded AS ({insert} FROM settled, asynchronous RETURNING id) "
+    "INSERT INTO {tells} (event_id, created_at, failures) SELECT id, %s, 0 FROM recorded"
 )
 
 
@@ -148,11 +152,13 @@ def finish(
     outcome = [
         fields[name].get_db_prep_save(getattr(intent, name), connection) for name in ("state", "affected", "settled_at")
     ]
-    sql = FINISH.format(intents=connection.ops.quote_name(CorrectionIntent._meta.db_table), insert=insert)
+    quote = connection.ops.quote_name
+    sql = FINISH.format(intents=quote(CorrectionIntent._meta.db_table), insert=insert, tells=quote(Tell._meta.db_table))
     with connection.cursor() as cursor:
         # Inside a caller's transaction, its commit is not this statement's to make asynchronous.
         commit = "on" if connection.in_atomic_block else "off"
-        cursor.execute(sql, [commit, *outcome, intent.pk, *values])
+        cursor.execute(sql, [commit, *outcome, intent.pk, *values, intent.settled_at])
+    transaction.on_commit(registry.tell_soon)
     replacement = [str(intent.replacement_claim_id)]
     embed_soon(workspace=intent.workspace, claim_ids=replacement)
     # The replacement is a claim that became current, applied now or recovered: the contradiction watch looks at it.

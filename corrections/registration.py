@@ -10,6 +10,7 @@ from corrections import disclosure
 from corrections.graph import attention as attention_graph
 from corrections.graph import suggestions as suggestions_graph
 from corrections.statuses import SuggestionKind, SuggestionStatus
+from corrections.tellers import TELLERS
 from workspaces.models import Workspace
 from workspaces.registry import (
     AttentionPart,
@@ -59,6 +60,11 @@ VERBS = (
         "suggestion.flagged", "flagged a contradiction, suggesting “{target}”", "Contradiction flagged",
         page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
         withheld="flagged a contradiction (text withheld: not a member)", vocabulary=frozenset({"found_by"}),
+    ),
+    # The watch's finds of one run, one event (the target is the count in words): ids only, whole to every reader.
+    AuditVerb(
+        "suggestion.found", "found {target}", "Contradictions found",
+        page=EventPage("corrections:review"), whole=True,
     ),
     AuditVerb(
         "suggestion.rejected", "turned down the suggestion “{target}”", "Suggestion turned down",
@@ -174,5 +180,5 @@ PROPOSED_REVIEW = ProposedClaimReview(suggestions_graph.AGENT_CLAIM_REVIEW, sugg
 
 def register_parts() -> None:
     """Registers corrections' parts with workspaces, and its review of proposed claims with claims."""
-    register(*VERBS, INDEXES, ATTENTION, SUGGESTED, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT)
+    register(*VERBS, INDEXES, ATTENTION, SUGGESTED, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT, *TELLERS)
     register_proposed_review(PROPOSED_REVIEW)

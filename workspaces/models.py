@@ -152,6 +152,21 @@ class AuditEvent(models.Model):
         return template.format(target=self.target, **{k: v for k, v in self.payload.items() if isinstance(v, str)})
 
 
+class Tell(models.Model):
+    """The outbox: an audit event that tells someone (its verb has a teller, workspaces/registry.py `Teller`), not told
+    yet. Written in the statement or transaction of the event itself, so a change is told exactly when it happened;
+    the dispatcher (notifications/outbox.py) turns it into notifications and webhook messages and deletes it, in one
+    transaction."""
+
+    event = models.OneToOneField(AuditEvent, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # Times the dispatcher could not tell it (a store down): it is tried again, and logged, until it can be.
+    failures = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"to tell: event {self.pk}"
+
+
 TOKEN_PREFIX = "ah_"  # noqa: S105 - a prefix that marks tokens, not a secret
 # After the prefix, letters and digits only: a double-click selects the whole token (a "-" would end the
 # selection, and "_" is a word character). 43 of these 62 characters are 256 bits of randomness.

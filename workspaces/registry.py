@@ -9,14 +9,16 @@ Each app declares its parts in its own `registration.py` and registers them in i
 - `DashboardItem` and `MenuItem`: the dashboard's counts and the workspace menu's links, in the order given;
 - `PageLink`: a page of its own that a workspaces page links to by the role workspaces gives it (`staff_audit`);
 - `EventsAbout`: where the payloads of its audit events name a claim, decision or action (the history page of one
-  lists the events about it, workspaces/selectors/events.py `node_events`).
+  lists the events about it, workspaces/selectors/events.py `node_events`);
+- `Teller`: what an audit verb tells, and whom (its events are written with a `Tell` row: the outbox that
+  notifications/outbox.py dispatches to people and webhooks).
 The registered parts live in this module's dicts and lists, read by workspaces as they are when it reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q
@@ -151,6 +153,31 @@ class EventsAbout:
 
 
 # The registered parts, as workspaces reads them.
+@dataclass(frozen=True)
+class Telling:
+    """What one audit event tells. `events`: webhook events as (kind, data), the data only ids and a relative
+    `url` (never text: a receiver may serve people of another workspace); `text` and `url`: the one notification a
+    person gets of it, in words; `people`: who is told (usernames) and why ("you recorded it"); `about`: the ids
+    whose watchers are told too ("you watch it"); `reviewers`: why the workspace's reviewers and admins are told, if
+    they are ("" if not). The event's actor is never told of their own act, and only members are told."""
+
+    events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    text: str = ""
+    url: str = ""
+    people: Mapping[str, str] = field(default_factory=dict)
+    about: tuple[str, ...] = ()
+    reviewers: str = ""
+
+
+@dataclass(frozen=True)
+class Teller:
+    """An audit verb that tells: `tell(event)` says what (it may read the graph; it runs in the dispatcher, off the
+    request path). Its events get a `Tell` row, written with them."""
+
+    verb: str
+    tell: Callable[[AuditEvent], Telling]
+
+
 EVENT_WORDS: dict[str, str] = {}
 EVENT_KINDS: dict[str, str] = {}
 VERBS: dict[str, AuditVerb] = {}
@@ -160,13 +187,16 @@ DASHBOARD: list[DashboardItem] = []
 MENU: list[MenuItem] = []
 LINKS: dict[str, PageLink] = {}
 EVENTS_ABOUT: list[EventsAbout] = []
+TELLERS: dict[str, Teller] = {}
+# Called after the commit of a transaction that wrote Tell rows (notifications registers its dispatch task).
+TELL_SOON: list[Callable[[], None]] = []
 
 
 class RegistryConflict(Exception):
     """Raised when two apps register different parts under the same name."""
 
 
-Part = AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem | PageLink | EventsAbout
+Part = AuditVerb | IndexSet | AttentionPart | DashboardItem | MenuItem | PageLink | EventsAbout | Teller
 
 
 def register(*parts: Part) -> None:
@@ -190,6 +220,8 @@ def register(*parts: Part) -> None:
             _keyed(LINKS, part.name, part)
         elif isinstance(part, EventsAbout):
             _listed(EVENTS_ABOUT, part)
+        elif isinstance(part, Teller):
+            _keyed(TELLERS, part.verb, part)
         else:
             _listed(MENU, part)
             MENU.sort(key=lambda item: item.order)
@@ -205,6 +237,8 @@ def unregister(*parts: Part) -> None:
             ATTENTION_PARTS.pop(part.name, None)
         elif isinstance(part, PageLink):
             LINKS.pop(part.name, None)
+        elif isinstance(part, Teller):
+            TELLERS.pop(part.verb, None)
         else:
             for listed in (INDEXES, DASHBOARD, MENU, EVENTS_ABOUT):
                 if part in listed:
@@ -230,3 +264,14 @@ def events_about(kind: ChangeKind) -> list[EventsAbout]:
 def dashboard_items(*, attention: bool) -> list[DashboardItem]:
     """The dashboard's items of one section (what needs attention, or the totals), in order."""
     return [item for item in DASHBOARD if item.attention == attention]
+
+
+def tells(verb: str) -> bool:
+    """Whether events of this verb are told (written with a Tell row)."""
+    return verb in TELLERS
+
+
+def tell_soon() -> None:
+    """Asks the dispatcher to tell what was just committed (a beat sweep tells whatever this misses)."""
+    for kick in TELL_SOON:
+        kick()

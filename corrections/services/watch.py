@@ -35,6 +35,7 @@ from corrections.graph import suggestions as suggestions_graph
 from corrections.graph import watch as watch_graph
 from corrections.statuses import FoundBy
 from workspaces.models import Workspace
+from workspaces.services.audit import record_event
 
 logger = logging.getLogger("corrections")
 
@@ -116,6 +117,12 @@ class WatchReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     stored: list[str] = field(default_factory=list)
+    # Each stored suggestion with the claim it would correct and the newer claim: what the audit event tells.
+    found: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, suggestion_id: str, *, claim_id: str, by_claim_id: str) -> None:
+        self.stored.append(suggestion_id)
+        self.found.append({"suggestion_id": suggestion_id, "claim_id": claim_id, "by_claim_id": by_claim_id})
 
     def as_dict(self) -> dict[str, int]:
         return {name: value for name, value in asdict(self).items() if isinstance(value, int)}
@@ -171,7 +178,7 @@ def claim_watch(*, workspace: Workspace, claim_id: str, report: WatchReport | No
                          reason=judgement.reason, rule_kind=kind)  # fmt: skip
         if stored:
             report.by_rule += 1
-            report.stored.append(stored)
+            report.add(stored, claim_id=hit.id, by_claim_id=claim_id)
     return undecided
 
 
@@ -209,7 +216,7 @@ def _model_judge(*, workspace: Workspace, pending: list[Pending], report: WatchR
                              reason=verdict.reason or MODEL_REASON, rule_kind=None)  # fmt: skip
             if stored:
                 report.by_model += 1
-                report.stored.append(stored)
+                report.add(stored, claim_id=pair.claim_id, by_claim_id=pair.by_claim_id)
 
 
 def watch(*, workspace: Workspace, claim_ids: list[str]) -> WatchReport:
@@ -224,6 +231,11 @@ def watch(*, workspace: Workspace, claim_ids: list[str]) -> WatchReport:
     # Marked once the run is done (a model that failed included: its pairs were left to the rule), so a run lost
     # before this line (the worker killed, the graph gone) leaves its claims to the sweep.
     watch_graph.claims_watched_mark(workspace=workspace, claim_ids=claim_ids, now=now_iso())
+    if report.found:
+        # Audited and told (corrections/tellers.py): the reviewers learn of them without opening the queue.
+        count = len(report.found)
+        record_event(actor=None, workspace=workspace, verb="suggestion.found",
+                     target=f"{count} contradiction{'' if count == 1 else 's'}", payload={"found": report.found})  # fmt: skip
     log = logger.info if report.stored or report.model_calls else logger.debug
     log(
         "contradiction watch: %d claims, %d suggestions by the rule, %d by the model; model %d calls (%d failed), "

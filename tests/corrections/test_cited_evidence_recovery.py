@@ -14,7 +14,7 @@ from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World
 from tests.corrections.test_cited_evidence import PASSAGE, add_risks, apply, claim
 from tests.corrections.test_processes import ROOT, env, release, wait_until_key_is_free
-from workspaces.models import AuditEvent
+from workspaces.models import AuditEvent, Tell
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.django_db(transaction=True)]
 
@@ -83,6 +83,8 @@ class CitedEvidenceRecoveryTests:
             assert events[0]["evidence"]["quote"] == PASSAGE and events[0]["evidence"]["source_id"] == risks
         else:
             assert events == [] and claim(world, world.june)["status"] == "current"
+        # Told exactly when it happened: its Tell row (the outbox) came with the recovered outcome, or not at all.
+        assert Tell.objects.filter(event__verb="correction.applied").count() == (1 if applied else 0)
         # The same request again finishes the job (or answers that it is done), citing the passage.
         again = apply(world, revision, {"source_id": risks, "quote": PASSAGE}, key="crash")
         assert again.json()["status"] == ("already_applied" if applied else "applied"), again.content

@@ -16,8 +16,10 @@ from afterhack import graph
 from claims.services import claims as claims_services
 from claims.services import embeddings as embeddings_services
 from claims.services import sources as sources_services
+from claims.signals import claims_current
 from corrections.contradiction.rule import Outcome, judge
 from corrections.services import watch as watch_services
+from corrections.services.watch import claims_current_received
 from tests.claims.test_extraction import extract
 from tests.conftest import Trio, api_for
 
@@ -119,8 +121,14 @@ class WatchTests:
         assert suggestion["claim_id"] == launch.june and suggestion["by_claim_id"] == derived
         assert suggestion["evidence"] is None
 
+    # Committed data: each worker thread has its own connection, and the watch's finds are audited (and told).
+    @pytest.mark.django_db(transaction=True)
     def test_watching_the_same_claim_again_or_from_two_workers_at_once_stores_one(self, launch: Launch) -> None:
-        july = launch.claim(launch.email, "The launch is in July.")  # on-commit not run: nothing watched yet
+        claims_current.disconnect(dispatch_uid="corrections.watch")  # nothing watched yet: the workers below do it
+        try:
+            july = launch.claim(launch.email, "The launch is in July.")
+        finally:
+            claims_current.connect(claims_current_received, dispatch_uid="corrections.watch")
         assert suggestions_stored(launch.trio) == 0
         stored: list[int] = []
         barrier = threading.Barrier(2)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
-from workspaces.models import AuditEvent, Workspace
+from workspaces import registry
+from workspaces.models import AuditEvent, Tell, Workspace
 
 
 def actor_name(actor: Any) -> str:
@@ -35,9 +36,16 @@ def audit_event(
 def record_event(
     *, actor: Any, workspace: Workspace | None, verb: str, target: str = "", payload: dict[str, Any] | None = None
 ) -> AuditEvent:
-    """Appends one audit event (call it inside the transaction of the change it records)."""
+    """Appends one audit event (call it inside the transaction of the change it records); an event whose verb tells
+    someone gets its Tell row in the same transaction, and the dispatcher is asked to tell it once that commits."""
     event = audit_event(actor=actor, workspace=workspace, verb=verb, target=target, payload=payload)
-    event.save(force_insert=True)
+    if not registry.tells(verb):
+        event.save(force_insert=True)
+        return event
+    with transaction.atomic():
+        event.save(force_insert=True)
+        Tell.objects.create(event=event)
+        transaction.on_commit(registry.tell_soon)
     return event
 
 
@@ -48,6 +56,11 @@ EVENTS_INSERT = """
 INSERT INTO {table} ({actor}, {actor_name}, {workspace}, {verb}, {target}, {payload}, {created_at})
 SELECT %(actor)s, %(actor_name)s, %(workspace)s, %(verb)s, e.target, e.payload, %(created_at)s
 FROM jsonb_to_recordset(%(events)s::jsonb) AS e(target text, payload jsonb)
+"""
+# The same, each event with its Tell row (the outbox), in the same statement.
+EVENTS_INSERT_TOLD = """
+WITH recorded AS ({insert} RETURNING id)
+INSERT INTO {tells} (event_id, created_at, failures) SELECT id, %(created_at)s, 0 FROM recorded
 """
 
 
@@ -60,9 +73,13 @@ def record_events(
     meta, quote = AuditEvent._meta, connection.ops.quote_name
     columns = {field.name: quote(str(field.column)) for field in meta.concrete_fields}
     rows = [{"target": target[:255], "payload": payload} for target, payload in events]
+    sql = EVENTS_INSERT.format(table=quote(meta.db_table), **columns)
+    told = registry.tells(verb)
+    if told:
+        sql = EVENTS_INSERT_TOLD.format(insert=sql.strip(), tells=quote(Tell._meta.db_table))
     with connection.cursor() as cursor:
         cursor.execute(
-            EVENTS_INSERT.format(table=quote(meta.db_table), **columns),
+            sql,
             {
                 "actor": who.actor_id,
                 "actor_name": who.actor_name,
@@ -72,3 +89,5 @@ def record_events(
                 "events": json.dumps(rows),
             },
         )
+    if told:
+        transaction.on_commit(registry.tell_soon)
