@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
-from pydantic import StrictBool, StrictInt
+from pydantic import StrictInt
 
 from afterhack.lists.cursors import MAX_LIMIT, Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, Text, errors
@@ -26,7 +26,7 @@ READ_WORDS = "Send {“ids”: [notification ids]} to mark those read, or {“al
 
 class InboxIn(PageIn):
     unread: Annotated[
-        StrictBool,
+        bool,
         Field(description="true: only the unread ones."),
         Refuse(words="“unread” must be true or false."),
     ] = False
