@@ -27,7 +27,7 @@ INBOX = ListSpec(
     default_sort="-when",
     filters={
         "show": Filter(
-            "Show", kind=FilterKind.CHOICE, choices=((UNREAD, "Unread only"),), blank="All",
+            "Status", kind=FilterKind.CHOICE, choices=((UNREAD, "Unread"),), blank="All",
             orm=lambda value: Q(read_at__isnull=True),
         ),
     },
