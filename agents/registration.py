@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from afterhack.history_graph import ChangeKind
 from agents.graph import attention as attention_graph
+from agents.selectors import decisions as decision_selectors
 from agents.statuses import ActionStatus
+from notifications.registry import Watchable, register_watchable
+from notifications.statuses import WatchKind
 from workspaces import registry
+from workspaces.models import Workspace
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
 
 DECISION = EventPage("agents:decision", "decision_id", "decision_id", as_of=True)
@@ -74,6 +78,17 @@ MENU = (
 EVENTS_ABOUT = (registry.EventsAbout(ChangeKind.ACTION, "action_id"),)
 
 
+def decision_exists(workspace: Workspace, decision_id: str) -> bool:
+    """Whether the workspace holds a decision by this id, whatever its status (a person may watch it)."""
+    return decision_selectors.decision_get(workspace=workspace, decision_id=decision_id) is not None
+
+
+def action_exists(workspace: Workspace, action_id: str) -> bool:
+    """Whether the workspace holds an action by this id, whatever its status (a person may watch it)."""
+    return decision_selectors.action_get(workspace=workspace, action_id=action_id) is not None
+
+
 def register_parts() -> None:
-    """Registers agents' parts with workspaces."""
+    """Registers agents' parts with workspaces, and its decisions and actions as watchable with notifications."""
     register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT)
+    register_watchable(Watchable(WatchKind.DECISION, decision_exists), Watchable(WatchKind.ACTION, action_exists))

@@ -6,8 +6,12 @@ from __future__ import annotations
 from afterhack.clock import stale_before
 from afterhack.history_graph import ChangeKind
 from claims.graph import attention as attention_graph
+from claims.selectors import claims as claim_selectors
 from claims.statuses import JobStatus
+from notifications.registry import Watchable, register_watchable
+from notifications.statuses import WatchKind
 from workspaces import registry
+from workspaces.models import Workspace
 from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
 
 SOURCE = EventPage("claims:source", "source_id", "source_id")
@@ -77,6 +81,12 @@ MENU = (
 EVENTS_ABOUT = (registry.EventsAbout(ChangeKind.CLAIM, "claim_id"),)
 
 
+def claim_exists(workspace: Workspace, claim_id: str) -> bool:
+    """Whether the workspace holds a claim by this id, whatever its status (a person may watch it)."""
+    return claim_selectors.claim_get(workspace=workspace, claim_id=claim_id) is not None
+
+
 def register_parts() -> None:
-    """Registers claims' parts with workspaces."""
+    """Registers claims' parts with workspaces, and its claims as watchable with notifications."""
     register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT)
+    register_watchable(Watchable(WatchKind.CLAIM, claim_exists))

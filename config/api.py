@@ -167,6 +167,8 @@ def on_forbidden(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
 
 
 WORKSPACE_PATH = re.compile(r"^/api/v1/workspaces/([^/]+)/")
+# Writes a viewer may make: watching writes nothing in the workspace.
+VIEWERS_MAY = re.compile(r"^/api/v1/workspaces/[^/]+/watch$")
 
 
 def workspace_gate(request: HttpRequest) -> HttpResponse | None:
@@ -184,7 +186,8 @@ def workspace_gate(request: HttpRequest) -> HttpResponse | None:
         membership = get_membership(request.user, match.group(1))
     except Http404 as error:
         return on_not_found(request, error)
-    if request.method not in ("GET", "HEAD", "OPTIONS") and not membership.can_write:
+    read_only = request.method in ("GET", "HEAD", "OPTIONS") or VIEWERS_MAY.match(request.path)
+    if not read_only and not membership.can_write:
         return error_response(request, 403, "forbidden", "Viewers can read this workspace but not change it.")
     return None
 
@@ -301,12 +304,16 @@ def _add_routers() -> None:
     from agents.api.routes import router as agents_router
     from claims.api.router import router as claims_router
     from corrections.api.router import router as corrections_router
+    from notifications.api import router as notifications_router
+    from notifications.api import workspace_router as watch_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
     api.add_router("/workspaces", claims_router)
     api.add_router("/workspaces", agents_router)
     api.add_router("/workspaces", corrections_router)
+    api.add_router("/workspaces", watch_router)
+    api.add_router("/notifications", notifications_router)
 
 
 _add_routers()

@@ -297,6 +297,8 @@ LOGGING = {
         "agents": {"handlers": ["console"], "level": LOG_LEVEL},
         "corrections": {"handlers": ["console"], "level": LOG_LEVEL},
         "mcp_server": {"handlers": ["console"], "level": LOG_LEVEL},
+        "webhooks": {"handlers": ["console"], "level": LOG_LEVEL},
+        "notifications": {"handlers": ["console"], "level": LOG_LEVEL},
         "config": {"handlers": ["console"], "level": LOG_LEVEL},
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
@@ -326,3 +328,42 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 TEMPLATES[0]["OPTIONS"]["context_processors"].append("django.template.context_processors.csp")  # type: ignore[index]
+
+# Notifications by email (notifications/services/email.py), through Django's email framework (its mailers): printed
+# to the worker's log (the console backend) unless EMAIL_HOST names an SMTP server, read from the usual variables.
+EMAIL_HOST_GIVEN = os.environ.get("EMAIL_HOST", "")
+MAILERS = {
+    "default": (
+        {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": EMAIL_HOST_GIVEN,
+                "port": number("EMAIL_PORT", 25, minimum=1),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_flag("EMAIL_USE_TLS"),
+                "use_ssl": env_flag("EMAIL_USE_SSL"),
+                # An SMTP server that does not answer fails the attempt in bounded time (the worker tries again).
+                "timeout": number("EMAIL_TIMEOUT", 10, minimum=1),
+            },
+        }
+        if EMAIL_HOST_GIVEN
+        else {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    )
+}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Afterhack <afterhack@localhost>")
+# The app's address as people reach it, for the links in emails (a notification keeps only a path).
+AFTERHACK_BASE_URL = os.environ.get("AFTERHACK_BASE_URL", f"http://127.0.0.1:{PORT}")
+# The daily digest goes out at this hour (UTC); instant emails whose queued task was lost are swept every 5 minutes.
+AFTERHACK_DIGEST_HOUR = number("AFTERHACK_DIGEST_HOUR", 7, minimum=0)
+from celery.schedules import crontab  # noqa: E402 - kept with the block it serves
+
+CELERY_BEAT_SCHEDULE["email-digests"] = {
+    "task": "notifications.tasks.email_digests",
+    "schedule": crontab(hour=str(AFTERHACK_DIGEST_HOUR % 24), minute="0"),
+}
+CELERY_BEAT_SCHEDULE["email-sweep"] = {
+    "task": "notifications.tasks.email_sweep",
+    "schedule": 300.0,
+    "options": {"expires": 290.0},
+}

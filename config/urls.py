@@ -19,6 +19,7 @@ urlpatterns = [
     path("w/", include("claims.urls")),
     path("w/", include("agents.urls")),
     path("", include("corrections.urls")),
+    path("", include("notifications.urls")),
 ]
 
 admin.site.site_header = "Afterhack administration"

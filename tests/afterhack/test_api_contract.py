@@ -29,6 +29,8 @@ PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist.\n"
 EVERY_FIELD_OPTIONAL = {
     ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/reject"),
     ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/preview"),
+    # Either the ids to mark read or all of them (one of the two, said in words when neither or both come).
+    ("post", "/api/v1/notifications/read"),
 }
 
 
@@ -136,7 +138,7 @@ class OpenApiTests:
             "/api/v1/workspaces/{ws_id}/sources/{source_id}/rejected", "/api/v1/workspaces/{ws_id}/claims",
             "/api/v1/workspaces/{ws_id}/decisions", "/api/v1/workspaces/{ws_id}/actions",
             "/api/v1/workspaces/{ws_id}/runs", "/api/v1/workspaces/{ws_id}/corrections",
-            "/api/v1/workspaces/{ws_id}/changes", "/api/v1/workspaces/{ws_id}/suggestions",
+            "/api/v1/workspaces/{ws_id}/changes", "/api/v1/workspaces/{ws_id}/suggestions", "/api/v1/notifications",
         }  # fmt: skip
 
 
