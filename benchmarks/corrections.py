@@ -347,11 +347,13 @@ def bench_relied_on(workspace: Any, stories: list[dict[str, str]], label: str) -
     bench_graph.bench_decisions_of(
         workspace=workspace, ids=[s[k] for s in stories for k in ("d", "e")], me="bench-agent"
     )
-    last = relied_on_selectors.relied_on_page(workspace=workspace, user=agent, limit=50)
+    last = relied_on_selectors.relied_on_page(workspace=workspace, user=agent, limit=200)
+    while last.count > len(last.results):  # to the end of the list: where the next session resumes
+        last = relied_on_selectors.relied_on_page(workspace=workspace, user=agent, since=last.next, limit=200)
     start = (datetime.now(UTC) - timedelta(days=HISTORY_DAYS + 1)).isoformat(timespec="microseconds")
     reads = {
         "the last 7 days": lambda: relied_on_selectors.relied_on_page(workspace=workspace, user=agent, limit=50),
-        "a resume (nothing new)": lambda: relied_on_selectors.relied_on_page(
+        "a resume with nothing new": lambda: relied_on_selectors.relied_on_page(
             workspace=workspace, user=agent, since=last.next, limit=50
         ),
         f"all {HISTORY_DAYS} days": lambda: relied_on_selectors.relied_on_page(

@@ -29,6 +29,7 @@ from corrections.selectors import changes as changes_selectors
 from corrections.selectors import relied_on as relied_on_selectors
 from corrections.statuses import NextStep
 from workspaces.access import get_workspace_for_user
+from workspaces.models import Workspace
 
 router = Router()
 
@@ -140,7 +141,8 @@ def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -
     return page.answer(lambda change: change.record())
 
 
-def _relied_on(request: HttpRequest, workspace: Any, window: ChangesIn, start: str) -> Any:
+def _relied_on(request: HttpRequest, workspace: Workspace, window: ChangesIn, start: str) -> Any:
+    """`GET …/changes?cited_by=me`: the changes to what the caller relied on, each with its next step."""
     if window.end is not None:
         raise UserError("With “cited_by=me” the changes go up to now: leave out “to”.")
     if window.since is not None and window.cursor is not None and window.since != window.cursor:
