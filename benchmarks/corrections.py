@@ -11,6 +11,7 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 from django.db import connection
@@ -25,6 +26,7 @@ from claims.selectors import claims as claims_selectors
 from claims.selectors import picker as picker_selectors
 from claims.selectors import provenance as provenance_selectors
 from corrections.selectors import changes as changes_selectors
+from corrections.selectors import relied_on as relied_on_selectors
 from corrections.selectors import timeline as timeline_selectors
 from corrections.services import apply as apply_services
 from corrections.services import preview as preview_services
@@ -317,7 +319,7 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
         ]
         changes = events * 4
         label = f"{claims:,} claims, {changes:,} changes over {HISTORY_DAYS} days"
-        figures = []
+        figures = bench_relied_on(workspace, stories, label)
         for name, values, detail in (
             (f"{label}: claim read (the present)", plain, f"the baseline; workspace built in {grown:.0f} s"),
             (f"{label}: as-of claim read", as_of, f"{HISTORY_SAMPLES} random claims at random moments"),
@@ -335,3 +337,34 @@ def bench_history(user: Any, claims: int = 10_000, events: int = 1_200) -> list[
         return figures
     finally:
         graph.graph_delete(workspace)
+
+
+def bench_relied_on(workspace: Any, stories: list[dict[str, str]], label: str) -> list[Figure]:
+    """An agent that recorded every decision of the workspace (two a story) asks what changed in what it relied
+    on: the first page of the last 7 days, a resume from the previous answer's `next`, and the first page of the
+    whole history (`from` its start)."""
+    agent = SimpleNamespace(is_authenticated=True, get_username=lambda: "bench-agent")
+    bench_graph.bench_decisions_of(
+        workspace=workspace, ids=[s[k] for s in stories for k in ("d", "e")], me="bench-agent"
+    )
+    last = relied_on_selectors.relied_on_page(workspace=workspace, user=agent, limit=200)
+    while last.count > len(last.results):  # to the end of the list: where the next session resumes
+        last = relied_on_selectors.relied_on_page(workspace=workspace, user=agent, since=last.next, limit=200)
+    start = (datetime.now(UTC) - timedelta(days=HISTORY_DAYS + 1)).isoformat(timespec="microseconds")
+    reads = {
+        "the last 7 days": lambda: relied_on_selectors.relied_on_page(workspace=workspace, user=agent, limit=50),
+        "a resume with nothing new": lambda: relied_on_selectors.relied_on_page(
+            workspace=workspace, user=agent, since=last.next, limit=50
+        ),
+        f"all {HISTORY_DAYS} days": lambda: relied_on_selectors.relied_on_page(
+            workspace=workspace, user=agent, start=start, limit=50
+        ),
+    }
+    figures = []
+    for name, read in reads.items():
+        p50, p95 = percentiles([timed(read) for _ in range(DIFF_SAMPLES)])
+        figures.append(Figure(
+            f"{label}: what changed in what an agent relied on, {name}, first page of 50", p50, "ms p50",
+            f"p95 {p95:.1f} ms; the agent recorded {2 * len(stories):,} decisions, {read().count:,} changes listed",
+        ))  # fmt: skip
+    return figures

@@ -86,6 +86,18 @@ def bench_history_create(*, workspace: HasGraph, events: list[dict[str, str]]) -
         graph.query(workspace, BENCH_HISTORY, {"events": events[start : start + 1_000]})
 
 
+# What changed in what an agent relied on (the history benchmark): the agent recorded these decisions.
+BENCH_DECISIONS_OF = (
+    "UNWIND $ids AS decision_id MATCH (d:Decision {id: decision_id}) SET d.created_by = $me RETURN count(d)"
+)
+
+
+def bench_decisions_of(*, workspace: HasGraph, ids: list[str], me: str) -> None:
+    """Makes `me` the one who recorded these decisions."""
+    for start in range(0, len(ids), 5_000):
+        graph.query(workspace, BENCH_DECISIONS_OF, {"ids": ids[start : start + 5_000], "me": me})
+
+
 # The memory benchmark (`make bench BENCH_ARGS="--only memory"`): a vector of `dimension` on each story's claims,
 # drawn by the server (so the vectors never cross the wire as text), and FalkorDB's own report of a graph's memory.
 BENCH_EMBED = """

@@ -46,3 +46,19 @@ class FoundBy(StrEnum):
     MODEL = "model"
     AGENT = "agent"
     PERSON = "person"
+
+
+class NextStep(StrEnum):
+    """What a change to something an agent relied on asks of it (`GET …/changes?cited_by=me`, MCP what_changed):
+    cite the claim that replaced a superseded one, stop citing one that no longer holds, cite a proposed claim now
+    approved, re-check a decision that lost its support, rely on the decision that replaced one, drop a decision a
+    reviewer dismissed, read the later change of something that changed again since, or nothing."""
+
+    USE_CLAIM = "use_claim"
+    STOP_CITING = "stop_citing"
+    CITE_NOW = "cite_now"
+    RECHECK_DECISION = "recheck_decision"
+    USE_DECISION = "use_decision"
+    DROP_DECISION = "drop_decision"
+    SEE_LATER_CHANGE = "see_later_change"
+    NOTHING = "nothing"

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from afterhack.errors import INTERNAL_ERROR
 from afterhack.schemas import refusal_of
 from mcp_server.calls import tool_result
+from mcp_server.tools.changes import what_changed
 from mcp_server.tools.corrections import flag_contradiction, preview_correction
 from mcp_server.tools.decisions import record_decision
 from mcp_server.tools.reading import explain, get_fragment, list_workspaces, search_claims
@@ -27,11 +28,12 @@ SESSION_HINT = "Pass back the `session` this result gives you with every later c
 INSTRUCTIONS = (
     "Afterhack is memory made of claims, each backed by an exact quote of a source. To cite a claim in "
     "record_decision, this session must have found it with search_claims AND read it with get_fragment; the "
-    "server drops any other citation and says why. " + SESSION_HINT
+    "server drops any other citation and says why. Start each session by asking what_changed, in each workspace you "
+    "work in, what changed in what you relied on since you last asked. " + SESSION_HINT
 )
 
-TOOLS: list[Callable[..., CallToolResult]] = [list_workspaces, search_claims, get_fragment, add_source, propose_claim, record_decision, explain,
-         preview_correction, flag_contradiction]  # fmt: skip
+TOOLS: list[Callable[..., CallToolResult]] = [list_workspaces, what_changed, search_claims, get_fragment, add_source, propose_claim,
+         record_decision, explain, preview_correction, flag_contradiction]  # fmt: skip
 
 
 class AfterhackMCP(MCPServer):

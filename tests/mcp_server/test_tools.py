@@ -64,8 +64,8 @@ class AgentLoopTests:
         with ThreadPoolExecutor(max_workers=1) as thread:
             tools = thread.submit(anyio.run, listing).result().tools
         assert [tool.name for tool in tools] == [
-            "list_workspaces", "search_claims", "get_fragment", "add_source", "propose_claim", "record_decision",
-            "explain", "preview_correction", "flag_contradiction",
+            "list_workspaces", "what_changed", "search_claims", "get_fragment", "add_source", "propose_claim",
+            "record_decision", "explain", "preview_correction", "flag_contradiction",
         ]  # fmt: skip
         assert all(tool.description.endswith("Pass back the `session` this result gives you with every later call.")
                    for tool in tools)  # fmt: skip
