@@ -58,7 +58,8 @@ class ChangesIn(PageIn):
         Field(
             description="`me`: only the changes to the claims and decisions you relied on (your decisions, the claims "
             "they cite, the claims you made, the claims your agent runs and MCP sessions retrieved), each with its "
-            "`next_step`, from `since` on (else from `from`, else from 7 days ago); `next` is then never null."
+            "`next_step`, from `since` on (else from `from`, else from 7 days ago), and `resume`: where to go on from "
+            "at your next session."
         ),
         Refuse(words="“cited_by” can only be “me”: the changes to what you relied on."),
     ] = None
@@ -66,10 +67,10 @@ class ChangesIn(PageIn):
         Text | None,
         Field(
             max_length=MAX_CURSOR_CHARS,
-            description="With `cited_by=me`: the `next` of the previous answer (now for the rest, or at your next "
-            "session for what changed meanwhile).",
+            description="With `cited_by=me`: the previous answer's `next` (the rest, now) or `resume` (at your next "
+            "session, for what changed meanwhile).",
         ),
-        Refuse(words="“since” must be the `next` value of an earlier answer, as it was given."),
+        Refuse(words="“since” must be the `next` or `resume` value of an earlier answer, as it was given."),
     ] = None
 
 
@@ -113,10 +114,18 @@ class ChangeOut(Schema):
     next_step: NextStepOut | None = Field(default=None, description="With `cited_by=me` only: what to do about it.")
 
 
+class ChangesPage(Page[ChangeOut]):
+    resume: str | None = Field(
+        default=None,
+        description="With `cited_by=me` only, never null then: where to go on from at your next session (pass it as "
+        "`since`); the position after the last change given.",
+    )
+
+
 @router.get(
     "/{ws_id}/changes",
     operation_id="corrections_api_change_list",
-    response={200: Page[ChangeOut], **errors(401, 404, 422, 503)},
+    response={200: ChangesPage, **errors(401, 404, 422, 503)},
     exclude_unset=True,
 )
 def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -> Any:
@@ -126,8 +135,8 @@ def change_list(request: HttpRequest, ws_id: PathId, window: Query[ChangesIn]) -
 
     With `cited_by=me`: the changes to the claims and decisions you relied on, after `since` (the `next` of the
     previous answer; `cursor` is read as it too), else from `from`, else from 7 days ago, each with its
-    `next_step`; `next` is never null (where to go on from), and `count` counts the changes from this page's start
-    on. 422 in words for a `since` not given to you here, or for `to` (the list goes up to now)."""
+    `next_step`; `next` is null on the last page, as on every list, `resume` is where to go on from at the next
+    session, and `count` counts the changes from this page's start on. 422 in words for a `since` not given to you here, or for `to` (the list goes up to now)."""
     workspace = get_workspace_for_user(request.user, ws_id)
     start = "" if window.start is None else moment_iso(window.start, name="from", day_starts=True)
     if window.cited_by is not None:

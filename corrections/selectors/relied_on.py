@@ -25,7 +25,7 @@ from workspaces.services.audit import actor_name
 FEED_DAYS = 7
 
 BAD_SINCE = (
-    "“since” must be the `next` of an earlier answer to GET …/changes?cited_by=me (or of what_changed) in this "
+    "“since” must be the `next` or `resume` of an earlier answer to GET …/changes?cited_by=me (or of what_changed) in this "
     "workspace, for you, as it was given: leave it out to start with the changes of the last 7 days."
 )
 SINCE_AND_FROM = "Give “since” (where the previous answer ended) or “from” (a moment to start at), not both."
@@ -33,16 +33,19 @@ SINCE_AND_FROM = "Give “since” (where the previous answer ended) or “from�
 
 @dataclass(frozen=True)
 class ReliedPage:
-    """A page of changes to what the caller relied on, each as the API answers it (the change and its `next_step`),
-    where to go on from (never null: the position after the last change given, or the one asked for when none
-    was), and how many changes there are from the page's start on."""
+    """A page of changes to what the caller relied on, each as the API answers it (the change and its `next_step`);
+    `next`, the cursor of the rest when more changes follow now (null on the last page, as every list's: a pager
+    that follows `next` stops); `resume`, never null, where to go on from at the next session (the position after
+    the last change given, or the one asked for when none was); and how many changes there are from the page's
+    start on."""
 
     results: list[dict[str, Any]]
-    next: str
+    next: str | None
     count: int
+    resume: str
 
     def answer(self) -> dict[str, Any]:
-        return {"results": self.results, "next": self.next, "count": self.count}
+        return {"results": self.results, "next": self.next, "count": self.count, "resume": self.resume}
 
 
 def _scope(workspace: Workspace, me: str) -> str:
@@ -75,8 +78,9 @@ def relied_on_page(
         last = read.changes[-1].change
         position = (last.at, str(last.kind), last.id)
     following = signing.dumps(list(position), salt=_scope(workspace, me))
+    more = read.total > len(read.changes)
     return ReliedPage([{**item.change.record(), "next_step": next_step(item)} for item in read.changes],
-                      following, read.total)  # fmt: skip
+                      following if more else None, read.total, following)  # fmt: skip
 
 
 def next_step(item: ReliedChange) -> dict[str, Any]:

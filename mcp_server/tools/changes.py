@@ -20,9 +20,9 @@ from workspaces.access import get_workspace_for_user
 def what_changed(
     workspace_id: WorkspaceId,
     since: Annotated[str | None, Field(max_length=MAX_CURSOR_CHARS,
-                                       description="The `next` of your previous what_changed in this workspace; "
+                                       description="The `resume` (or `next`) of your previous what_changed here; "
                                                    "leave it out the first time (the last 7 days)."),
-                     Refuse(words="“since” must be the `next` value of an earlier what_changed, as it was given.")] = None,
+                     Refuse(words="“since” must be the `resume` or `next` value of an earlier what_changed, as it was given.")] = None,
     limit: Annotated[WholeNumber, Field(ge=1, le=200, description="How many changes at most, oldest first."),
                      Refuse(words="“limit” must be a whole number from 1 to 200.")] = 50,
     session: Session = None,
@@ -31,8 +31,8 @@ def what_changed(
     claims and decisions you relied on (the decisions you recorded, the claims they cite, the claims you proposed,
     the claims your sessions and runs read with get_fragment), oldest first. Each change says in `next_step` what to
     do: `use_claim` (cite `claim_id` instead), `stop_citing`, `recheck_decision` (`decision_id` lost its support),
-    `use_decision`, ... Keep the `next` it gives: pass it as `since` now if `count` is more than the changes
-    listed, else at your next session."""
+    `use_decision`, ... `next` (not null when more follow) is the rest, now; keep `resume` and pass it as `since`
+    at your next session."""
 
     def work(caller: Caller) -> dict[str, Any]:
         workspace = get_workspace_for_user(caller.user, workspace_id)

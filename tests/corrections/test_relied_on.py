@@ -75,7 +75,7 @@ class ReliedOnTests:
         answer = feed(world, world.trio.owner)
         assert answer.status_code == 200, answer.content
         body = answer.json()
-        assert body["count"] == 2 and body["next"]
+        assert body["count"] == 2 and body["next"] is None and body["resume"]
         claim, decision = body["results"]
         assert (claim["kind"], claim["id"], claim["from_status"], claim["to_status"]) == (
             "claim", world.june, "current", "superseded"
@@ -93,7 +93,7 @@ class ReliedOnTests:
     def test_another_users_feed_does_not_name_them(self, world: World, cited: str) -> None:
         answer = feed(world, world.trio.viewer)
         assert answer.status_code == 200
-        assert answer.json()["results"] == [] and answer.json()["count"] == 0 and answer.json()["next"]
+        assert answer.json()["results"] == [] and answer.json()["count"] == 0 and answer.json()["resume"]
 
     def test_the_plain_list_of_changes_has_no_next_step(self, world: World, cited: str) -> None:
         body = api_for(world.trio.owner).get(f"/workspaces/{world.ws}/changes").json()
@@ -168,18 +168,20 @@ class CursorTests:
         assert first["count"] == 2 and len(first["results"]) == 1
         second = feed(world, owner, limit="1", since=first["next"]).json()
         assert second["count"] == 1 and len(second["results"]) == 1
+        # The last page: no `next` (a pager that follows it stops), and `resume` for the next session.
+        assert second["next"] is None and second["resume"] and first["resume"]
         assert first["results"] + second["results"] == everything
         # `cursor` is read as `since`, as a generic pager sends it.
         assert feed(world, owner, limit="1", cursor=first["next"]).json()["results"] == second["results"]
         # Nothing new since: an empty page that still says where to go on from.
-        third = feed(world, owner, limit="1", since=second["next"]).json()
-        assert third["results"] == [] and third["count"] == 0
-        assert feed(world, owner, since=third["next"]).json()["results"] == []
+        third = feed(world, owner, limit="1", since=second["resume"]).json()
+        assert third["results"] == [] and third["count"] == 0 and third["next"] is None
+        assert feed(world, owner, since=third["resume"]).json()["results"] == []
         # Something new: exactly it, and the page after it is empty again.
         review.decision_dismiss(workspace=world.trio.workspace, decision_id=cited, actor=world.trio.reviewer)
-        fourth = feed(world, owner, since=third["next"]).json()
+        fourth = feed(world, owner, since=third["resume"]).json()
         assert [(c["id"], c["cause"]["kind"]) for c in fourth["results"]] == [(cited, "dismissal")]
-        assert feed(world, owner, since=fourth["next"]).json()["results"] == []
+        assert feed(world, owner, since=fourth["resume"]).json()["results"] == []
 
     def test_from_starts_at_a_moment_and_after_now_holds_nothing(self, world: World, cited: str) -> None:
         assert feed(world, world.trio.owner, **{"from": "2000-01-01"}).json()["count"] == 2
@@ -188,10 +190,10 @@ class CursorTests:
     @pytest.mark.parametrize(
         ("params", "words"),
         [
-            ({"since": "not-a-cursor"}, "“since” must be the `next` of an earlier answer"),
+            ({"since": "not-a-cursor"}, "“since” must be the `next` or `resume` of an earlier answer"),
             ({"cited_by": "you"}, "“cited_by” can only be “me”"),
             ({"to": "2999-01-01"}, "leave out “to”"),
-            ({"since": "x" * 1001}, "“since” must be the `next` value"),
+            ({"since": "x" * 1001}, "“since” must be the `next` or `resume` value"),
         ],
     )
     def test_bad_input_is_refused_in_words(self, world: World, params: dict[str, str], words: str) -> None:
@@ -200,7 +202,7 @@ class CursorTests:
         assert words in answer.json()["detail"]
 
     def test_a_cursor_of_another_person_or_list_is_refused(self, world: World, cited: str) -> None:
-        others = feed(world, world.trio.viewer).json()["next"]
+        others = feed(world, world.trio.viewer).json()["resume"]
         answer = feed(world, world.trio.owner, since=others)
         assert answer.status_code == 422 and "for you" in answer.json()["detail"]
         plain = api_for(world.trio.owner).get(f"/workspaces/{world.ws}/changes?limit=1").json()["next"]

@@ -41,7 +41,7 @@ class WhatChangedTests:
         agent = http_agent(mcp_url, launch.tokens["reviewer"])  # a new session
         told = agent.call("what_changed", workspace_id=launch.ws)
         assert not told.is_error, told.body
-        assert set(told.body) == {"results", "next", "count", "session"} and told["count"] == 2
+        assert set(told.body) == {"results", "next", "count", "resume", "session"} and told["count"] == 2
         claim, flagged = told["results"]
         assert (claim["id"], claim["to_status"], claim["next_step"]["do"]) == (launch.june, "superseded", "use_claim")
         assert (claim["next_step"]["claim_id"], claim["next_step"]["statement"]) == (
@@ -56,8 +56,9 @@ class WhatChangedTests:
         first = agent.call("what_changed", workspace_id=launch.ws, limit=1)
         second = agent.call("what_changed", workspace_id=launch.ws, limit=1, since=first["next"])
         assert first["results"] + second["results"] == told["results"]
-        again = agent.call("what_changed", workspace_id=launch.ws, since=second["next"])
-        assert (again["results"], again["count"]) == ([], 0) and again["next"]
+        assert second["next"] is None and second["resume"]
+        again = agent.call("what_changed", workspace_id=launch.ws, since=second["resume"])
+        assert (again["results"], again["count"]) == ([], 0) and again["next"] is None and again["resume"]
 
     def test_others_are_not_told_and_outsiders_not_answered(self, launch: Launch, mcp_url: str) -> None:
         decided_on_june(launch, mcp_url)
@@ -71,7 +72,7 @@ class WhatChangedTests:
         agent = http_agent(mcp_url, launch.tokens["reviewer"])
         refused = agent.call("what_changed", workspace_id=launch.ws, since="yesterday")
         assert refused.is_error and refused["error"] == "invalid_input"
-        assert "“since” must be the `next` of an earlier answer" in refused["detail"]
+        assert "“since” must be the `next` or `resume` of an earlier answer" in refused["detail"]
         limited = agent.call("what_changed", workspace_id=launch.ws, limit=0)
         assert limited.is_error and "“limit” must be a whole number from 1 to 200." in limited["detail"]
 
