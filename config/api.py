@@ -301,12 +301,14 @@ def _add_routers() -> None:
     from agents.api.routes import router as agents_router
     from claims.api.router import router as claims_router
     from corrections.api.router import router as corrections_router
+    from webhooks.api import router as webhooks_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
     api.add_router("/workspaces", claims_router)
     api.add_router("/workspaces", agents_router)
     api.add_router("/workspaces", corrections_router)
+    api.add_router("/workspaces", webhooks_router)
 
 
 _add_routers()
