@@ -16,15 +16,13 @@ from urllib.parse import SplitResult, urlsplit
 from django.conf import settings
 
 from afterhack.errors import UserError
-from webhooks.models import MAX_URL_CHARS
+from afterhack.text import MAX_URL_CHARS
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class InvalidWebhookUrl(UserError):
-    """A webhook URL that cannot be used, said in words."""
-
-    code = "invalid_webhook_url"
+    """A webhook URL that cannot be used, said in words (422 `invalid_input`)."""
 
 
 def clean_url(value: object, *, asked_on: str = "") -> str:

@@ -27,13 +27,13 @@ EVENTS_WORDS = f"Give the events as a list of kinds, among: {endpoints.KINDS_IN_
 
 
 class EndpointIn(Input):
-    url: Annotated[StrictStr, Refuse(code="invalid_webhook_url", words=URL_WORDS, missing=URL_WORDS)]
-    events: Annotated[list[StrictStr], Refuse(code="invalid_events", words=EVENTS_WORDS, missing=EVENTS_WORDS)]
+    url: Annotated[StrictStr, Refuse(words=URL_WORDS, missing=URL_WORDS)]
+    events: Annotated[list[StrictStr], Refuse(words=EVENTS_WORDS, missing=EVENTS_WORDS)]
 
 
 class EndpointChangeIn(Input):
-    url: Annotated[StrictStr | None, Refuse(code="invalid_webhook_url", words=URL_WORDS)] = None
-    events: Annotated[list[StrictStr] | None, Refuse(code="invalid_events", words=EVENTS_WORDS)] = None
+    url: Annotated[StrictStr | None, Refuse(words=URL_WORDS)] = None
+    events: Annotated[list[StrictStr] | None, Refuse(words=EVENTS_WORDS)] = None
     enabled: Annotated[StrictBool | None, Refuse(words="“enabled” must be true or false.")] = None
 
 
@@ -95,8 +95,8 @@ def _endpoint(request: HttpRequest, ws_id: str, webhook_id: int) -> Endpoint:
 def webhook_create(request: HttpRequest, ws_id: PathId, payload: EndpointIn) -> Any:
     """Adds a webhook: the receiver's URL and the event kinds it is sent. Answers its signing secret, once. A URL
     that is not http(s), is over 2,000 characters, is this app's own address or (with
-    AFTERHACK_WEBHOOK_ALLOWED_HOSTS) names a host not allowed: 422 `invalid_webhook_url`; an unknown kind: 422
-    `invalid_events`."""
+    AFTERHACK_WEBHOOK_ALLOWED_HOSTS) names a host not allowed, or an unknown event kind: 422 `invalid_input`, in
+    words."""
     workspace = get_admin_workspace_for_user(request.user, ws_id, to=MANAGE_WEBHOOKS)
     endpoint = endpoints.endpoint_create(
         workspace=workspace, url=payload.url, events=payload.events, actor=request.user, asked_on=request.get_host()

@@ -8,10 +8,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from afterhack.text import MAX_URL_CHARS
 from webhooks.statuses import EventKind, MessageState
 from workspaces.models import Workspace
-
-MAX_URL_CHARS = 2_000
 
 
 def message_id() -> str:

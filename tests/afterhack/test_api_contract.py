@@ -29,6 +29,7 @@ PLAN = "Launch plan\n\nThe launch is in June. Ana owns the checklist.\n"
 EVERY_FIELD_OPTIONAL = {
     ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/reject"),
     ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/preview"),
+    ("patch", "/api/v1/workspaces/{ws_id}/webhooks/{webhook_id}"),
 }
 
 
@@ -137,6 +138,7 @@ class OpenApiTests:
             "/api/v1/workspaces/{ws_id}/decisions", "/api/v1/workspaces/{ws_id}/actions",
             "/api/v1/workspaces/{ws_id}/runs", "/api/v1/workspaces/{ws_id}/corrections",
             "/api/v1/workspaces/{ws_id}/changes", "/api/v1/workspaces/{ws_id}/suggestions",
+            "/api/v1/workspaces/{ws_id}/webhooks", "/api/v1/workspaces/{ws_id}/webhooks/{webhook_id}/deliveries",
         }  # fmt: skip
 
 

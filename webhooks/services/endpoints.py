@@ -26,7 +26,7 @@ class EndpointNotFound(NotFound):
 
 
 class InvalidEvents(UserError):
-    code = "invalid_events"
+    """Event kinds that cannot be used, said in words (422 `invalid_input`)."""
 
 
 def new_secret() -> str:
