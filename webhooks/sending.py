@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from math import floor
@@ -63,7 +64,15 @@ def signed_headers(outgoing: Outgoing, *, at: datetime) -> dict[str, str]:
 
 def send_all(outgoing: list[Outgoing], *, deadline: float) -> list[Outcome]:
     """Sends one attempt of each, together, each within `deadline` seconds; the outcomes in the same order."""
-    return asyncio.run(_send_all(outgoing, deadline=deadline)) if outgoing else []
+    if not outgoing:
+        return []
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_send_all(outgoing, deadline=deadline))
+    # Called where an event loop runs already (an async caller, a browser test's driver): in a thread of its own.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, _send_all(outgoing, deadline=deadline)).result()
 
 
 async def _send_all(outgoing: list[Outgoing], *, deadline: float) -> list[Outcome]:
