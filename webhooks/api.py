@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
-from pydantic import StrictBool, StrictStr
+from pydantic import StrictBool, StrictStr, WithJsonSchema
 
 from afterhack.lists.cursors import Page, PageIn
 from afterhack.schemas import Input, PathId, Refuse, errors
@@ -20,6 +20,9 @@ from webhooks.statuses import EventKind, MessageState
 from workspaces.access import get_admin_workspace_for_user
 
 router = Router(tags=["webhooks"])
+
+# A webhook's or a delivery's id in a path: a whole number, and anything else is simply not found (404).
+PathNumber = Annotated[str, WithJsonSchema({"type": "integer", "minimum": 1})]
 
 MANAGE_WEBHOOKS = "manage its webhooks"
 URL_WORDS = "Give the webhook's URL as text: the http:// or https:// address of the receiver."
@@ -86,7 +89,7 @@ def delivery_out(attempt: Attempt) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _endpoint(request: HttpRequest, ws_id: str, webhook_id: int) -> Endpoint:
+def _endpoint(request: HttpRequest, ws_id: str, webhook_id: PathNumber) -> Endpoint:
     workspace = get_admin_workspace_for_user(request.user, ws_id, to=MANAGE_WEBHOOKS)
     return endpoints.endpoint_get(workspace=workspace, endpoint_id=webhook_id)
 
@@ -112,13 +115,13 @@ def webhook_list(request: HttpRequest, ws_id: PathId, page: Query[PageIn]) -> An
 
 
 @router.get("/{ws_id}/webhooks/{webhook_id}", response={200: EndpointOut, **errors(401, 403, 404, 503)})
-def webhook_get(request: HttpRequest, ws_id: PathId, webhook_id: int) -> Any:
+def webhook_get(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber) -> Any:
     """One webhook (never its secret)."""
     return endpoint_out(_endpoint(request, ws_id, webhook_id))
 
 
 @router.patch("/{ws_id}/webhooks/{webhook_id}", response={200: EndpointOut, **errors(401, 403, 404, 422, 503)})
-def webhook_change(request: HttpRequest, ws_id: PathId, webhook_id: int, payload: EndpointChangeIn) -> Any:
+def webhook_change(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber, payload: EndpointChangeIn) -> Any:
     """Changes its URL, events or whether it is enabled (what is left out stays); enabling it clears why it was
     disabled, and its pending deliveries go out again."""
     endpoint = endpoints.endpoint_change(
@@ -129,7 +132,7 @@ def webhook_change(request: HttpRequest, ws_id: PathId, webhook_id: int, payload
 
 
 @router.delete("/{ws_id}/webhooks/{webhook_id}", response={204: None, **errors(401, 403, 404, 503)})
-def webhook_delete(request: HttpRequest, ws_id: PathId, webhook_id: int) -> Any:
+def webhook_delete(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber) -> Any:
     """Deletes the webhook with its deliveries' log: nothing more is sent to it."""
     endpoints.endpoint_delete(endpoint=_endpoint(request, ws_id, webhook_id), actor=request.user)
     return Status(204, None)
@@ -138,7 +141,7 @@ def webhook_delete(request: HttpRequest, ws_id: PathId, webhook_id: int) -> Any:
 @router.post(
     "/{ws_id}/webhooks/{webhook_id}/rotate-secret", response={200: EndpointWithSecretOut, **errors(401, 403, 404, 503)}
 )
-def webhook_rotate_secret(request: HttpRequest, ws_id: PathId, webhook_id: int) -> Any:
+def webhook_rotate_secret(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber) -> Any:
     """Gives the webhook a new signing secret, answered once; every delivery from now on is signed with it."""
     endpoint = endpoints.endpoint_rotate_secret(endpoint=_endpoint(request, ws_id, webhook_id), actor=request.user)
     return {**endpoint_out(endpoint), "secret": endpoint.secret}
@@ -147,7 +150,7 @@ def webhook_rotate_secret(request: HttpRequest, ws_id: PathId, webhook_id: int) 
 @router.get(
     "/{ws_id}/webhooks/{webhook_id}/deliveries", response={200: Page[DeliveryOut], **errors(401, 403, 404, 422, 503)}
 )
-def webhook_deliveries(request: HttpRequest, ws_id: PathId, webhook_id: int, page: Query[PageIn]) -> Any:
+def webhook_deliveries(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber, page: Query[PageIn]) -> Any:
     """Every attempt to deliver to the webhook, newest first: its status code, time, error and duration."""
     endpoint = _endpoint(request, ws_id, webhook_id)
     return selectors.attempts_page(endpoint=endpoint, limit=page.limit, cursor=page.cursor).answer(delivery_out)
@@ -157,7 +160,7 @@ def webhook_deliveries(request: HttpRequest, ws_id: PathId, webhook_id: int, pag
     "/{ws_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
     response={202: RedeliveryOut, **errors(401, 403, 404, 409, 503)},
 )
-def webhook_redeliver(request: HttpRequest, ws_id: PathId, webhook_id: int, delivery_id: int) -> Any:
+def webhook_redeliver(request: HttpRequest, ws_id: PathId, webhook_id: PathNumber, delivery_id: PathNumber) -> Any:
     """Sends the message of this attempt again, now, as a new attempt with the same `webhook-id` (its retries start
     again if it fails); 409 when the webhook is disabled."""
     endpoint = _endpoint(request, ws_id, webhook_id)

@@ -203,12 +203,14 @@ def _queue_retry(message_ids: list[str], *, countdown: float) -> None:
     send_messages.apply_async((message_ids,), countdown=countdown)
 
 
-def redeliver(*, endpoint: Endpoint, attempt_id: int, actor: Any) -> Message:
+def redeliver(*, endpoint: Endpoint, attempt_id: int | str, actor: Any) -> Message:
     """Sends the message of this attempt again now, as a new attempt, its retry schedule started again (admins: the
     caller checked). A disabled endpoint is refused (409): it is enabled again first."""
     if not endpoint.enabled:
         raise WebhookDisabled("This webhook is disabled: enable it again, then redeliver.")
-    attempt = Attempt.objects.select_related("message").filter(pk=attempt_id, message__endpoint=endpoint).first()
+    if not (str(attempt_id).isascii() and str(attempt_id).isdecimal()) or len(str(attempt_id)) > 18:
+        raise DeliveryNotFound()
+    attempt = Attempt.objects.filter(pk=int(attempt_id), message__endpoint=endpoint).first()
     if attempt is None:
         raise DeliveryNotFound()
     with transaction.atomic():

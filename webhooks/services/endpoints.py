@@ -71,7 +71,9 @@ def endpoint_get(*, workspace: Workspace, endpoint_id: object) -> Endpoint:
 
 
 def _an_id(value: object) -> bool:
-    return isinstance(value, int) or (isinstance(value, str) and value.isdecimal() and len(value) < 12)
+    return isinstance(value, int) or (
+        isinstance(value, str) and value.isascii() and value.isdecimal() and len(value) < 12
+    )
 
 
 def endpoint_change(
