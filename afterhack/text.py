@@ -20,6 +20,8 @@ MAX_REASON_CHARS = 2_000
 MAX_SEARCH_CHARS = 500
 MAX_WORKSPACE_NAME_CHARS = 200
 MAX_USERNAME_CHARS = 150
+# A webhook's URL (webhooks/addresses.py).
+MAX_URL_CHARS = 2_000
 # An id typed into a filter: a UUID, with room to spare for what people paste.
 MAX_ID_CHARS = 64
 

@@ -306,6 +306,7 @@ def _add_routers() -> None:
     from corrections.api.router import router as corrections_router
     from notifications.api import router as notifications_router
     from notifications.api import workspace_router as watch_router
+    from webhooks.api import router as webhooks_router
     from workspaces.api import router as workspaces_router
 
     api.add_router("/workspaces", workspaces_router)
@@ -314,6 +315,7 @@ def _add_routers() -> None:
     api.add_router("/workspaces", corrections_router)
     api.add_router("/workspaces", watch_router)
     api.add_router("/notifications", notifications_router)
+    api.add_router("/workspaces", webhooks_router)
 
 
 _add_routers()

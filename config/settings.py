@@ -221,6 +221,8 @@ CELERY_BROKER_URL_GIVEN = bool(os.environ.get("CELERY_BROKER_URL"))
 CELERY_BEAT_SCHEDULE = {
     "recover-corrections": {"task": "corrections.tasks.recover_corrections", "schedule": 60.0},
     "sweep-watches": {"task": "corrections.tasks.watches_sweep", "schedule": 60.0, "options": {"expires": 55.0}},
+    # Webhook messages whose next attempt is due are sent every few seconds (a beat that waited is dropped).
+    "send-due-webhooks": {"task": "webhooks.tasks.send_due", "schedule": 2.0, "options": {"expires": 2.0}},
 }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -280,6 +282,23 @@ if HTTPS:
 PORT = number("PORT", 8000, minimum=1)
 LOG_MAX_MB = number("AFTERHACK_LOG_MAX_MB", 10.0, minimum=0.01)
 
+# The app's address as receivers of its webhooks read it: each delivery's `url` starts with it.
+AFTERHACK_PUBLIC_URL = os.environ.get("AFTERHACK_PUBLIC_URL", f"http://127.0.0.1:{PORT}").rstrip("/")
+# Host patterns (fnmatch: `*.example.com`, `10.0.0.*`) a webhook's URL must match, comma-separated; empty: any host,
+# private and loopback addresses included (the receivers of an internal tool are internal).
+AFTERHACK_WEBHOOK_ALLOWED_HOSTS = [
+    host.strip().lower() for host in os.environ.get("AFTERHACK_WEBHOOK_ALLOWED_HOSTS", "").split(",") if host.strip()
+]
+# Seconds one delivery attempt may take in all (connecting, sending, the answer's headers and body).
+AFTERHACK_WEBHOOK_TIMEOUT = number("AFTERHACK_WEBHOOK_TIMEOUT", 10.0, minimum=0.1)
+# The pauses before each retry of a failed delivery, in seconds, comma-separated (Standard Webhooks' usual schedule:
+# 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 27.6 hours in all); after the last one fails the endpoint is disabled.
+AFTERHACK_WEBHOOK_RETRY_SECONDS = [
+    float(pause)
+    for pause in os.environ.get("AFTERHACK_WEBHOOK_RETRY_SECONDS", "5,300,1800,7200,18000,36000,36000").split(",")
+    if pause.strip()
+]
+
 LOG_LEVEL = os.environ.get("AFTERHACK_LOG_LEVEL", "INFO")
 # Everything goes to stderr; `manage.py run` writes each process's output to a rotating file
 # under DATA_DIR/logs. django.request carries the traceback of every 500, page or API.
@@ -297,8 +316,6 @@ LOGGING = {
         "agents": {"handlers": ["console"], "level": LOG_LEVEL},
         "corrections": {"handlers": ["console"], "level": LOG_LEVEL},
         "mcp_server": {"handlers": ["console"], "level": LOG_LEVEL},
-        "webhooks": {"handlers": ["console"], "level": LOG_LEVEL},
-        "notifications": {"handlers": ["console"], "level": LOG_LEVEL},
         "config": {"handlers": ["console"], "level": LOG_LEVEL},
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},

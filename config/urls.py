@@ -18,6 +18,7 @@ urlpatterns = [
     path("w/", include("workspaces.urls")),
     path("w/", include("claims.urls")),
     path("w/", include("agents.urls")),
+    path("w/", include("webhooks.urls")),
     path("", include("corrections.urls")),
     path("", include("notifications.urls")),
 ]

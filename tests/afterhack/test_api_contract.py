@@ -31,6 +31,7 @@ EVERY_FIELD_OPTIONAL = {
     ("post", "/api/v1/workspaces/{ws_id}/suggestions/{suggestion_id}/preview"),
     # Either the ids to mark read or all of them (one of the two, said in words when neither or both come).
     ("post", "/api/v1/notifications/read"),
+    ("patch", "/api/v1/workspaces/{ws_id}/webhooks/{webhook_id}"),
 }
 
 
@@ -139,6 +140,7 @@ class OpenApiTests:
             "/api/v1/workspaces/{ws_id}/decisions", "/api/v1/workspaces/{ws_id}/actions",
             "/api/v1/workspaces/{ws_id}/runs", "/api/v1/workspaces/{ws_id}/corrections",
             "/api/v1/workspaces/{ws_id}/changes", "/api/v1/workspaces/{ws_id}/suggestions", "/api/v1/notifications",
+            "/api/v1/workspaces/{ws_id}/webhooks", "/api/v1/workspaces/{ws_id}/webhooks/{webhook_id}/deliveries",
         }  # fmt: skip
 
 

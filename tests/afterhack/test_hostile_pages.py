@@ -25,6 +25,7 @@ from claims.text import MAX_SOURCE_CHARS
 from corrections.models import CorrectionIntent
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story, reused here
+from webhooks.models import Attempt, Endpoint, Message
 from workspaces.models import ApiToken, AuditEvent, Membership, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -252,6 +253,26 @@ PAGES = {
         kinds={"_selected_action": [NUL, *HUGE_NUMBERS, "abc"], "action": [NUL]},
         staff=True,
     ),
+    # webhooks (the workspace's admins: the owner)
+    "webhooks": Page(WS + "/webhooks/", staff=True),
+    "webhook_create": Page(
+        WS + "/webhooks/add",
+        form={"url": "http://127.0.0.1:9/x", "events": "claim.retracted"},
+        kinds={"url": [*TEXT, "ftp://x", "http://127.0.0.1:8000/"], "events": CHOICE},
+        staff=True,
+    ),
+    "webhook": Page(WS + "/webhooks/{webhook}/", params=("cursor",), staff=True),
+    "webhook_change": Page(
+        WS + "/webhooks/{webhook}/change",
+        form={"url": "http://127.0.0.1:9/y", "events": "claim.retracted"},
+        kinds={"url": [*TEXT, "ftp://x"], "events": CHOICE},
+        staff=True,
+    ),
+    "webhook_rotate": Page(WS + "/webhooks/{webhook}/rotate-secret", form={"confirmed": "no"}, staff=True),
+    "webhook_delete": Page(
+        WS + "/webhooks/{webhook}/delete", form={"confirmed": "no"}, kinds={"confirmed": [NUL]}, staff=True
+    ),
+    "webhook_redeliver": Page(WS + "/webhooks/{webhook}/deliveries/{attempt}/redeliver", form={"x": "1"}, staff=True),
     "admin_tokens": Page("/admin/workspaces/apitoken/", params=("q", "revoked_at__isnull"), staff=True),
     "admin_token_add": Page(
         "/admin/workspaces/apitoken/add/",
@@ -274,7 +295,9 @@ PAGES = {
 }
 
 # Ids in paths: each one, in turn, replaced by a bad id.
-PATH_IDS = ("membership", "source", "june", "ana", "run", "decision", "action", "correction", "event")
+PATH_IDS = (
+    "membership", "source", "june", "ana", "run", "decision", "action", "correction", "event", "webhook", "attempt",
+)  # fmt: skip
 
 
 @dataclass
@@ -305,6 +328,7 @@ def ids_of(world: World) -> Ids:
     suggestion = api_for(trio.reviewer).post(f"/workspaces/{world.ws}/claims/{world.june}/contradictions", flag)
     assert suggestion.status_code == 201, suggestion.content
     run = agents_services.ask(workspace=trio.workspace, question="When is the launch?", actor=trio.reviewer)
+    webhook, attempt = a_webhook_with_an_attempt(world)
     return Ids(
         {
             "ws": world.ws, "june": world.june, "ana": correction["replacement_claim_id"], "board": world.board,
@@ -312,8 +336,19 @@ def ids_of(world: World) -> Ids:
             "correction": correction["correction_id"], "revision": str(world.preview(world.june).json()["revision"]),
             "membership": str(Membership.objects.get(user=trio.viewer).pk), "outsider": str(trio.outsider.pk),
             "key": "sweep", "event": str(AuditEvent.objects.latest("id").pk), "suggestion": suggestion.json()["id"],
+            "webhook": webhook, "attempt": attempt,
         }
     )  # fmt: skip
+
+
+def a_webhook_with_an_attempt(world: World) -> tuple[str, str]:
+    """A webhook (disabled: a redelivery is refused, so the sweep sends nothing) with one attempt in its log."""
+    endpoint = Endpoint.objects.create(
+        workspace=world.trio.workspace, url="http://127.0.0.1:9/hooks", events=["claim.retracted"], secret="whsec_AA==",
+        enabled=False,
+    )  # fmt: skip
+    message = Message.objects.create(endpoint=endpoint, event_id=1, kind="claim.retracted", body="{}")
+    return str(endpoint.pk), str(Attempt.objects.create(message=message, number=1, error="No answer.").pk)
 
 
 def api_get(world: World, path: str) -> Any:
@@ -334,6 +369,8 @@ def stores(workspace: Workspace) -> str:
         "members": list(Membership.objects.order_by("pk").values_list("pk", "role")),
         "workspaces": Workspace.objects.count(),
         "tokens": ApiToken.objects.count(),
+        "webhooks": list(Endpoint.objects.order_by("pk").values_list("pk", "url", "events", "enabled", "secret")),
+        "messages": list(Message.objects.order_by("pk").values_list("pk", "state", "next_attempt_at")),
     }
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 
@@ -443,12 +480,21 @@ class HostilePageTests:
             if isinstance(pattern, URLPattern)
         }
         any_id = "00000000-0000-0000-0000-000000000001"
-        ids = Ids({**dict.fromkeys(KEYS, any_id), "membership": "1", "outsider": "1", "event": "1"})
+        ids = Ids(
+            {
+                **dict.fromkeys(KEYS, any_id),
+                "membership": "1",
+                "outsider": "1",
+                "event": "1",
+                "webhook": "1",
+                "attempt": "1",
+            }
+        )
         swept = {resolve(ids.fill(page.path).split("?")[0]).view_name for page in PAGES.values()}
         assert views - swept == set()
 
 
-APP_NAMESPACES = ("workspaces", "claims", "agents", "corrections")
+APP_NAMESPACES = ("workspaces", "webhooks", "claims", "agents", "corrections")
 KEYS = (
     "ws",
     "june",

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 # The project's own pages. The admin and the JSON API answer methods themselves (Django's admin,
 # django-ninja's routers), and the login, logout and "/" redirect are Django's class-based views.
-OWN = {"workspaces", "notifications", "claims", "agents", "corrections", "healthz", "readyz"}
+OWN = {"workspaces", "webhooks", "notifications", "claims", "agents", "corrections", "healthz", "readyz"}
 # Only GET and POST are ever written for; a request with any other method must not reach a view.
 UNSUPPORTED = ("put", "patch", "delete")
 

@@ -45,7 +45,7 @@ SEED = 8
 
 LISTS = ["/api/v1/workspaces", *(f"/api/v1/workspaces/{{ws_id}}/{name}" for name in (
     "members", "sources", "sources/{source_id}/rejected", "claims", "decisions", "actions", "runs", "corrections",
-    "changes", "suggestions",
+    "changes", "suggestions", "webhooks", "webhooks/{webhook_id}/deliveries",
 ))]  # fmt: skip
 
 # Valid-looking input these operations can still refuse 422 for what it means, which no schema can
@@ -73,6 +73,9 @@ SEMANTIC_422 = [
     "GET /api/v1/workspaces/{ws_id}/claims/{claim_id}",
     "GET /api/v1/workspaces/{ws_id}/decisions/{decision_id}",
     "GET /api/v1/workspaces/{ws_id}/actions/{action_id}",
+    # A webhook's URL that is text but no http(s) address, or this app's own; an event kind the schema cannot list.
+    "POST /api/v1/workspaces/{ws_id}/webhooks",
+    "PATCH /api/v1/workspaces/{ws_id}/webhooks/{webhook_id}",
 ]
 ACCEPTED = ["2XX", 401, 403, 404, 409, 429]
 

@@ -1,0 +1,226 @@
+"""Deliveries: the messages queued for an event (in the caller's transaction: the outbox), sent off the request path
+by the worker, retried on a schedule, and the endpoint disabled when its last retry fails.
+
+Each attempt goes out at most once: the worker claims due messages with SELECT … FOR UPDATE SKIP LOCKED (several
+workers never claim the same one), leases each for the attempt's deadline and counts the attempt before sending; the
+outcome is written only by the holder of the lease. A message whose worker died is claimed again when its lease ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from afterhack.errors import Conflict, NotFound
+from webhooks import sending
+from webhooks.addresses import host_of
+from webhooks.models import Attempt, Endpoint, Message
+from webhooks.statuses import EventKind, MessageState
+from workspaces.models import Workspace
+from workspaces.services.audit import record_event
+
+logger = logging.getLogger("webhooks")
+
+# Messages claimed by one worker at once; a lease lasts the attempt's deadline and this much more.
+BATCH = 100
+LEASE_MARGIN = timedelta(seconds=30)
+# A retry due this soon is also queued with a countdown, so it does not wait for the next beat.
+SHORT_RETRY_SECONDS = 60.0
+
+
+class WebhookDisabled(Conflict):
+    """A redelivery to an endpoint that is disabled."""
+
+
+class DeliveryNotFound(NotFound):
+    thing = "delivery of this webhook"
+
+
+def enqueue(*, workspace: Workspace, event_id: int, kind: str, data: Mapping[str, Any]) -> list[str]:
+    """Queues one message of the event for each enabled endpoint of the workspace subscribed to `kind`, in the
+    caller's transaction (the same event and kind queued again makes nothing new); answers the ids of the event's
+    pending messages. `data` holds ids and `url`, a path of the app, which the body gives as an absolute link.
+    Call `send_soon` with the ids after the transaction commits."""
+    kind = EventKind(kind)
+    endpoints = list(Endpoint.objects.filter(workspace=workspace, enabled=True, events__contains=[kind.value]))
+    if not endpoints:
+        return []
+    body = message_body(workspace=workspace, kind=kind, data=data, at=timezone.now())
+    now = timezone.now()
+    Message.objects.bulk_create(
+        [
+            Message(endpoint=endpoint, event_id=event_id, kind=kind, body=body, next_attempt_at=now, created_at=now)
+            for endpoint in endpoints
+        ],
+        ignore_conflicts=True,
+    )
+    pending = Message.objects.filter(endpoint__in=endpoints, event_id=event_id, kind=kind, state=MessageState.PENDING)
+    return list(pending.values_list("id", flat=True))
+
+
+def message_body(*, workspace: Workspace, kind: EventKind, data: Mapping[str, Any], at: datetime) -> str:
+    """The JSON body of a delivery: `{"type", "timestamp", "data": {"workspace_id", ids…, "url"}}`, `url` absolute."""
+    path = data.get("url", "")
+    if not isinstance(path, str) or (path and (not path.startswith("/") or path.startswith("//"))):
+        raise ValueError(f"A webhook's data gives a path of the app as its url, not {path!r}.")
+    ids = {name: value for name, value in data.items() if name != "url"}
+    for name, value in ids.items():
+        if not isinstance(value, str | int) and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            raise ValueError(f"A webhook's data holds only ids: {name} is {type(value).__name__}.")
+    payload = {
+        "type": kind.value,
+        "timestamp": at.isoformat().replace("+00:00", "Z"),
+        "data": {"workspace_id": str(workspace.id), **ids, "url": settings.AFTERHACK_PUBLIC_URL + path},
+    }
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+
+
+def send_soon(message_ids: list[str]) -> None:
+    """Queues the sending of these messages once the transaction (if any) commits."""
+    if not message_ids:
+        return
+    from webhooks.tasks import send_messages
+
+    ids = list(message_ids)
+    transaction.on_commit(lambda: send_messages.delay(ids))
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A message claimed for one attempt: its number, the lease that proves it, and what to send."""
+
+    message_id: str
+    endpoint_id: int
+    number: int
+    lease: str
+    outgoing: sending.Outgoing
+
+
+def send_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> int:
+    """Sends one attempt of each due message (of these, when given) and records each outcome; answers how many
+    were sent."""
+    claimed = claim_due(message_ids=message_ids, limit=limit)
+    outcomes = sending.send_all([c.outgoing for c in claimed], deadline=settings.AFTERHACK_WEBHOOK_TIMEOUT)
+    retry_soon: dict[float, list[str]] = {}
+    for one, outcome in zip(claimed, outcomes, strict=True):
+        if (pause := record(one, outcome)) is not None:
+            retry_soon.setdefault(pause, []).append(one.message_id)
+    for pause, ids in retry_soon.items():
+        _queue_retry(ids, countdown=pause)
+    return len(claimed)
+
+
+def claim_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> list[Claimed]:
+    """Claims up to `limit` due messages of enabled endpoints no other worker holds, counting their attempt."""
+    now = timezone.now()
+    due = Message.objects.filter(state=MessageState.PENDING, next_attempt_at__lte=now, endpoint__enabled=True).filter(
+        Q(leased_until__isnull=True) | Q(leased_until__lt=now)
+    )
+    if message_ids is not None:
+        due = due.filter(pk__in=message_ids)
+    lease_ends = now + timedelta(seconds=settings.AFTERHACK_WEBHOOK_TIMEOUT) + LEASE_MARGIN
+    with transaction.atomic():
+        messages = list(
+            due.select_for_update(skip_locked=True, of=("self",))
+            .select_related("endpoint")
+            .order_by("next_attempt_at")[:limit]
+        )
+        for message in messages:
+            message.attempt_count += 1
+            message.lease, message.leased_until = uuid.uuid4().hex, lease_ends
+        Message.objects.bulk_update(messages, ["attempt_count", "lease", "leased_until"])
+    return [_claimed(message) for message in messages]
+
+
+def _claimed(message: Message) -> Claimed:
+    endpoint = message.endpoint
+    outgoing = sending.Outgoing(message_id=message.id, url=endpoint.url, secret=endpoint.secret, body=message.body)
+    return Claimed(message.id, endpoint.pk, message.attempt_count, message.lease, outgoing)
+
+
+def record(claimed: Claimed, outcome: sending.Outcome) -> float | None:
+    """Records the attempt and what follows from it (delivered, a retry later, or failed for good and the endpoint
+    disabled); answers the pause before the retry when it is soon enough to queue now (else None)."""
+    schedule = settings.AFTERHACK_WEBHOOK_RETRY_SECONDS
+    now = timezone.now()
+    with transaction.atomic():
+        Attempt.objects.create(
+            message_id=claimed.message_id, number=claimed.number, status_code=outcome.status_code,
+            error=outcome.error, at=now - timedelta(milliseconds=outcome.duration_ms), duration_ms=outcome.duration_ms,
+        )  # fmt: skip
+        message = Message.objects.select_for_update().filter(pk=claimed.message_id, lease=claimed.lease).first()
+        if message is None:  # its lease ended and another worker holds it now: that one decides
+            return None
+        message.lease, message.leased_until = "", None
+        retry = message.attempt_count - message.schedule_from
+        if outcome.succeeded:
+            message.state, message.next_attempt_at = MessageState.DELIVERED, None
+        elif retry <= len(schedule):
+            message.next_attempt_at = now + timedelta(seconds=schedule[retry - 1])
+        else:
+            message.state, message.next_attempt_at = MessageState.FAILED, None
+            _disable(message.endpoint_id, attempts=retry, error=outcome.error)
+        message.save(update_fields=["lease", "leased_until", "state", "next_attempt_at"])
+    pause = schedule[retry - 1] if message.state == MessageState.PENDING else None
+    return pause if pause is not None and 0 < pause <= SHORT_RETRY_SECONDS else None
+
+
+def _disable(endpoint_id: int, *, attempts: int, error: str) -> None:
+    """Disables the endpoint whose message failed its last retry, and records `webhook.disabled` (its admins are
+    told through the audit trail)."""
+    endpoint = Endpoint.objects.select_for_update().select_related("workspace").filter(pk=endpoint_id).first()
+    if endpoint is None or not endpoint.enabled:
+        return
+    endpoint.enabled = False
+    endpoint.disabled_reason = (
+        f"Disabled on {timezone.now():%d %B %Y at %H:%M} UTC after {attempts} failed attempts of one delivery; "
+        f"the last: {error or 'no answer'} Enable it again once the receiver answers."
+    )
+    endpoint.save(update_fields=["enabled", "disabled_reason"])
+    record_event(
+        actor=None, workspace=endpoint.workspace, verb="webhook.disabled", target=host_of(endpoint.url),
+        payload={"endpoint_id": endpoint.pk, "attempts": str(attempts)},
+    )  # fmt: skip
+    logger.warning("webhook %s of %s disabled after %s failed attempts", endpoint.pk, endpoint.workspace_id, attempts)
+
+
+def _queue_retry(message_ids: list[str], *, countdown: float) -> None:
+    """Queues a soon retry now (the beat would find it too, a little later); it sends only what is due then."""
+    from webhooks.tasks import send_messages
+
+    send_messages.apply_async((message_ids,), countdown=countdown)
+
+
+def redeliver(*, endpoint: Endpoint, attempt_id: int | str, actor: Any) -> Message:
+    """Sends the message of this attempt again now, as a new attempt, its retry schedule started again (admins: the
+    caller checked). A disabled endpoint is refused (409): it is enabled again first."""
+    if not endpoint.enabled:
+        raise WebhookDisabled("This webhook is disabled: enable it again, then redeliver.")
+    if not (str(attempt_id).isascii() and str(attempt_id).isdecimal()) or len(str(attempt_id)) > 18:
+        raise DeliveryNotFound()
+    attempt = Attempt.objects.filter(pk=int(attempt_id), message__endpoint=endpoint).first()
+    if attempt is None:
+        raise DeliveryNotFound()
+    with transaction.atomic():
+        message = Message.objects.select_for_update().get(pk=attempt.message_id)
+        message.state, message.next_attempt_at = MessageState.PENDING, timezone.now()
+        message.schedule_from = message.attempt_count
+        message.save(update_fields=["state", "next_attempt_at", "schedule_from"])
+        record_event(
+            actor=actor, workspace=endpoint.workspace, verb="webhook.redelivered", target=host_of(endpoint.url),
+            payload={"endpoint_id": endpoint.pk, "message_id": message.id, "event_id": str(message.event_id)},
+        )  # fmt: skip
+        send_soon([message.id])
+    return message
