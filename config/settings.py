@@ -223,6 +223,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-watches": {"task": "corrections.tasks.watches_sweep", "schedule": 60.0, "options": {"expires": 55.0}},
     # Webhook messages whose next attempt is due are sent every few seconds (a beat that waited is dropped).
     "send-due-webhooks": {"task": "webhooks.tasks.send_due", "schedule": 2.0, "options": {"expires": 2.0}},
+    # What the outbox holds is told after each commit that wrote it; this tells whatever a lost queueing left.
+    "tell-pending": {"task": "notifications.tasks.tell_pending", "schedule": 30.0, "options": {"expires": 25.0}},
 }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

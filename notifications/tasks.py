@@ -1,4 +1,4 @@
-"""Celery tasks of the notifications app: the emails."""
+"""Celery tasks of the notifications app: the dispatcher of the outbox, and the emails."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import smtplib
 
 from celery import shared_task
 
+from notifications import outbox
 from notifications.services import email as email_services
 
 # An SMTP server that fails is tried again later: after 1, 2, 4, 8 and 16 minutes.
@@ -31,3 +32,10 @@ def email_sweep() -> int:
 def email_digests() -> int:
     """Sends the daily digests (Celery beat, once a day)."""
     return email_services.email_digests()
+
+
+@shared_task
+def tell_pending() -> dict[str, int]:
+    """Tells what the outbox holds (queued after each commit that wrote to it, and by Celery beat every 30 seconds
+    for whatever a lost queueing left)."""
+    return outbox.tell_all().as_dict()

@@ -3,7 +3,14 @@ host only, never workspace content, so it reads whole to every reader; its page 
 
 from __future__ import annotations
 
-from workspaces.registry import AuditVerb, EventPage, register
+from typing import TYPE_CHECKING
+
+from django.urls import reverse
+
+from workspaces.registry import AuditVerb, EventPage, Teller, Telling, register
+
+if TYPE_CHECKING:
+    from workspaces.models import AuditEvent
 
 WEBHOOKS = EventPage("webhooks:list", admins=True)
 
@@ -23,6 +30,17 @@ WEBHOOK_VERBS = {
 VERBS = [AuditVerb(verb, words, kind, page=WEBHOOKS, whole=True) for verb, (words, kind) in WEBHOOK_VERBS.items()]
 
 
+def tell_disabled(event: AuditEvent) -> Telling:
+    """A webhook whose receiver stayed down was disabled: the workspace's admins are told (no webhook event: the
+    receivers are what failed)."""
+    url = reverse("webhooks:detail", kwargs={"ws_id": event.workspace_id, "webhook_id": event.payload["endpoint_id"]})
+    text = (
+        f"The webhook to {event.target} was disabled: its receiver failed {event.payload.get('attempts')} attempts "
+        "of one delivery over a day. Enable it again once the receiver answers; what it missed is kept."
+    )
+    return Telling(text=text, url=url, admins="you administer this workspace")
+
+
 def register_parts() -> None:
-    """Registers the webhooks app's verbs."""
-    register(*VERBS)
+    """Registers the webhooks app's verbs, and what a disabled webhook tells."""
+    register(*VERBS, Teller("webhook.disabled", tell_disabled))

@@ -167,6 +167,7 @@ class Telling:
     people: Mapping[str, str] = field(default_factory=dict)
     about: tuple[str, ...] = ()
     reviewers: str = ""
+    admins: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,150 @@
+"""The dispatcher: what the outbox (workspaces.models.Tell, written with the audit event of each change that tells)
+still has to tell, turned into notifications for people and messages for webhooks, exactly once.
+
+Each batch is one transaction: the Tell rows taken with FOR UPDATE SKIP LOCKED (several workers never tell one event
+twice), each event's teller asked what to tell and whom (workspaces/registry.py `Teller`, registered by the app whose
+verb it is), its notifications and webhook messages written (both unique per event, so even a second telling writes
+nothing new), and the Tell rows deleted. Sending happens after the commit: the webhook messages' first attempt and the
+instant emails are queued then, and the messages' own schedule retries whatever fails. A teller that fails (a store
+down) leaves its event for the next run, counted and logged; the rest of the batch is told."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import F
+
+from afterhack.graph import GraphError
+from notifications.selectors.watches import watchers
+from notifications.services.email import email_soon
+from notifications.services.notices import Notice, notify
+from webhooks.services.deliveries import enqueue, send_soon
+from workspaces import registry
+from workspaces.models import AuditEvent, Membership, Role, Tell, Workspace
+
+logger = logging.getLogger("notifications")
+
+BATCH = 100
+WATCHING = "you watch what changed"
+
+
+@dataclass
+class TellReport:
+    """What one run of the dispatcher did."""
+
+    events: int = 0
+    notifications: list[int] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    failed: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"events": self.events, "notifications": len(self.notifications), "messages": len(self.messages),
+                "failed": self.failed}  # fmt: skip
+
+
+def _members(workspace: Workspace) -> dict[str, tuple[int, str]]:
+    """The workspace's members by username: (user id, role)."""
+    rows = Membership.objects.filter(workspace=workspace).values_list("user__username", "user_id", "role")
+    return {username: (user_id, role) for username, user_id, role in rows}
+
+
+def _who(event: AuditEvent, telling: registry.Telling, members: dict[str, tuple[int, str]]) -> dict[int, str]:
+    """Who is told of one event (user id → why), each person once: named people first, then the reviewers, then the
+    watchers; members only, never the event's own actor."""
+    assert event.workspace is not None
+    people = dict(telling.people)
+    for why, roles in ((telling.reviewers, (Role.REVIEWER, Role.ADMIN)), (telling.admins, (Role.ADMIN,))):
+        if why:
+            for username, (_, role) in members.items():
+                if role in roles:
+                    people.setdefault(username, why)
+    told = {members[name][0]: why for name, why in people.items() if name in members}
+    if telling.about:
+        member_ids = {user_id for user_id, _ in members.values()}
+        for user_id in watchers(workspace=event.workspace, node_ids=list(telling.about)):
+            if user_id in member_ids:
+                told.setdefault(user_id, WATCHING)
+    if event.actor_id is not None:
+        told.pop(event.actor_id, None)
+    return told
+
+
+def tell_event(event: AuditEvent, report: TellReport, members: dict[str, tuple[int, str]]) -> None:
+    """Tells one event (inside the batch's transaction): its notifications and its webhook messages."""
+    teller = registry.TELLERS.get(event.verb)
+    if teller is None or event.workspace is None:
+        return
+    telling = teller.tell(event)
+    told = _who(event, telling, members)
+    notices = [Notice(user_id, event.verb, telling.text, why, telling.url) for user_id, why in told.items()]
+    if notices:
+        report.notifications += notify(workspace=event.workspace, event_id=event.pk, notices=notices)
+    for kind, data in telling.events:
+        report.messages += enqueue(workspace=event.workspace, event_id=event.pk, kind=kind, data=data)
+
+
+def tell_pending(*, limit: int = BATCH) -> TellReport:
+    """Tells up to `limit` events of the outbox, oldest first; what it did."""
+    report = TellReport()
+    with transaction.atomic():
+        tells = list(
+            Tell.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("event", "event__workspace")
+            .order_by("created_at", "event_id")[:limit]
+        )
+        members: dict[object, dict[str, tuple[int, str]]] = {}
+        told, failed = [], []
+        for tell in tells:
+            event = tell.event
+            if event.workspace is not None and event.workspace_id not in members:
+                members[event.workspace_id] = _members(event.workspace)
+            try:
+                with transaction.atomic():
+                    tell_event(event, report, members.get(event.workspace_id, {}))
+            except GraphError as error:
+                failed.append(tell.pk)
+                logger.warning("event %s (%s) could not be told yet: %s", event.pk, event.verb, error)
+                continue
+            except Exception:
+                failed.append(tell.pk)
+                logger.exception("event %s (%s) could not be told", event.pk, event.verb)
+                continue
+            told.append(tell.pk)
+        Tell.objects.filter(pk__in=told).delete()
+        Tell.objects.filter(pk__in=failed).update(failures=F("failures") + 1)
+        report.events, report.failed = len(told), len(failed)
+        transaction.on_commit(lambda: _send(report))
+    return report
+
+
+def _send(report: TellReport) -> None:
+    if report.messages:
+        send_soon(report.messages)
+    if report.notifications:
+        email_soon(report.notifications)
+
+
+def tell_all() -> TellReport:
+    """Tells what the outbox holds, a batch at a time, until it is empty (or a batch told too little: failures)."""
+    total = TellReport()
+    while True:
+        report = tell_pending()
+        total.events += report.events
+        total.failed += report.failed
+        total.notifications += report.notifications
+        total.messages += report.messages
+        if report.events < BATCH:
+            return total
+
+
+def tell_soon() -> None:
+    """Queues the dispatcher (after a commit that wrote Tell rows); a broker that cannot take it is logged, never
+    raised: the beat's sweep tells what waits."""
+    from notifications import tasks
+
+    try:
+        tasks.tell_pending.delay()
+    except Exception as error:  # noqa: BLE001 - any failure to queue leaves the events for the sweep
+        logger.warning("the dispatcher could not be queued; the sweep will tell what is waiting: %s", error)
