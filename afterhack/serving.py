@@ -30,17 +30,22 @@ class Sizing:
     web_threads: int
     worker_concurrency: int
     worker_pool: int
+    # The teller: a worker of its own for the `tell` queue (the outbox's dispatcher, webhook deliveries, emails), in
+    # threads, so a receiver that hangs for its whole deadline never holds the extraction and the watch, nor them it.
+    tell_threads: int = 4
     # Room for `manage.py` commands, the launcher itself and a psql session.
     reserve: int = 10
 
     @classmethod
     def from_env(cls) -> Sizing:
-        """AFTERHACK_WEB_WORKERS (default: cores + 1), AFTERHACK_WEB_THREADS (8), AFTERHACK_WORKER_CONCURRENCY (2)."""
+        """AFTERHACK_WEB_WORKERS (default: cores + 1), AFTERHACK_WEB_THREADS (8), AFTERHACK_WORKER_CONCURRENCY (2),
+        AFTERHACK_TELL_THREADS (4)."""
         return cls(
             web_workers=_env_int("AFTERHACK_WEB_WORKERS", cores() + 1),
             web_threads=_env_int("AFTERHACK_WEB_THREADS", 8),
             worker_concurrency=_env_int("AFTERHACK_WORKER_CONCURRENCY", 2),
             worker_pool=2,
+            tell_threads=_env_int("AFTERHACK_TELL_THREADS", 4),
         )
 
     @property
@@ -53,7 +58,8 @@ class Sizing:
         """The most PostgreSQL connections everything `make run` starts can hold at once."""
         # The Celery worker: its main process, the beat scheduler and each child.
         worker_processes = self.worker_concurrency + 2
-        return self.web_workers * self.web_pool + worker_processes * self.worker_pool + self.reserve
+        teller = self.tell_threads + 1
+        return self.web_workers * self.web_pool + worker_processes * self.worker_pool + teller + self.reserve
 
     def check_fits(self, max_connections: int, reserved: int) -> None:
         """Refuses, in words, a size that could use more connections than PostgreSQL allows."""

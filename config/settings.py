@@ -226,6 +226,13 @@ CELERY_BEAT_SCHEDULE = {
     # What the outbox holds is told after each commit that wrote it; this tells whatever a lost queueing left.
     "tell-pending": {"task": "notifications.tasks.tell_pending", "schedule": 30.0, "options": {"expires": 25.0}},
 }
+# Telling (the outbox's dispatcher, webhook deliveries, emails) has a queue and a worker of its own (`make run` starts
+# it in threads: docs/deployment.md), so a receiver that hangs for its deadline never holds the other work up.
+AFTERHACK_TELL_QUEUE = "tell"
+CELERY_TASK_ROUTES = {
+    "notifications.tasks.*": {"queue": AFTERHACK_TELL_QUEUE},
+    "webhooks.tasks.*": {"queue": AFTERHACK_TELL_QUEUE},
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.conf import settings
 
 from afterhack.serving import Sizing, gunicorn_command
 
@@ -62,10 +63,14 @@ def test_workers_are_replaced_after_counts_drawn_far_apart() -> None:
 
 def test_compose_runs_web_workers_and_exactly_one_beat_on_the_stores() -> None:
     services = compose()["services"]
-    assert set(services) == {"postgres", "falkordb", "migrate", "web", "worker", "beat"}
+    assert set(services) == {"postgres", "falkordb", "migrate", "web", "worker", "teller", "beat"}
     assert services["beat"]["deploy"]["replicas"] == 1 and "beat" in services["beat"]["command"]
     assert "-B" not in services["worker"]["command"] and "worker" in services["worker"]["command"]
-    for name in ("web", "worker", "beat", "migrate"):
+    # The teller consumes the queue every telling task is routed to, and no other.
+    teller = services["teller"]["command"]
+    assert teller[teller.index("-Q") + 1] == settings.AFTERHACK_TELL_QUEUE and "-Q" not in services["worker"]["command"]
+    assert {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} == {settings.AFTERHACK_TELL_QUEUE}
+    for name in ("web", "worker", "teller", "beat", "migrate"):
         env = services[name]["environment"]
         assert {"DATABASE_URL", "FALKORDB_URL", "CELERY_BROKER_URL", "DJANGO_SECRET_KEY"} <= set(env), name
     assert services["migrate"]["command"][-1].endswith("manage.py reconcile_graphs")

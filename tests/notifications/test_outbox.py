@@ -134,7 +134,10 @@ class FailureTests:
 class WebhookDisabledTests:
     def test_the_admins_alone_are_told_when_a_webhook_is_disabled(self, world: World) -> None:
         endpoint = endpoint_create(
-            workspace=world.trio.workspace, url="http://127.0.0.1:9/down", events=["action.held"], actor=world.trio.owner
+            workspace=world.trio.workspace,
+            url="http://127.0.0.1:9/down",
+            events=["action.held"],
+            actor=world.trio.owner,
         )
         from webhooks.services.deliveries import _disable
 

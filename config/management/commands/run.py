@@ -147,6 +147,11 @@ class Command(BaseCommand):
                                        "--without-gossip", "--without-mingle", "--without-heartbeat", "-B",
                                        "-s", str(self._logs() / "celerybeat-schedule")],
                             self._child_env(pool=sizing.worker_pool))  # fmt: skip
+                self._spawn("teller", [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+                                       "-Q", settings.AFTERHACK_TELL_QUEUE, "--pool=threads", f"--concurrency={sizing.tell_threads}",
+                                       "-n", "teller@%h", "--without-gossip", "--without-mingle",
+                                       "--without-heartbeat"],
+                            self._child_env(pool=sizing.tell_threads + 1))  # fmt: skip
             port = options["port"]
             self._go_on()
             self._spawn("web", gunicorn_command(port=port, sizing=sizing), self._child_env(pool=sizing.web_pool))
