@@ -167,7 +167,8 @@ def node_changes(*, workspace: HasGraph, node_id: str, limit: int = 50) -> list[
 CHANGE_FIELDS = (
     "{.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, .from_version_id, .from_start, .from_end, "
     ".from_moved_from, .from_supported_by, .from_review_reason, .from_flagged_by, .from_dismissed_at, "
-    ".justifications_from, .moved_from, .migrated}"
+    ".justifications_from, .moved_from, .migrated, .follow_up, .from_follow_up, .from_follow_up_id, "
+    ".from_follow_up_reason}"
 )
 
 

@@ -18,7 +18,35 @@ from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, status_page
 from agents.graph.shapes import Action
 from agents.lists import ACTION_STATUS
-from agents.statuses import ActionStatus, DecisionStatus, Origin
+from agents.statuses import ActionStatus, DecisionStatus, FollowUp, Origin
+
+# What a done action's follow-up state is (agents/statuses.py FollowUp): a change of it keeps them (`from_…`), so an
+# as-of read gives them back; the change's own `follow_up` says it is one (its status stays done).
+FOLLOW_UP_STATE = ("follow_up", "follow_up_id", "follow_up_reason")
+
+
+def follow_up_change(var: str, *, to: str, cause: str, cause_id: str, actor: str) -> str:
+    """Cypher: the Change of the done action bound to `var` whose follow-up state becomes `to` (a Cypher expression),
+    placed just before the SET of `var.follow_up` (afterhack/history_graph.py record_change: its status stays)."""
+    return record_change(
+        var, kind=ChangeKind.ACTION, to_status=var + ".status", cause=cause, cause_id=cause_id, actor=actor,
+        before=FOLLOW_UP_STATE, also={"follow_up": to},
+    )  # fmt: skip
+
+
+# When a follow-up action (FOLLOWS_UP the done action it follows up) is marked done, cancelled or reopened, the done
+# action it follows up becomes follow-up done, needed again, or planned again: in the query that marks it.
+FOLLOW_UP_FOLLOWS = (
+    "CALL { WITH a OPTIONAL MATCH (a)-[:FOLLOWS_UP]->(orig:Action) WHERE orig.follow_up_id = a.id "
+    "AND orig.follow_up = (CASE $status WHEN " + word(ActionStatus.PENDING) + " THEN " + word(FollowUp.NEEDED)
+    + " ELSE " + word(FollowUp.PLANNED) + " END) "
+    "WITH orig, CASE $status WHEN " + word(ActionStatus.DONE) + " THEN " + word(FollowUp.DONE) + " WHEN "
+    + word(ActionStatus.CANCELLED) + " THEN " + word(FollowUp.NEEDED) + " ELSE " + word(FollowUp.PLANNED)
+    + " END AS to "
+    "FOREACH (o IN CASE WHEN orig IS NULL THEN [] ELSE [orig] END | "
+    + follow_up_change("o", to="to", cause=ChangeCause.PERSON, cause_id="null", actor="$actor")
+    + " SET o.follow_up = to, o.follow_up_at = $now) } "
+)  # fmt: skip
 
 ACTION_CREATE = (
     f"""
@@ -79,6 +107,7 @@ WHERE NOT $require_holding OR all(d IN decisions WHERE """
     + """SET a.status = $status, a.updated_at = $now
 WITH a
 """
+    + FOLLOW_UP_FOLLOWS
     + BUMP_REVISION
     + """
 RETURN a.status
@@ -145,7 +174,8 @@ def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[Unhe
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
 ACTION_PROPERTIES = (
-    ".id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles"
+    ".id, .title, .status, .origin, .created_at, .created_by, .follow_up, .follow_up_id, .follow_up_reason, "
+    ".follow_up_at, .follows_up, decision_ids: decision_ids, decision_titles: titles"
 )
 ACTION_FIELDS = "a {" + ACTION_PROPERTIES + "} AS action"
 ACTION_DECISIONS = (
