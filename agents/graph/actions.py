@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from afterhack import graph
 from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.history_graph import ChangeCause, ChangeKind, record_change
+from afterhack.history_graph import CHANGE_LABEL, ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, status_page
@@ -224,3 +224,43 @@ def action_list(
 def action_count(*, workspace: HasGraph, status: str = "") -> int:
     """How many actions there are (with this status)."""
     return int(graph.ro_query(workspace, ACTION_COUNT, {"status": status})[0][0])
+
+
+# Done actions whose follow-up is needed (the review queue's "Already acted on"), the most recently flagged first.
+ACTED_ON = (
+    f"MATCH (a:Action) WHERE a.status = {word(ActionStatus.DONE)} AND a.follow_up = {word(FollowUp.NEEDED)} "
+    "WITH a ORDER BY a.follow_up_at DESC, a.id LIMIT $limit " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
+)
+
+
+def acted_on(*, workspace: HasGraph, limit: int) -> list[Action]:
+    """Done actions needing a follow-up, the most recently flagged first, at most `limit`."""
+    return [Action.from_row(row) for row in graph.ro_records(workspace, ACTED_ON, {"limit": limit})]
+
+
+@dataclass(frozen=True)
+class DoneWhen:
+    """When an action was marked done, and by whom (from its history; the action's last change when not recorded)."""
+
+    id: str
+    at: str | None
+    by: str | None
+
+
+# The change that made each action done (done is final: there is one), found through the index on Change.id.
+ACTIONS_DONE_WHEN = (
+    "UNWIND $action_ids AS aid MATCH (a:Action {id: aid}) "
+    f"OPTIONAL MATCH (x:{CHANGE_LABEL} {{id: aid}}) WHERE x.to_status = {word(ActionStatus.DONE)} "
+    f"AND coalesce(x.from_status, '') <> {word(ActionStatus.DONE)} "
+    "WITH a, collect(x {.at, .actor}) AS marks "
+    "RETURN {id: a.id, at: coalesce(marks[0].at, a.updated_at), by: marks[0].actor} AS done"
+)
+
+
+def actions_done_when(*, workspace: HasGraph, action_ids: list[str]) -> dict[str, DoneWhen]:
+    """When and by whom each of these actions was marked done, by id (one query)."""
+    ids = [canonical for i in action_ids if (canonical := parse_id(i))]
+    if not ids:
+        return {}
+    rows = graph.ro_records(workspace, ACTIONS_DONE_WHEN, {"action_ids": ids})
+    return {row["id"]: DoneWhen(**row) for row in rows}
