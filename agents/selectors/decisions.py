@@ -106,6 +106,9 @@ class ActionView:
 
     action: Action
     decisions: list[Decision]
+    # The follow-up action planned for this done action, and the done action this one follows up.
+    follow_up: Action | None = None
+    follows_up: Action | None = None
 
     @property
     def holding_it(self) -> list[Decision]:
@@ -124,10 +127,18 @@ def action_view(*, workspace: Workspace, action_id: str, as_of: str | None = Non
     action = action_get(workspace=workspace, action_id=action_id, as_of=as_of)
     if action is None:
         return None
+    linked = {a.id: a for a in actions_get(workspace=workspace, action_ids=_linked(action))}
+    follow_up, follows_up = linked.get(action.follow_up_id or ""), linked.get(action.follows_up or "")
     if as_of is not None:
         then = [d for i in action.decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))]
-        return ActionView(action, then)
-    return ActionView(action, decisions_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
+        return ActionView(action, then, follow_up, follows_up)
+    decisions = decisions_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids)
+    return ActionView(action, decisions, follow_up, follows_up)
+
+
+def _linked(action: Action) -> list[str]:
+    """The ids of the actions a follow-up links it to (its follow-up, the action it follows up)."""
+    return [i for i in (action.follow_up_id, action.follows_up) if i]
 
 
 def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[Action]:

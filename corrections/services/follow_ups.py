@@ -23,14 +23,12 @@ from agents.selectors import decisions as agents_selectors
 from agents.services import decisions as agents_services
 from agents.statuses import FollowUp
 from corrections.graph import follow_ups as follow_ups_graph
+from corrections.selectors import acted_on
 from workspaces.models import Workspace
 from workspaces.services.audit import actor_name, record_event
 
 PLANNED = "action.follow_up_planned"
 NOT_NEEDED = "action.follow_up_not_needed"
-
-# How many revisions are followed from a decision to the one that replaced it (a chain longer than this is unusual).
-MAX_REVISIONS_FOLLOWED = 20
 
 
 class FollowUpNotNeeded(Conflict):
@@ -63,18 +61,9 @@ def _why_not_needed(action: agents_selectors.Action) -> str:
 def holding_decisions(*, workspace: Workspace, action: agents_selectors.Action) -> list[str]:
     """The decisions a follow-up of the action depends on by default: each of its decisions that holds, or else the
     decision a revision replaced it with, if that one holds (in the action's order, each once)."""
-    chosen: list[str] = []
-    for decision in agents_selectors.decisions_get(workspace=workspace, decision_ids=action.decision_ids):
-        for _ in range(MAX_REVISIONS_FOLLOWED):
-            if decision.superseded_by is None:
-                break
-            newer = agents_selectors.decision_get(workspace=workspace, decision_id=decision.superseded_by)
-            if newer is None:
-                break
-            decision = newer
-        if status_holds(decision=True, status=decision.status) and not decision.dismissed_at:
-            chosen.append(decision.id)
-    return list(dict.fromkeys(chosen))
+    own = agents_selectors.decisions_get(workspace=workspace, decision_ids=action.decision_ids)
+    standing = acted_on.standing_in(workspace, own)
+    return list(dict.fromkeys(s.id for d in own if acted_on.holds_now(s := standing[d.id])))
 
 
 def _clean_decision_ids(decision_ids: object) -> list[str]:
