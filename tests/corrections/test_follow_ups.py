@@ -239,3 +239,19 @@ class CountTests:
         assert attention(workspace=workspace, since=before).follow_ups_needed == 0
         assert attention_as_of(workspace=workspace, as_of=flagged, since=before).follow_ups_needed == 1
         assert attention_as_of(workspace=workspace, as_of=before, since=before).follow_ups_needed == 0
+
+
+class ProvTests:
+    def test_the_export_carries_the_follow_up_state_and_relation(self, world: World) -> None:
+        story, _ = corrected(world)
+        planned = follow_up(world, story.announce, {"title": "Tell the press", "decision_ids": [story.other]}).json()
+        response = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/prov?root={story.other}&format=json")
+        assert response.status_code == 200, response.content
+        document = response.json()
+        entities = {key.rsplit(":", 1)[-1]: value for key, value in document["entity"].items()}
+        assert entities[story.announce]["ah:follow_up"] == "planned"
+        derivations = [
+            d for d in document["wasDerivedFrom"].values()
+            if d["prov:generatedEntity"].endswith(planned["id"]) and d["prov:usedEntity"].endswith(story.announce)
+        ]  # fmt: skip
+        assert len(derivations) == 1 and "FollowUp" in str(derivations[0]["prov:type"])
