@@ -93,3 +93,24 @@ class CountPageTests:
         assert "1 done action needs a follow-up" in page
         review = api_for(world.trio.viewer).get(f"/workspaces/{world.ws}/review").json()
         assert len(review["acted_on"]) == 1
+
+
+class RevisedTests:
+    def test_after_a_revision_the_section_offers_the_decision_that_now_holds(self, world: World) -> None:
+        story, _ = corrected(world)
+        revised = api_for(world.trio.reviewer).post(
+            f"/workspaces/{world.ws}/decisions/{story.launch}/revise",
+            {"title": "Launch in July", "justifications": [[world.ana]], "actions": "move"},
+        )
+        assert revised.status_code == 201, revised.content
+        page = client_for(world.trio.reviewer).get(f"/w/{world.ws}/review/").content.decode()
+        assert f'name="decision_ids" value="{revised.json()["id"]}" checked> Launch in July' in page
+
+
+class TimelineTests:
+    def test_the_timeline_and_the_action_page_say_what_became_of_its_follow_up(self, world: World) -> None:
+        story, _ = corrected(world)
+        timeline = words(client_for(world.trio.viewer).get(f"/w/{world.ws}/timeline/"))
+        assert "follow-up needed; still done" in timeline
+        page = words(client_for(world.trio.viewer).get(f"/w/{world.ws}/actions/{story.announce}/"))
+        assert "from done to done (its status stayed; follow-up needed)" in page
