@@ -114,3 +114,10 @@ class TimelineTests:
         assert "follow-up needed; still done" in timeline
         page = words(client_for(world.trio.viewer).get(f"/w/{world.ws}/actions/{story.announce}/"))
         assert "from done to done (its status stayed; follow-up needed)" in page
+
+
+class CorrectionPageTests:
+    def test_the_correction_page_names_what_it_marked_as_already_acted_on(self, world: World) -> None:
+        _, applied = corrected(world)
+        page = words(client_for(world.trio.viewer).get(f"/w/{world.ws}/corrections/{applied['correction_id']}/"))
+        assert "Already acted on (marked as needing a follow-up): Send the launch announcement" in page
