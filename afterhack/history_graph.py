@@ -106,12 +106,14 @@ class Change:
     to_status: str
     cause: dict[str, Any]
     actor: str | None
+    # A change of a done action's follow-up state (its status stays): the state set (not in the API's item).
+    follow_up: str | None = None
 
     @classmethod
     def from_map(cls, row: dict[str, Any]) -> Change:
         return cls(
             at=row["at"], kind=ChangeKind(row["kind"]), id=row["id"], from_status=row["from_status"], to_status=row["to_status"],
-            cause={"kind": row["cause"], "id": row["cause_id"]}, actor=row["actor"],
+            cause={"kind": row["cause"], "id": row["cause_id"]}, actor=row["actor"], follow_up=row.get("follow_up"),
         )  # fmt: skip
 
     def record(self) -> dict[str, Any]:
@@ -152,7 +154,7 @@ def changes_count(*, workspace: HasGraph, start: str = "", end: str = "") -> int
 # The changes of one node (a claim, decision or action, by id: the range index on Change.id), newest first.
 NODE_CHANGES = (
     "MATCH (x:" + CHANGE_LABEL + " {id: $id}) WITH x ORDER BY x.at DESC LIMIT $limit "
-    "RETURN x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor} AS change"
+    "RETURN x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, .follow_up} AS change"
 )
 
 
@@ -167,7 +169,8 @@ def node_changes(*, workspace: HasGraph, node_id: str, limit: int = 50) -> list[
 CHANGE_FIELDS = (
     "{.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, .from_version_id, .from_start, .from_end, "
     ".from_moved_from, .from_supported_by, .from_review_reason, .from_flagged_by, .from_dismissed_at, "
-    ".justifications_from, .moved_from, .migrated}"
+    ".justifications_from, .moved_from, .migrated, .follow_up, .from_follow_up, .from_follow_up_id, "
+    ".from_follow_up_reason}"
 )
 
 

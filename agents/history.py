@@ -69,6 +69,13 @@ def action_at(then: ActionThen, *, as_of: str) -> Action | None:
         moved_from, moved_to = change.get("moved_from"), change.get("cause_id")
         if moved_from and moved_to in ids:
             ids[ids.index(moved_to)] = moved_from
+    # Its follow-up state then: what the first change of it since kept (a change of it has a `follow_up`).
+    kept = next((c for c in changes if c.get("follow_up") is not None), None)
+    if kept is not None:
+        action = replace(
+            action, follow_up=kept.get("from_follow_up"), follow_up_id=kept.get("from_follow_up_id"),
+            follow_up_reason=kept.get("from_follow_up_reason"), follow_up_at=None,
+        )  # fmt: skip
     return replace(
         action,
         status=ActionStatus(history.status_at(action.status, changes)),

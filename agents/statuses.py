@@ -37,6 +37,18 @@ class ActionStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class FollowUp(StrEnum):
+    """What became of a done action after a decision it rested on lost its support (null: nothing to follow up).
+
+    It stays done (it happened); `needed` until a reviewer plans a follow-up action (`planned`, then `done` when that
+    one is done) or says none is needed (`not_needed`, with a reason)."""
+
+    NEEDED = "needed"
+    PLANNED = "planned"
+    DONE = "done"
+    NOT_NEEDED = "not_needed"
+
+
 class Origin(StrEnum):
     """Who made a decision or an action: a person, or the agent."""
 

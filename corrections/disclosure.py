@@ -16,7 +16,7 @@ CORRECTION = "correction.applied"
 
 # What a correction's recorded impact names that the correction changed: shown with their titles. The rest of the
 # impact (decisions it left standing and what keeps them up, supports restating it) is untouched: ids only.
-TOUCHED = ("decisions_needing_review", "actions_held", "claims_unsupported")
+TOUCHED = ("decisions_needing_review", "actions_held", "claims_unsupported", "actions_already_done")
 UNTOUCHED = ("decisions_still_supported", "restating")
 # The payload fields every staff reader sees whole.
 PAYLOAD_WHOLE = frozenset({"statement", "reason", *(f"impact.{key}" for key in TOUCHED)})

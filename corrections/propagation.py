@@ -44,7 +44,8 @@ class Action:
 
 @dataclass(frozen=True)
 class Impact:
-    """What retracting the roots does: exactly what Apply will write."""
+    """What retracting the roots does: exactly what Apply will write (a done action it names stays done and gets
+    `follow_up: needed`: it already acted on what stopped holding)."""
 
     decisions_needing_review: list[str]
     decisions_still_supported: list[str]
@@ -52,6 +53,8 @@ class Impact:
     claims_unsupported: list[str]
     # For each still-supported decision, the justification that keeps it up.
     still_supported_by: dict[str, list[str]] = field(default_factory=dict)
+    # Done actions of the decisions needing review: they happened, so they stay done, and get `follow_up: needed`.
+    actions_already_done: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, list[str]]:
         return {
@@ -59,6 +62,7 @@ class Impact:
             "decisions_still_supported": self.decisions_still_supported,
             "actions_held": self.actions_held,
             "claims_unsupported": self.claims_unsupported,
+            "actions_already_done": self.actions_already_done,
         }
 
 
@@ -141,7 +145,9 @@ def impact(
     still = sorted(n.id for n in decisions if n.id in after)
     unsupported = sorted(n.id for n in nodes.values() if n.kind == DERIVED and n.id in lost)
     flagged = set(needing_review)
+    actions = list(actions)
     held = sorted(a.id for a in actions if a.status == ActionStatus.PENDING and a.decision_ids & flagged)
+    done = sorted(a.id for a in actions if a.status == ActionStatus.DONE and a.decision_ids & flagged)
     counts = _counter(nodes, set(roots), after, excluded)
     by = {}
     for decision_id in still:
@@ -149,4 +155,4 @@ def impact(
             if counts(nodes[decision_id], justification):
                 by[decision_id] = sorted(justification)
                 break
-    return Impact(needing_review, still, held, unsupported, by)
+    return Impact(needing_review, still, held, unsupported, by, done)

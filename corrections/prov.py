@@ -72,7 +72,7 @@ def _neighbours(subgraph: ProvGraph) -> tuple[dict[str, set[str]], dict[str, set
 
     for edge in subgraph.edges:
         source, target, kind = edge["source"], edge["target"], edge["type"]
-        if kind in ("SUPPORTED_BY", "DERIVED_FROM", "DEPENDS_ON"):
+        if kind in ("SUPPORTED_BY", "DERIVED_FROM", "DEPENDS_ON", "FOLLOWS_UP"):
             rests(source, target)
         elif kind in ("HAS_FRAGMENT", "HAS_VERSION", "SUPPORTS"):
             rests(target, source)
@@ -230,7 +230,10 @@ class _Builder:
                     ("supersedes", self.replaces(node)), ("created_at", node.get("created_at")))  # fmt: skip
 
     def entity_action(self, node: dict[str, Any]) -> None:
+        """An action; a done one whose decision lost its support carries its follow-up state (and the reason none is
+        needed)."""
         self.entity(node, "Action", node.get("title"), ("title", node.get("title")), ("status", node.get("status")),
+                    ("follow_up", node.get("follow_up")), ("follow_up_reason", node.get("follow_up_reason")),
                     ("created_at", node.get("created_at")))  # fmt: skip
 
     def entity_suggestion(self, node: dict[str, Any]) -> None:
@@ -308,6 +311,10 @@ class _Builder:
             number = edge.get("justification")
             self.document.wasDerivedFrom(derived, used, other_attributes=_attributes(
                 [(VOCABULARY["justification"], int(number) if number is not None else None)]))  # fmt: skip
+        elif kind == "FOLLOWS_UP":
+            # A follow-up action was derived from the done action it follows up.
+            self.document.wasDerivedFrom(source, target, other_attributes=_attributes(
+                [(PROV["type"], VOCABULARY["FollowUp"])]))  # fmt: skip
         elif kind == "OF":
             self.document.used(source, target)
         elif kind == "PRODUCED":

@@ -9,6 +9,7 @@ from claims.registry import ProposedClaimReview, register_proposed_review
 from corrections import disclosure
 from corrections.graph import attention as attention_graph
 from corrections.graph import suggestions as suggestions_graph
+from corrections.services import follow_ups
 from corrections.statuses import SuggestionKind, SuggestionStatus
 from corrections.tellers import TELLERS
 from workspaces.models import Workspace
@@ -81,6 +82,18 @@ VERBS = (
         page=EventPage("claims:claim", "claim_id", "claim_id", as_of=True),
         withheld="approved an agent's claim (text withheld: not a member)",
     ),
+    # A reviewer's answer to a done action whose decision lost its support; the target is the follow-up's title, or
+    # the done action's.
+    AuditVerb(
+        follow_ups.PLANNED, "planned the follow-up “{target}”", "Follow-up planned",
+        page=EventPage("agents:action", "follow_up_id", "action_id", as_of=True, fallback="agents:actions"),
+        withheld="planned a follow-up of a done action (title withheld: not a member)",
+    ),
+    AuditVerb(
+        follow_ups.NOT_NEEDED, "said “{target}” needs no follow-up", "No follow-up needed",
+        page=EventPage("agents:action", "action_id", "action_id", as_of=True, fallback="agents:actions"),
+        withheld="said a done action needs no follow-up (title withheld: not a member)",
+    ),
 )  # fmt: skip
 
 # Suggestions are looked up by id and, when one is recorded, by the pair of claims it is about.
@@ -107,6 +120,18 @@ SUGGESTED = AttentionPart(
     then=(attention_graph.SUGGESTED_THEN,),
     then_columns=attention_graph.SUGGESTED_COLUMNS,
     read_then=attention_graph.suggested_then,
+)
+
+
+FOLLOW_UPS = AttentionPart(
+    name="follow_ups",
+    now=(attention_graph.FOLLOW_UPS,),
+    columns=attention_graph.FOLLOW_UPS_COLUMNS,
+    params=attention_graph.follow_ups_params,
+    then=(attention_graph.FOLLOW_UPS_THEN,),
+    then_columns=attention_graph.FOLLOW_UPS_COLUMNS,
+    changed=attention_graph.FOLLOW_UPS_CHANGED,
+    read_then=attention_graph.follow_ups_then,
 )
 
 
@@ -141,6 +166,12 @@ DASHBOARD = (
         "unanswered", ("unanswered question", "unanswered questions"), "corrections:review", query="#unanswered",
         attention=True, alert=True, order=20, then_count="unanswered",
     ),
+    # Done actions that rested on a decision that lost its support: the Review page's "Already acted on".
+    DashboardItem(
+        "follow_ups_needed", ("done action needs a follow-up", "done actions need a follow-up"), "corrections:review",
+        query="#acted-on", attention=True, alert=True, order=25, then_count="follow_ups_needed",
+        then_words=("done action needed a follow-up then", "done actions needed a follow-up then"),
+    ),
     DashboardItem(
         "corrections_recent", ("correction in the last 7 days", "corrections in the last 7 days"),
         "corrections:history", query="?since={since}", attention=True, order=60, then_count="corrections_recent",
@@ -152,7 +183,7 @@ DASHBOARD = (
 MENU = (
     MenuItem(
         "Review", "corrections:review", "review", order=60,
-        badge=("suggested", "awaiting_approval", "lost_support", "unanswered"),
+        badge=("suggested", "awaiting_approval", "lost_support", "unanswered", "follow_ups_needed"),
         badge_words=("{n} needs attention", "{n} need attention"),
     ),
     MenuItem("History", "corrections:history", "history", order=70),
@@ -164,11 +195,15 @@ STAFF_AUDIT = PageLink("staff_audit", "corrections:audit")
 
 
 # The claim and action pages list the events about them: a correction names the claim it corrected; a correction,
-# a retraction or a new version lists the actions it held (`affected`), a dismissal the actions it cancelled, and a
-# revision those it moved or cancelled.
+# a retraction or a new version lists the actions it held and the done actions it marked as needing a follow-up
+# (`affected`), a dismissal the actions it cancelled and those it marked, a revision those it moved or cancelled, and a
+# follow-up planned the follow-up action (the done action's own events name it by `action_id`: agents' part).
 EVENTS_ABOUT = (
     EventsAbout(ChangeKind.CLAIM, "claim_id"),
     EventsAbout(ChangeKind.ACTION, "affected.actions_held", among=True),
+    EventsAbout(ChangeKind.ACTION, "affected.actions_already_done", among=True),
+    EventsAbout(ChangeKind.ACTION, "actions_already_done", among=True),
+    EventsAbout(ChangeKind.ACTION, "follow_up_id"),
     EventsAbout(ChangeKind.ACTION, "cancelled", among=True),
     EventsAbout(ChangeKind.ACTION, "moved", among=True),
 )
@@ -180,5 +215,5 @@ PROPOSED_REVIEW = ProposedClaimReview(suggestions_graph.AGENT_CLAIM_REVIEW, sugg
 
 def register_parts() -> None:
     """Registers corrections' parts with workspaces, and its review of proposed claims with claims."""
-    register(*VERBS, INDEXES, ATTENTION, SUGGESTED, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT, *TELLERS)
+    register(*VERBS, INDEXES, ATTENTION, SUGGESTED, FOLLOW_UPS, *DASHBOARD, *MENU, STAFF_AUDIT, *EVENTS_ABOUT, *TELLERS)
     register_proposed_review(PROPOSED_REVIEW)

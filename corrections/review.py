@@ -51,23 +51,27 @@ def decision_rejustify(*, workspace: Workspace, decision_id: str, justifications
 
 
 def decision_dismiss(*, workspace: Workspace, decision_id: str, actor: Any) -> Decision:
-    """Takes a flagged decision out of the review queue; its open actions are cancelled."""
+    """Takes a flagged decision out of the review queue; its open actions are cancelled. Its done actions got
+    `follow_up: needed` when it lost its support; one without a follow-up state yet (done on a decision flagged
+    before follow-ups were kept) gets it now: a dismissal says the decision will not hold again, so what was done on
+    it needs a reviewer's answer all the same (a follow-up, or none needed)."""
     decision = agents_services.decision_get(workspace=workspace, decision_id=decision_id)
     if not decision.reviewable:
         raise Conflict(_not_for_review(workspace, decision, "dismissed"))
     with transaction.atomic():
-        cancelled = review_graph.decision_dismiss(
+        dismissed = review_graph.decision_dismiss(
             workspace=workspace, decision_id=decision_id, actor=actor_name(actor), now=now_iso()
         )
-        if cancelled is None:
+        if dismissed is None:
             _must_still_need_review(workspace, decision_id, "dismissed")
             raise Conflict("Only a decision waiting for review can be dismissed.")
+        cancelled, already_done = dismissed
         record_event(
             actor=actor,
             workspace=workspace,
             verb="decision.dismissed",
             target=decision.title,
-            payload={"decision_id": decision_id, "cancelled": cancelled},
+            payload={"decision_id": decision_id, "cancelled": cancelled, "actions_already_done": already_done},
         )
     return agents_services.decision_get(workspace=workspace, decision_id=decision_id)
 

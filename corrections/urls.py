@@ -28,6 +28,7 @@ urlpatterns = [
         name="suggestion_reject",
     ),
     path("w/<uuid:ws_id>/proposed-claims", proposed.proposed_decide, name="proposed_decide"),
+    path("w/<uuid:ws_id>/review/acted-on/<str:action_id>", review.action_follow_up, name="follow_up"),
     path("w/<uuid:ws_id>/review/<str:decision_id>/", review.review_decision, name="review_decision"),
     path("w/<uuid:ws_id>/review/<str:decision_id>", review.decision_resolve, name="resolve"),
     path("w/<uuid:ws_id>/corrections/", history.history, name="history"),

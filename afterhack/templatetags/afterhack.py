@@ -74,6 +74,10 @@ IN_WORDS = {
     "pending": "pending",
     "held": "held",
     "cancelled": "cancelled",
+    # a done action's follow-up (agents' FollowUp; "done" is the action status's word)
+    "needed": "follow-up needed",
+    "planned": "follow-up planned",
+    "not_needed": "no follow-up needed",
     "reviewer": "by a reviewer",
     "offline": "offline agent",
     "mcp": "outside agent (MCP)",

@@ -16,7 +16,7 @@ from agents.api.decisions import Title
 from agents.lists import ACTION_STATUS
 from agents.selectors import decisions as decision_selectors
 from agents.services import decisions as decision_services
-from agents.statuses import ActionStatus, Origin
+from agents.statuses import ActionStatus, FollowUp, Origin
 from workspaces.access import get_rw_workspace_for_user, get_workspace_for_user
 
 router = Router()
@@ -55,6 +55,10 @@ class ActionOut(Schema):
     status: ActionStatus
     decision_ids: list[IdOut]
     origin: Origin | None
+    follow_up: FollowUp | None = Field(
+        description="null, or for a done action whose decision lost support: needed, then planned (a follow-up "
+        "action exists), done (it is done) or not_needed."
+    )
 
 
 def action_out(action: decision_selectors.Action) -> dict[str, Any]:
@@ -64,6 +68,7 @@ def action_out(action: decision_selectors.Action) -> dict[str, Any]:
         "status": action.status,
         "decision_ids": action.decision_ids,
         "origin": action.origin,
+        "follow_up": action.follow_up,
     }
 
 

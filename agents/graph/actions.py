@@ -12,13 +12,41 @@ from dataclasses import dataclass
 from afterhack import graph
 from afterhack.cypher import hold_members, word
 from afterhack.graph import BUMP_REVISION, HasGraph
-from afterhack.history_graph import ChangeCause, ChangeKind, record_change
+from afterhack.history_graph import CHANGE_LABEL, ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds
 from afterhack.ids import parse_id
 from afterhack.lists.graph import after_params, status_page
 from agents.graph.shapes import Action
 from agents.lists import ACTION_STATUS
-from agents.statuses import ActionStatus, DecisionStatus, Origin
+from agents.statuses import ActionStatus, DecisionStatus, FollowUp, Origin
+
+# What a done action's follow-up state is (agents/statuses.py FollowUp): a change of it keeps them (`from_…`), so an
+# as-of read gives them back; the change's own `follow_up` says it is one (its status stays done).
+FOLLOW_UP_STATE = ("follow_up", "follow_up_id", "follow_up_reason")
+
+
+def follow_up_change(var: str, *, to: str, cause: str, cause_id: str, actor: str) -> str:
+    """Cypher: the Change of the done action bound to `var` whose follow-up state becomes `to` (a Cypher expression),
+    placed just before the SET of `var.follow_up` (afterhack/history_graph.py record_change: its status stays)."""
+    return record_change(
+        var, kind=ChangeKind.ACTION, to_status=var + ".status", cause=cause, cause_id=cause_id, actor=actor,
+        before=FOLLOW_UP_STATE, also={"follow_up": to},
+    )  # fmt: skip
+
+
+# When a follow-up action (FOLLOWS_UP the done action it follows up) is marked done, cancelled or reopened, the done
+# action it follows up becomes follow-up done, needed again, or planned again: in the query that marks it.
+FOLLOW_UP_FOLLOWS = (
+    "CALL { WITH a OPTIONAL MATCH (a)-[:FOLLOWS_UP]->(orig:Action) WHERE orig.follow_up_id = a.id "
+    "AND orig.follow_up = (CASE $status WHEN " + word(ActionStatus.PENDING) + " THEN " + word(FollowUp.NEEDED)
+    + " ELSE " + word(FollowUp.PLANNED) + " END) "
+    "WITH orig, CASE $status WHEN " + word(ActionStatus.DONE) + " THEN " + word(FollowUp.DONE) + " WHEN "
+    + word(ActionStatus.CANCELLED) + " THEN " + word(FollowUp.NEEDED) + " ELSE " + word(FollowUp.PLANNED)
+    + " END AS to "
+    "FOREACH (o IN CASE WHEN orig IS NULL THEN [] ELSE [orig] END | "
+    + follow_up_change("o", to="to", cause=ChangeCause.PERSON, cause_id="null", actor="$actor")
+    + " SET o.follow_up = to, o.follow_up_at = $now) } "
+)  # fmt: skip
 
 ACTION_CREATE = (
     f"""
@@ -79,6 +107,7 @@ WHERE NOT $require_holding OR all(d IN decisions WHERE """
     + """SET a.status = $status, a.updated_at = $now
 WITH a
 """
+    + FOLLOW_UP_FOLLOWS
     + BUMP_REVISION
     + """
 RETURN a.status
@@ -145,7 +174,8 @@ def action_unheld_decisions(*, workspace: HasGraph, action_id: str) -> list[Unhe
 
 # An action with the ids and titles of the decisions it depends on (aggregated in a WITH before) as one map.
 ACTION_PROPERTIES = (
-    ".id, .title, .status, .origin, .created_at, .created_by, decision_ids: decision_ids, decision_titles: titles"
+    ".id, .title, .status, .origin, .created_at, .created_by, .follow_up, .follow_up_id, .follow_up_reason, "
+    ".follow_up_at, .follows_up, decision_ids: decision_ids, decision_titles: titles"
 )
 ACTION_FIELDS = "a {" + ACTION_PROPERTIES + "} AS action"
 ACTION_DECISIONS = (
@@ -194,3 +224,43 @@ def action_list(
 def action_count(*, workspace: HasGraph, status: str = "") -> int:
     """How many actions there are (with this status)."""
     return int(graph.ro_query(workspace, ACTION_COUNT, {"status": status})[0][0])
+
+
+# Done actions whose follow-up is needed (the review queue's "Already acted on"), the most recently flagged first.
+ACTED_ON = (
+    f"MATCH (a:Action) WHERE a.status = {word(ActionStatus.DONE)} AND a.follow_up = {word(FollowUp.NEEDED)} "
+    "WITH a ORDER BY a.follow_up_at DESC, a.id LIMIT $limit " + ACTION_DECISIONS + "RETURN " + ACTION_FIELDS
+)
+
+
+def acted_on(*, workspace: HasGraph, limit: int) -> list[Action]:
+    """Done actions needing a follow-up, the most recently flagged first, at most `limit`."""
+    return [Action.from_row(row) for row in graph.ro_records(workspace, ACTED_ON, {"limit": limit})]
+
+
+@dataclass(frozen=True)
+class DoneWhen:
+    """When an action was marked done, and by whom (from its history; the action's last change when not recorded)."""
+
+    id: str
+    at: str | None
+    by: str | None
+
+
+# The change that made each action done (done is final: there is one), found through the index on Change.id.
+ACTIONS_DONE_WHEN = (
+    "UNWIND $action_ids AS aid MATCH (a:Action {id: aid}) "
+    f"OPTIONAL MATCH (x:{CHANGE_LABEL} {{id: aid}}) WHERE x.to_status = {word(ActionStatus.DONE)} "
+    f"AND coalesce(x.from_status, '') <> {word(ActionStatus.DONE)} "
+    "WITH a, collect(x {.at, .actor}) AS marks "
+    "RETURN {id: a.id, at: coalesce(marks[0].at, a.updated_at), by: marks[0].actor} AS done"
+)
+
+
+def actions_done_when(*, workspace: HasGraph, action_ids: list[str]) -> dict[str, DoneWhen]:
+    """When and by whom each of these actions was marked done, by id (one query)."""
+    ids = [canonical for i in action_ids if (canonical := parse_id(i))]
+    if not ids:
+        return {}
+    rows = graph.ro_records(workspace, ACTIONS_DONE_WHEN, {"action_ids": ids})
+    return {row["id"]: DoneWhen(**row) for row in rows}

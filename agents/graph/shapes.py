@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from afterhack.cypher import hold_members
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, RunOrigin
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, FollowUp, RunOrigin
 from claims.graph.shapes import BackgroundJob
 from claims.statuses import JobStatus
 
@@ -97,9 +97,19 @@ class Action:
     decision_ids: list[str] = field(default_factory=list)
     decision_titles: list[str] = field(default_factory=list)
     created_by: str | None = None
+    # A done action whose decision lost support: what became of it (agents/statuses.py FollowUp), the follow-up
+    # action planned for it, why none is needed, and when that last changed.
+    follow_up: FollowUp | None = None
+    follow_up_id: str | None = None
+    follow_up_reason: str | None = None
+    follow_up_at: str | None = None
+    # A follow-up action: the done action it follows up.
+    follows_up: str | None = None
 
     def __post_init__(self) -> None:
         hold_members(self, status=ActionStatus)
+        if self.follow_up is not None:
+            hold_members(self, follow_up=FollowUp)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Action:

@@ -3,7 +3,7 @@ decision's and an action's page, the API's pages of them, the review queue, and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from afterhack.holds import status_holds
 from afterhack.lists.cursors import Paged, workspace_page
@@ -12,6 +12,7 @@ from agents.graph import actions as actions_graph
 from agents.graph import decisions as decisions_graph
 from agents.graph import past as past_graph
 from agents.graph import review as review_graph
+from agents.graph.actions import DoneWhen as DoneWhen
 from agents.graph.shapes import Action as Action
 from agents.graph.shapes import Decision as Decision
 from agents.graph.shapes import Support as Support
@@ -105,6 +106,9 @@ class ActionView:
 
     action: Action
     decisions: list[Decision]
+    # The follow-up action planned for this done action, and the done action this one follows up.
+    follow_up: Action | None = None
+    follows_up: Action | None = None
 
     @property
     def holding_it(self) -> list[Decision]:
@@ -123,10 +127,18 @@ def action_view(*, workspace: Workspace, action_id: str, as_of: str | None = Non
     action = action_get(workspace=workspace, action_id=action_id, as_of=as_of)
     if action is None:
         return None
+    linked = {a.id: a for a in actions_get(workspace=workspace, action_ids=_linked(action))}
+    follow_up, follows_up = linked.get(action.follow_up_id or ""), linked.get(action.follows_up or "")
     if as_of is not None:
         then = [d for i in action.decision_ids if (d := decision_get(workspace=workspace, decision_id=i, as_of=as_of))]
-        return ActionView(action, then)
-    return ActionView(action, decisions_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids))
+        return ActionView(action, then, follow_up, follows_up)
+    decisions = decisions_graph.decisions_get(workspace=workspace, decision_ids=action.decision_ids)
+    return ActionView(action, decisions, follow_up, follows_up)
+
+
+def _linked(action: Action) -> list[str]:
+    """The ids of the actions a follow-up links it to (its follow-up, the action it follows up)."""
+    return [i for i in (action.follow_up_id, action.follows_up) if i]
 
 
 def actions_get(*, workspace: Workspace, action_ids: list[str]) -> list[Action]:
@@ -178,18 +190,26 @@ REVIEW_LIMIT = 200
 
 @dataclass(frozen=True)
 class Review:
-    """Decisions waiting for a reviewer: those that lost their support, and questions the agent could not answer."""
+    """What waits for a reviewer: decisions that lost their support, questions the agent could not answer, and done
+    actions that rested on a decision that lost its support (their follow-up needed)."""
 
     lost_support: list[Decision]
     unanswered: list[Decision]
+    acted_on: list[Action] = field(default_factory=list)
 
 
 def review(*, workspace: Workspace, limit: int = REVIEW_LIMIT) -> Review:
-    """The review queue in its two parts, each at most `limit` long, the most recently flagged first."""
+    """The review queue in its three parts, each at most `limit` long, the most recently flagged first."""
     return Review(
         lost_support=review_graph.review_list(workspace=workspace, unanswered=False, limit=limit),
         unanswered=review_graph.review_list(workspace=workspace, unanswered=True, limit=limit),
+        acted_on=actions_graph.acted_on(workspace=workspace, limit=limit),
     )
+
+
+def actions_done_when(*, workspace: Workspace, action_ids: list[str]) -> dict[str, DoneWhen]:
+    """When and by whom each of these done actions was marked done, by id."""
+    return actions_graph.actions_done_when(workspace=workspace, action_ids=action_ids)
 
 
 # What rests on a claim is rewound to a moment by one read per decision and per action (as of then); past these

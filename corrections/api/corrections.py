@@ -105,6 +105,12 @@ class AffectedOut(Schema):
     decisions_still_supported: list[IdOut]
     actions_held: list[IdOut]
     claims_unsupported: list[IdOut]
+    # A correction applied before follow-ups were kept recorded none.
+    actions_already_done: list[IdOut] = Field(
+        default_factory=list,
+        description="Done actions of the decisions needing review: they stay done, and Apply marks them "
+        "`follow_up: needed`.",
+    )
 
 
 class PreviewOut(Schema):

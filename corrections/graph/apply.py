@@ -3,7 +3,7 @@
 
 It creates Correction, CorrectionTombstone, a correction's human_correction SourceFragment and replacement Claim,
 CORRECTS and SUPERSEDES, and changes the statuses of the other apps' nodes it reaches (a claim superseded or
-unsupported, a decision flagged, an action held): one atomic query that belongs to the app that owns the operation
+unsupported, a decision flagged, an action held, a done action's follow-up needed): one atomic query that belongs to the app that owns the operation
 (docs/conventions.md). What holds is afterhack.holds, the same rule the propagation engine judges by."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from afterhack.cypher import word
 from afterhack.graph import REVISION_PLUS_ONE, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import claim_holds
-from agents.statuses import ActionStatus, DecisionStatus
+from agents.graph.actions import follow_up_change
+from agents.statuses import ActionStatus, DecisionStatus, FollowUp
 from claims.graph.shapes import CITED_PASSAGE_ROLE, CitedPassage
 from claims.statuses import ClaimStatus, ConfidenceKind, SourceStatus
 from corrections.graph.suggestions import obsolete_suggestions
@@ -29,6 +30,7 @@ DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
 
 # Each status it changes is recorded (afterhack/history_graph.py) before it is set: the cause is $cause (a
 # correction, a retraction or a new version) and its id the anchor's (the Correction, Source or SourceVersion).
+# A done action of a flagged decision stays done (it happened): its follow-up becomes needed, recorded likewise.
 PROPAGATE = (
     """
 CALL {
@@ -60,6 +62,15 @@ CALL {{
     + record_change("a", kind=ChangeKind.ACTION, to_status=word(ActionStatus.HELD), cause="$cause", cause_id="anchor.id",
                     actor="$actor")
     + f"""  SET a.status = {word(ActionStatus.HELD)}, a.updated_at = $now
+}}
+CALL {{
+  WITH anchor
+  UNWIND $actions_already_done AS aid
+  MATCH (a:Action {{id: aid}})
+  WHERE a.status = {word(ActionStatus.DONE)}
+  """
+    + follow_up_change("a", to=word(FollowUp.NEEDED), cause="$cause", cause_id="anchor.id", actor="$actor")
+    + f"""  SET a.follow_up = {word(FollowUp.NEEDED)}, a.follow_up_at = $now
 }}
 """
 )  # fmt: skip
@@ -170,7 +181,8 @@ def correction_apply(
         "actor": actor, "idempotency_key": idempotency_key, "affected": json.dumps(affected), "now": now,
         "now_ms": epoch_ms(now), "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
-        "actions_held": affected["actions_held"], "review_reason": review_reason, "flagged_by": correction_id,
+        "actions_held": affected["actions_held"], "actions_already_done": affected.get("actions_already_done", []),
+        "review_reason": review_reason, "flagged_by": correction_id,
         "cause": ChangeCause.CORRECTION,
     }  # fmt: skip
     return bool(graph.query(workspace, CORRECTION_APPLY, params))

@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from afterhack.history_graph import ChangeKind
+from agents.statuses import ActionStatus, FollowUp
+
 CORRECTIONS = """
 OPTIONAL MATCH (x:Correction)
 RETURN count(x) AS corrections, sum(CASE WHEN x.applied_at >= $since THEN 1 ELSE 0 END) AS corrections_recent
@@ -45,3 +48,39 @@ RETURN sum(CASE WHEN x.kind = $suggestion_contradiction THEN 1 ELSE 0 END) AS su
 def suggested_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, int]:
     """The suggestions that were open at the moment: suggested corrections, and agents' claims waiting then."""
     return {"suggested": int(row["suggested"] or 0), "awaiting_approval": int(row["awaiting_approval"] or 0)}
+
+
+# Done actions whose follow-up is needed (the review queue's "Already acted on"). As of a moment: those made by then
+# counted by their present state, then each changed since moved to its state then (its first change since keeps the
+# follow-up state it left; a done action changes nothing else, done being final).
+FOLLOW_UPS = """
+OPTIONAL MATCH (a:Action) WHERE a.status = $follow_up_action_done AND a.follow_up = $follow_up_needed
+RETURN count(a) AS follow_ups_needed
+"""
+FOLLOW_UPS_COLUMNS = ("follow_ups_needed",)
+FOLLOW_UPS_THEN = """
+OPTIONAL MATCH (a:Action) WHERE coalesce(a.created_at, '') <= $as_of AND a.status = $follow_up_action_done
+  AND a.follow_up = $follow_up_needed
+RETURN count(a) AS follow_ups_needed
+"""
+FOLLOW_UPS_CHANGED = (
+    "follow_up_now: d.follow_up, follow_up_then: CASE WHEN first.follow_up IS NULL THEN d.follow_up "
+    "ELSE first.from_follow_up END"
+)
+
+
+def follow_ups_params() -> dict[str, str]:
+    """The words the follow-up counts name."""
+    return {"follow_up_action_done": str(ActionStatus.DONE), "follow_up_needed": str(FollowUp.NEEDED)}
+
+
+def follow_ups_then(row: Mapping[str, Any], changed: list[Mapping[str, Any]], as_of: str) -> dict[str, int]:
+    """The done actions whose follow-up was needed at the moment."""
+    needed, done = FollowUp.NEEDED, ActionStatus.DONE
+    count = int(row["follow_ups_needed"] or 0)
+    for node in changed:
+        if node["kind"] != ChangeKind.ACTION:
+            continue
+        count -= int(node["now"] == done and node.get("follow_up_now") == needed)
+        count += int(node["then"] == done and node.get("follow_up_then") == needed)
+    return {"follow_ups_needed": count}

@@ -57,6 +57,7 @@ def _propagation_params(affected: dict[str, list[str]], review_reason: str) -> d
         "claims_unsupported": affected["claims_unsupported"],
         "decisions_needing_review": affected["decisions_needing_review"],
         "actions_held": affected["actions_held"],
+        "actions_already_done": affected.get("actions_already_done", []),
         "review_reason": review_reason,
         "flagged_by": None,
     }

@@ -52,7 +52,8 @@ UNION ALL MATCH (n:AgentRun) RETURN n {.id, .question, .status, .agent, .model, 
        .created_by, label: 'AgentRun'} AS node
 UNION ALL MATCH (n:Decision) RETURN n {.id, .title, .rationale, .status, .kind, .question, .review_reason,
        .created_at, .created_by, .flagged_by, .run_id, label: 'Decision'} AS node
-UNION ALL MATCH (n:Action) RETURN n {.id, .title, .status, .created_at, .created_by, label: 'Action'} AS node
+UNION ALL MATCH (n:Action) RETURN n {.id, .title, .status, .follow_up, .follow_up_reason, .created_at, .created_by,
+  label: 'Action'} AS node
 UNION ALL MATCH (n:Correction) RETURN n {.id, .statement, .reason, .actor, .applied_at, .claim_id,
        .replacement_claim_id, label: 'Correction'} AS node
 UNION ALL MATCH (n:Suggestion) WHERE """
@@ -66,7 +67,7 @@ UNION ALL MATCH (n:Suggestion) WHERE """
 # One map an edge of the chain: from, to, type, and the justification number or the evidence role it carries.
 PROV_EDGE_TYPES = [
     "HAS_VERSION", "HAS_FRAGMENT", "SUPPORTED_BY", "DERIVED_FROM", "SUPPORTS", "DEPENDS_ON", "CORRECTS",
-    "SUPERSEDES", "OF", "PRODUCED", "RETRIEVED",
+    "SUPERSEDES", "OF", "PRODUCED", "RETRIEVED", "FOLLOWS_UP",
 ]  # fmt: skip
 # A history record (:Change)-[:OF]->(node) shares the OF type with an extraction's edge to its version, and carries
 # the id of the node it describes: it is not part of the chain (docs/history.md), so it is left out.

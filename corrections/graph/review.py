@@ -13,8 +13,9 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
+from agents.graph.actions import follow_up_change
 from agents.graph.decisions import DECISION_QUESTION, support_params
-from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, Origin, RevisedActions
+from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, FollowUp, Origin, RevisedActions
 from corrections.graph.apply import DECISION_REVIEW_STATE
 
 # The supports ($support_ids) a flagged decision `d` may rest on anew: the query goes on only if every
@@ -126,21 +127,31 @@ FOREACH (x IN open |
     )
     + f"""  SET x.status = {word(ActionStatus.CANCELLED)}, x.updated_at = $now)
 WITH d, [x IN open | x.id] AS cancelled
+OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = {word(ActionStatus.DONE)} AND a.follow_up IS NULL
+WITH d, cancelled, collect(a) AS done
+FOREACH (x IN done |
+  """
+    + follow_up_change("x", to=word(FollowUp.NEEDED), cause=ChangeCause.DISMISSAL, cause_id="d.id", actor="$actor")
+    + f"""  SET x.follow_up = {word(FollowUp.NEEDED)}, x.follow_up_at = $now)
+WITH d, cancelled, [x IN done | x.id] AS done
 """
     + BUMP_REVISION
     + """
-RETURN {id: d.id, cancelled: cancelled} AS dismissed
+RETURN {id: d.id, cancelled: cancelled, done: done} AS dismissed
 """
 )
 
 
-def decision_dismiss(*, workspace: HasGraph, decision_id: str, actor: str, now: str) -> list[str] | None:
-    """Takes a flagged decision out of the review queue and cancels its open actions; their ids, or None
-    (nothing written) if it was not waiting for review."""
+def decision_dismiss(
+    *, workspace: HasGraph, decision_id: str, actor: str, now: str
+) -> tuple[list[str], list[str]] | None:
+    """Takes a flagged decision out of the review queue, cancels its open actions and marks its done actions without
+    a follow-up state `needed`; the ids (cancelled, marked), or None (nothing written) if it was not waiting for
+    review."""
     if parse_id(decision_id) is None:
         return None
     rows = graph.records(workspace, DECISION_DISMISS, {"decision_id": decision_id, "actor": actor, "now": now})
-    return sorted(rows[0]["cancelled"]) if rows else None
+    return (sorted(rows[0]["cancelled"]), sorted(rows[0]["done"])) if rows else None
 
 
 # A revision replaces a flagged decision by a new, supported one, in one query. The old decision must

@@ -22,7 +22,7 @@ from corrections.lists import TIMELINE
 
 CHANGE_FIELDS = (
     "x {.at, .kind, .id, .from_status, .to_status, .cause, .cause_id, .actor, migrated: coalesce(x.migrated, false), "
-    "title: coalesce(n.statement, n.title, ''), question: n.question}"
+    ".follow_up, title: coalesce(n.statement, n.title, ''), question: n.question}"
 )
 # The timeline's filters, each declared once with its condition and $params (corrections/lists.py): what it is of
 # (kind), what caused it, a person and [since, until); and the search, words of the item's statement or title.
@@ -100,7 +100,7 @@ def causes_named(
 DIFF_NODES = (
     "MATCH (x:" + CHANGE_LABEL + ") WHERE x.at >= $start AND x.at < $end "
     "MATCH (x)-[:" + CHANGE_OF + "]->(n) WHERE coalesce(n.created_at, '') < $start "
-    "WITH n, collect(x {.at, .kind, .from_status, .to_status, .cause, .cause_id, .actor, "
+    "WITH n, collect(x {.at, .kind, .from_status, .to_status, .cause, .cause_id, .actor, .follow_up, "
     "migrated: coalesce(x.migrated, false)}) AS cs "
     "WITH n, cs, reduce(f = head(cs), c IN cs | CASE WHEN c.at < f.at THEN c ELSE f END) AS first, "
     "reduce(l = head(cs), c IN cs | CASE WHEN c.at > l.at THEN c ELSE l END) AS last "

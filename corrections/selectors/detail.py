@@ -56,7 +56,8 @@ def correction_detail(*, workspace: Workspace, correction_id: str) -> dict[str, 
         "accepted": suggestions_selectors.suggestion_of_correction(workspace=workspace, correction_id=correction.id),
         "action_urls": {
             a["id"]: event_selectors.action_url(workspace_id=workspace.id, action_id=a["id"])
-            for a in (applied or {}).get("actions_held", [])
+            for key in ("actions_held", "actions_already_done")
+            for a in (applied or {}).get(key, [])
         }
         | {a.id: event_selectors.action_url(workspace_id=workspace.id, action_id=a.id) for a in actions},
     }  # fmt: skip

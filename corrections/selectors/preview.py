@@ -4,7 +4,7 @@ also cites."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils.safestring import SafeString
 
@@ -24,6 +24,7 @@ IMPACT_WORDS = {
     "decisions_still_supported": ("is now still supported", "is no longer still supported"),
     "actions_held": ("would now be held", "would no longer be held"),
     "claims_unsupported": ("would now become unsupported", "would no longer become unsupported"),
+    "actions_already_done": ("is now done: it would need a follow-up", "would no longer need a follow-up"),
 }
 
 
@@ -61,6 +62,9 @@ class ImpactView:
     # Still supported, but check: each decision with the remaining supports that say what is
     # being corrected, and the actions that stay open because of them.
     restating: list[tuple[agents_selectors.Decision, list[agents_selectors.Support], list[agents_selectors.Action]]]
+    # Done actions of the decisions needing review (already acted on), each with when and by whom it was done:
+    # Apply marks exactly them follow-up needed.
+    already_done: list[tuple[agents_selectors.Action, agents_selectors.DoneWhen | None]] = field(default_factory=list)
 
 
 def impact_view(workspace: Workspace, preview: preview_services.Preview) -> ImpactView:
@@ -92,7 +96,18 @@ def impact_view(workspace: Workspace, preview: preview_services.Preview) -> Impa
         actions_held=agents_selectors.actions_get(workspace=workspace, action_ids=impact.actions_held),
         claims_unsupported=claims_selectors.claims_by_ids(workspace=workspace, claim_ids=impact.claims_unsupported),
         restating=_restating_view(workspace, preview, decisions),
+        already_done=_already_done(workspace, impact.actions_already_done),
     )
+
+
+def _already_done(
+    workspace: Workspace, action_ids: list[str]
+) -> list[tuple[agents_selectors.Action, agents_selectors.DoneWhen | None]]:
+    """The done actions the correction would mark follow-up needed, with when and by whom each was done."""
+    if not action_ids:
+        return []
+    done = agents_selectors.actions_done_when(workspace=workspace, action_ids=action_ids)
+    return [(a, done.get(a.id)) for a in agents_selectors.actions_get(workspace=workspace, action_ids=action_ids)]
 
 
 def _restating_view(

@@ -54,6 +54,8 @@ class Step:
     actor: str | None
     migrated: bool
     named: Named
+    # A done action's follow-up state set by this change (its status stays done), or None.
+    follow_up: str | None = None
 
     def __post_init__(self) -> None:
         hold_members(self, kind=ChangeKind)
@@ -108,7 +110,7 @@ def _step(change: dict[str, Any], kind: ChangeKind | str, title: str, named: dic
         at=change["at"], kind=ChangeKind(kind), id=change.get("id") or "", title=title, from_status=change.get("from_status"),
         to_status=change["to_status"], cause=change.get("cause") or "", cause_id=cause_id,
         actor=change.get("actor"), migrated=bool(change.get("migrated")),
-        named=named.get(str(cause_id), Named()) if cause_id else Named(),
+        named=named.get(str(cause_id), Named()) if cause_id else Named(), follow_up=change.get("follow_up"),
     )  # fmt: skip
 
 
@@ -246,6 +248,8 @@ def _what(step: Step) -> str:
         words = f"{after} (what it was before is not known)"
     elif step.from_status != step.to_status:
         words = f"{before} → {after}"
+    elif step.follow_up:
+        words = f"{in_words(step.follow_up)}; still {after}"
     elif step.cause == DISMISSAL:
         words = f"dismissed from review; still {after}"
     elif step.cause == NEW_VERSION:

@@ -46,6 +46,7 @@ def _impact_of(workspace: Workspace, roots: list[str], revision: int) -> tuple[i
             "decisions_still_supported": [],
             "actions_held": [],
             "claims_unsupported": [],
+            "actions_already_done": [],
         }
     # The independent-source policy is about alternatives to one corrected claim; here whole
     # versions go away (or move), so every justification is judged as it is.

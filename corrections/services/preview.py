@@ -63,6 +63,7 @@ class Preview:
             ],
             "actions_held": named(impact.actions_held),
             "claims_unsupported": named(impact.claims_unsupported),
+            "actions_already_done": named(impact.actions_already_done),
             "restating": named(self.restating),
         }
 

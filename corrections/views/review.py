@@ -1,4 +1,5 @@
-"""The review queue, one decision's review page, and a reviewer's answer: re-justify, revise or dismiss."""
+"""The review queue, one decision's review page, and a reviewer's answers: re-justify, revise or dismiss a decision;
+plan a follow-up of a done action, or say none is needed."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from agents.selectors import decisions as agents_selectors
 from agents.services import decisions as agents_services
 from agents.statuses import DecisionKind, RevisedActions
 from corrections import review
+from corrections.selectors import acted_on as acted_on_selectors
 from corrections.selectors import review as review_selectors
 from corrections.selectors import suggestions as suggestions_selectors
+from corrections.services import follow_ups
 from corrections.views.words import counted
 from workspaces.access import get_membership, get_rw_workspace_for_user
 from workspaces.models import Membership, Workspace
@@ -32,20 +35,59 @@ from workspaces.models import Membership, Workspace
 @require_GET
 @login_required
 def review_queue(request: HtmxRequest, ws_id: UUID) -> HttpResponse:
-    """What waits for a reviewer, in three parts: suggested corrections, questions the agent could not answer, and
-    decisions that lost their support."""
-    membership = get_membership(request.user, ws_id)
+    """What waits for a reviewer, in four parts: suggested corrections, questions the agent could not answer,
+    decisions that lost their support, and done actions that rested on one (already acted on)."""
+    return _queue(request, get_membership(request.user, ws_id))
+
+
+def _queue(
+    request: HtmxRequest, membership: Membership, typed: dict[str, dict[str, str]] | None = None, status: int = 200
+) -> HttpResponse:
+    """The review queue's page; `typed` keeps a refused follow-up form as it was sent (by action id)."""
     workspace = membership.workspace
     queue = agents_selectors.review(workspace=workspace)
     state, here = review_selectors.PickerState.from_query(request.GET), request.path
     suggested, suggested_total = suggestions_selectors.review_suggestions(workspace=workspace)
+    acted_on = acted_on_selectors.acted_on_items(workspace, queue.acted_on, state=typed)
+    # A refusal about an action the section no longer lists (answered meanwhile) is said at the top of the page.
+    for action_id, form in (typed or {}).items():
+        if all(item.action.id != action_id for item in acted_on):
+            messages.error(request, form["error"])
     context = {
         "suggested": suggested, "suggested_total": suggested_total,
         "workspace": workspace, "membership": membership, "limit": agents_selectors.REVIEW_LIMIT,
         "unanswered": review_selectors.review_items(workspace, queue.unanswered, state, here),
         "lost_support": review_selectors.review_items(workspace, queue.lost_support, state, here),
+        "acted_on": acted_on,
     }  # fmt: skip
-    return render(request, "corrections/review_queue.html", context)
+    return render(request, "corrections/review_queue.html", context, status=status)
+
+
+@require_POST
+@login_required
+def action_follow_up(request: HtmxRequest, ws_id: UUID, action_id: str) -> HttpResponse:
+    """A reviewer's answer to a done action whose decision lost its support: plan a follow-up action (on the chosen
+    decisions), or say none is needed, with a reason. A refusal comes back on the review page, with what was typed."""
+    workspace = get_rw_workspace_for_user(request.user, ws_id)
+    answer, title, reason = (request.POST.get(name, "") for name in ("answer", "title", "reason"))
+    try:
+        if answer == "not_needed":
+            done = follow_ups.follow_up_not_needed(
+                workspace=workspace, action_id=action_id, reason=reason, actor=request.user
+            )
+            messages.success(request, f"“{done.title}” needs no follow-up: noted, with your reason.")
+        else:
+            chosen = request.POST.getlist("decision_ids")
+            planned = follow_ups.follow_up_plan(
+                workspace=workspace, action_id=action_id, title=title, decision_ids=chosen or None, actor=request.user
+            )
+            messages.success(request, f"Follow-up planned: “{planned.title}”, pending.")
+    except (UserError, Conflict) as error:
+        typed = {action_id: {"title": title[:300], "reason": reason[:2000], "error": str(error)}}
+        status = 409 if isinstance(error, Conflict) else 422
+        return _queue(request, get_membership(request.user, ws_id), typed, status=status)
+    back = reverse("corrections:review", args=[workspace.id]) + "#acted-on"
+    return HttpResponseClientRedirect(back) if request.htmx else redirect(back)
 
 
 @require_GET

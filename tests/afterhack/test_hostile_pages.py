@@ -209,6 +209,12 @@ PAGES = {
         form={"resolution": "dismiss", "next": "/w/"},
         kinds={"next": [NUL, "//elsewhere.example/", "x" * 10_000, SURROGATE], "confirmed": [NUL, "no", "YES"]},
     ),
+    # The action needs no follow-up: every answer is refused (409), whatever its fields hold.
+    "follow_up": Page(
+        WS + "/review/acted-on/{action}",
+        form={"answer": "not_needed", "reason": "Nobody read it."},
+        kinds={"answer": CHOICE, "reason": TEXT, "title": TEXT, "decision_ids": IDS},
+    ),
     "history": Page(
         WS + "/corrections/",
         params=("actor", "claim", "kind", "since", "until", "sort", "page", "claim_q", "pick", "unpick"),

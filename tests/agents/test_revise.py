@@ -79,13 +79,15 @@ class ReviseTests:
         # Its only decision is now supported: pending again, on the new decision.
         assert get(world, f"actions/{ids['announce']}") | {"origin": None} == {
             "id": ids["announce"], "title": "Send the launch announcement", "status": "pending",
-            "decision_ids": [new["id"]], "origin": None,
+            "decision_ids": [new["id"]], "origin": None, "follow_up": None,
         }  # fmt: skip
         # Its other decision still needs review: held, on the new decision and that one.
         both = get(world, f"actions/{ids['both']}")
         assert both["status"] == "held" and sorted(both["decision_ids"]) == sorted([new["id"], ids["hiring"]])
         # A finished action stays with the decision it was done for.
         assert get(world, f"actions/{ids['done']}")["decision_ids"] == [ids["launch"]]
+        # It happened on a decision that lost its support: it still needs a follow-up after the revision.
+        assert get(world, f"actions/{ids['done']}")["follow_up"] == "needed"
         event = AuditEvent.objects.get(verb="decision.revised")
         assert event.payload == {
             "decision_id": ids["launch"], "new_decision_id": new["id"], "justifications": [[ids["july"]]],

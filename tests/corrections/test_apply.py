@@ -39,6 +39,7 @@ class JuneToJulyTests:
             "decisions_still_supported": [],
             "actions_held": [announce],
             "claims_unsupported": [],
+            "actions_already_done": [],
         }
 
         applied = world.apply(world.june, body["revision"])

@@ -121,7 +121,7 @@ class ImpactPictureTests:
         reported = world.preview(world.june).json()["affected"]
         assert reported == {
             "decisions_needing_review": [story.venue], "decisions_still_supported": [story.launch],
-            "actions_held": [story.booking], "claims_unsupported": [story.date_set],
+            "actions_held": [story.booking], "claims_unsupported": [story.date_set], "actions_already_done": [],
         }  # fmt: skip
         fragment = preview_over_htmx(world, world.june)
         previewed = picture_in(fragment, "impact-picture")

@@ -56,7 +56,7 @@ class AcceptTests:
         assert plan["claim_id"] == launch.june and plan["statement"] == JULY and plan["suggestion_id"] == found["id"]
         assert plan["evidence"] == {"source_id": launch.email, "quote": JULY, "start": start, "end": start + len(JULY)}
         assert set(plan["affected"]) == {"decisions_needing_review", "decisions_still_supported", "actions_held",
-                                         "claims_unsupported"}  # fmt: skip
+                                         "claims_unsupported", "actions_already_done"}  # fmt: skip
         applied = apply(launch, launch.june, committed, **body_from(plan))
         assert applied.status_code == 201, applied.content
         outcome = applied.json()

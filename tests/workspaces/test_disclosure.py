@@ -28,6 +28,7 @@ IMPACT = {
     "decisions_still_supported": [{"id": OTHER, "title": "Secret words", "by": [{"id": ID, "title": "x"}]}],
     "actions_held": [{"id": OTHER, "title": "Send it"}],
     "claims_unsupported": [],
+    "actions_already_done": [{"id": ID, "title": "Send the announcement"}],
     "restating": [{"id": ID, "title": "Secret words"}],
 }
 
@@ -128,7 +129,10 @@ class DisclosureTests:
         assert "Secret words" not in str(read)
         assert read[0] == {
             "impact_type": "object",
-            **{key: IMPACT[key] for key in ("decisions_needing_review", "actions_held", "claims_unsupported")},
+            **{
+                key: IMPACT[key]
+                for key in ("decisions_needing_review", "actions_held", "claims_unsupported", "actions_already_done")
+            },
             "decisions_still_supported": [OTHER],
             "restating": [ID],
         }

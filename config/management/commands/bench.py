@@ -21,6 +21,7 @@ from benchmarks import loadtest
 from benchmarks import mcp_server as mcp_bench
 from benchmarks import memory as bench_memory
 from benchmarks import shards as bench_shards
+from benchmarks import telling as telling_bench
 from benchmarks import watch as watch_bench
 from workspaces.services import tokens as token_services
 from workspaces.services import workspaces as workspace_services
@@ -57,6 +58,7 @@ class Command(BaseCommand):
                 "memory",
                 "shards",
                 "watch",
+                "telling",
             ],
             help="run only one group of benchmarks (search, memory, shards and watch are long and run only when "
             "named: make bench-search)",
@@ -135,6 +137,7 @@ class Command(BaseCommand):
                     )
                 ],
                 "watch": [lambda: watch_bench.bench_watch(user, options["watch_claims"], options["watch_new"])],
+                "telling": [lambda: telling_bench.bench_telling(user)],
                 "shards": [
                     lambda: bench_shards.bench_shards(
                         user, spread_counts=[int(n) for n in options["shard_spread"].split(",")],
