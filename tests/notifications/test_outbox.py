@@ -11,7 +11,8 @@ from afterhack.graph import GraphError
 from notifications.models import Notification
 from notifications.outbox import WATCHING, tell_pending
 from notifications.services.watches import watch
-from tests.corrections.conftest import World, world  # noqa: F401 - the fixture
+from tests.corrections.conftest import World
+from tests.corrections.conftest import world as world  # the launch story
 from webhooks.models import Message
 from webhooks.services.endpoints import endpoint_create
 from workspaces import registry
