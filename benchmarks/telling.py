@@ -13,9 +13,11 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -30,6 +32,7 @@ from claims.signals import claims_current
 from corrections.services import apply as apply_services
 from corrections.services.preview import preview
 from corrections.services.watch import claims_current_received
+from webhooks.models import Attempt
 from webhooks.services.endpoints import endpoint_create
 from workspaces.services import workspaces as workspace_services
 
@@ -64,6 +67,7 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
+        ThreadingHTTPServer.request_queue_size = 256  # a burst of deliveries at once is not refused
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -72,7 +76,8 @@ class Receiver:
 
 @contextmanager
 def teller(threads: int = 4) -> Iterator[subprocess.Popen[bytes]]:
-    """The teller worker as `make run` starts it, on this process's stores and broker."""
+    """The teller worker as `make run` starts it, on this process's stores and broker, with the beat (whose sweeps
+    send what is due: a retry, a message whose queued task found it not due yet)."""
     env = {
         **os.environ,
         **server_env(),
@@ -93,6 +98,9 @@ def teller(threads: int = 4) -> Iterator[subprocess.Popen[bytes]]:
         f"--concurrency={threads}",
         "-n",
         f"bench-teller-{uuid.uuid4().hex[:6]}@%h",
+        "-B",
+        "-s",
+        str(Path(settings.DATA_DIR) / "bench-celerybeat-schedule"),
         "--without-gossip",
         "--without-mingle",
         "--without-heartbeat",
@@ -118,6 +126,21 @@ def _claims(workspace: Any, user: Any, count: int) -> list[str]:
             workspace=workspace, source_id=source.id, statement=s, evidence_quote=s[:-1], actor=user
         ).id
         for s in sentences
+    ]
+
+
+def _tenths(answered: dict[str, float], receiver: Receiver) -> list[list[float]]:
+    """The latencies of each tenth of the run, in the order the corrections were applied."""
+    order = list(answered.items())
+    size = max(1, len(order) // 10)
+    return [
+        [
+            receiver.arrived[(path, c)] - at
+            for c, at in order[i : i + size]
+            for path in receiver.secrets
+            if (path, c) in receiver.arrived
+        ]
+        for i in range(0, len(order), size)
     ]
 
 
@@ -166,6 +189,11 @@ def bench_telling(user: Any, *, rate: float = 20.0, seconds: float = 30.0, endpo
             deadline = time.monotonic() + 60
             while len(receiver.arrived) < count * endpoints and time.monotonic() < deadline:
                 time.sleep(0.2)
+        failures = Counter(
+            Attempt.objects.filter(message__endpoint__workspace=workspace)
+            .exclude(status_code__gte=200, status_code__lt=300)
+            .values_list("error", flat=True)
+        )
         latencies = [
             receiver.arrived[(path, correction)] - at
             for correction, at in answered.items()
@@ -179,7 +207,8 @@ def bench_telling(user: Any, *, rate: float = 20.0, seconds: float = 30.0, endpo
     expected = count * endpoints
     detail = (
         f"{count} corrections at {rate:g}/s, {endpoints} endpoints: {len(latencies):,} of {expected:,} "
-        f"delivered within a minute, {receiver.unverified} unverified"
+        f"delivered within a minute, {receiver.unverified} unverified; failed attempts: "
+        f"{sum(failures.values())} ({'; '.join(f'{n}× {e[:80]}' for e, n in failures.most_common(2)) or 'none'})"
     )
     return [
         Figure(

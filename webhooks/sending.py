@@ -11,6 +11,8 @@ address the admin did not give is never sent to); at most MAX_ANSWER_BYTES of th
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,6 +28,13 @@ QUOTED_CHARS = 200
 # Attempts of one batch in flight at once.
 CONCURRENCY = 32
 USER_AGENT = "Afterhack-Webhooks/1"
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The certificates an https receiver is checked against, loaded once per process (loading them is most of a
+    small batch's time)."""
+    return ssl.create_default_context()
 
 
 @dataclass(frozen=True)
@@ -80,7 +89,7 @@ async def _send_all(outgoing: list[Outgoing], *, deadline: float) -> list[Outcom
     limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=0)
     # Not through a proxy of the environment: the URL the admin gave is the one sent to.
     async with httpx.AsyncClient(
-        follow_redirects=False, timeout=httpx.Timeout(deadline), limits=limits, trust_env=False
+        follow_redirects=False, timeout=httpx.Timeout(deadline), limits=limits, trust_env=False, verify=_tls()
     ) as client:
 
         async def one(item: Outgoing) -> Outcome:

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from afterhack.errors import Conflict, NotFound
@@ -113,10 +113,7 @@ def send_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> int
     were sent."""
     claimed = claim_due(message_ids=message_ids, limit=limit)
     outcomes = sending.send_all([c.outgoing for c in claimed], deadline=settings.AFTERHACK_WEBHOOK_TIMEOUT)
-    retry_soon: dict[float, list[str]] = {}
-    for one, outcome in zip(claimed, outcomes, strict=True):
-        if (pause := record(one, outcome)) is not None:
-            retry_soon.setdefault(pause, []).append(one.message_id)
+    retry_soon = record_all(list(zip(claimed, outcomes, strict=True)))
     for pause, ids in retry_soon.items():
         _queue_retry(ids, countdown=pause)
     return len(claimed)
@@ -137,10 +134,14 @@ def claim_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> li
             .select_related("endpoint")
             .order_by("next_attempt_at")[:limit]
         )
+        # One lease for the batch (it proves this claim of each attempt), set in one statement.
+        lease = uuid.uuid4().hex
+        Message.objects.filter(pk__in=[message.pk for message in messages]).update(
+            attempt_count=F("attempt_count") + 1, lease=lease, leased_until=lease_ends
+        )
         for message in messages:
             message.attempt_count += 1
-            message.lease, message.leased_until = uuid.uuid4().hex, lease_ends
-        Message.objects.bulk_update(messages, ["attempt_count", "lease", "leased_until"])
+            message.lease, message.leased_until = lease, lease_ends
     return [_claimed(message) for message in messages]
 
 
@@ -150,31 +151,47 @@ def _claimed(message: Message) -> Claimed:
     return Claimed(message.id, endpoint.pk, message.attempt_count, message.lease, outgoing)
 
 
-def record(claimed: Claimed, outcome: sending.Outcome) -> float | None:
-    """Records the attempt and what follows from it (delivered, a retry later, or failed for good and the endpoint
-    disabled); answers the pause before the retry when it is soon enough to queue now (else None)."""
+def record_all(sent: list[tuple[Claimed, sending.Outcome]]) -> dict[float, list[str]]:
+    """Records the attempts of one sending and what follows from each (delivered, a retry later, or failed for good
+    and the endpoint disabled), in one transaction (one commit for the batch, not one a message); answers the
+    messages to retry soon enough to queue now, by their pause."""
     schedule = settings.AFTERHACK_WEBHOOK_RETRY_SECONDS
     now = timezone.now()
+    retry_soon: dict[float, list[str]] = {}
+    if not sent:
+        return retry_soon
     with transaction.atomic():
-        Attempt.objects.create(
-            message_id=claimed.message_id, number=claimed.number, status_code=outcome.status_code,
-            error=outcome.error, at=now - timedelta(milliseconds=outcome.duration_ms), duration_ms=outcome.duration_ms,
+        Attempt.objects.bulk_create(
+            Attempt(message_id=claimed.message_id, number=claimed.number, status_code=outcome.status_code,
+                    error=outcome.error, at=now - timedelta(milliseconds=outcome.duration_ms),
+                    duration_ms=outcome.duration_ms)
+            for claimed, outcome in sent
         )  # fmt: skip
-        message = Message.objects.select_for_update().filter(pk=claimed.message_id, lease=claimed.lease).first()
-        if message is None:  # its lease ended and another worker holds it now: that one decides
-            return None
-        message.lease, message.leased_until = "", None
-        retry = message.attempt_count - message.schedule_from
-        if outcome.succeeded:
-            message.state, message.next_attempt_at = MessageState.DELIVERED, None
-        elif retry <= len(schedule):
-            message.next_attempt_at = now + timedelta(seconds=schedule[retry - 1])
-        else:
-            message.state, message.next_attempt_at = MessageState.FAILED, None
-            _disable(message.endpoint_id, attempts=retry, error=outcome.error)
-        message.save(update_fields=["lease", "leased_until", "state", "next_attempt_at"])
-    pause = schedule[retry - 1] if message.state == MessageState.PENDING else None
-    return pause if pause is not None and 0 < pause <= SHORT_RETRY_SECONDS else None
+        held = Message.objects.select_for_update().filter(pk__in=[claimed.message_id for claimed, _ in sent])
+        messages = {message.pk: message for message in held}
+        settled: dict[tuple[str, datetime | None], list[str]] = {}
+        for claimed, outcome in sent:
+            message = messages.get(claimed.message_id)
+            if message is None or message.lease != claimed.lease:
+                continue  # its lease ended and another worker holds it now: that one decides
+            message.lease, message.leased_until = "", None
+            retry = message.attempt_count - message.schedule_from
+            if outcome.succeeded:
+                message.state, message.next_attempt_at = MessageState.DELIVERED, None
+            elif retry <= len(schedule):
+                message.next_attempt_at = now + timedelta(seconds=schedule[retry - 1])
+                if 0 < schedule[retry - 1] <= SHORT_RETRY_SECONDS:
+                    retry_soon.setdefault(schedule[retry - 1], []).append(message.pk)
+            else:
+                message.state, message.next_attempt_at = MessageState.FAILED, None
+                _disable(message.endpoint_id, attempts=retry, error=outcome.error)
+            settled.setdefault((message.state, message.next_attempt_at), []).append(message.pk)
+        # One statement for each outcome (delivered, failed, each retry time), not one a message.
+        for (state, next_attempt_at), ids in settled.items():
+            Message.objects.filter(pk__in=ids).update(
+                lease="", leased_until=None, state=state, next_attempt_at=next_attempt_at
+            )
+    return retry_soon
 
 
 def _disable(endpoint_id: int, *, attempts: int, error: str) -> None:
