@@ -378,8 +378,6 @@ MAILERS = {
     )
 }
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Afterhack <afterhack@localhost>")
-# The app's address as people reach it, for the links in emails (a notification keeps only a path).
-AFTERHACK_BASE_URL = os.environ.get("AFTERHACK_BASE_URL", f"http://127.0.0.1:{PORT}")
 # The daily digest goes out at this hour (UTC); instant emails whose queued task was lost are swept every 5 minutes.
 AFTERHACK_DIGEST_HOUR = number("AFTERHACK_DIGEST_HOUR", 7, minimum=0)
 from celery.schedules import crontab  # noqa: E402 - kept with the block it serves

@@ -37,5 +37,5 @@ def email_digests() -> int:
 @shared_task
 def tell_pending() -> dict[str, int]:
     """Tells what the outbox holds (queued after each commit that wrote to it, and by Celery beat every 30 seconds
-    for whatever a lost queueing left)."""
-    return outbox.tell_all().as_dict()
+    for whatever a lost queueing left), and sends its webhook messages' first attempt."""
+    return outbox.tell_all(send_now=True).as_dict()

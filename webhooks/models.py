@@ -28,6 +28,10 @@ class Endpoint(models.Model):
     secret = models.CharField(max_length=100, editable=False)
     enabled = models.BooleanField(default=True)
     disabled_reason = models.TextField(blank=True, default="")
+    # A receiver that failed is paused until its next try (the retry schedule by its failures in a row): what is
+    # queued meanwhile waits with it, so a receiver that hangs costs one bounded attempt per pause, not one per event.
+    failures_in_a_row = models.PositiveIntegerField(default=0)
+    paused_until = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 

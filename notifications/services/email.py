@@ -116,8 +116,8 @@ def set_email_mode(*, user: Any, mode: object) -> EmailMode:
 
 
 def link(path: str) -> str:
-    """The address of one of the app's pages, for an email (AFTERHACK_BASE_URL and the path)."""
-    return settings.AFTERHACK_BASE_URL.rstrip("/") + path
+    """The address of one of the app's pages, for an email (AFTERHACK_PUBLIC_URL and the path)."""
+    return settings.AFTERHACK_PUBLIC_URL.rstrip("/") + path
 
 
 def _footer(mode: EmailMode) -> str:

@@ -25,7 +25,7 @@ Capture = Callable[..., Any]
 
 @pytest.fixture(autouse=True)
 def base_url(settings: Any) -> None:
-    settings.AFTERHACK_BASE_URL = "https://afterhack.example.com"
+    settings.AFTERHACK_PUBLIC_URL = "https://afterhack.example.com"
 
 
 def with_emails(trio: Trio) -> None:

@@ -4,9 +4,11 @@ and size, never redirected, the endpoint disabled after its last retry."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from tests.conftest import Trio
@@ -220,3 +222,38 @@ class DeliveryTests:
         assert json.loads(receiver.received[1].body) == verified(endpoint, receiver)
         assert Attempt.objects.filter(message_id=message_id).count() == 2
         assert AuditEvent.objects.filter(verb="webhook.redelivered").count() == 1
+
+
+class PauseTests:
+    def test_a_receiver_that_failed_is_paused_and_what_follows_waits_with_it(
+        self, trio: Trio, receiver: Receiver, settings: Any
+    ) -> None:
+        settings.AFTERHACK_WEBHOOK_RETRY_SECONDS = [30.0, 60.0]
+        down = endpoint_to(trio, receiver.url)
+        receiver.script = ["fail"]
+        queue(trio, an_event(trio))
+        assert deliveries.send_due() == 1
+        down.refresh_from_db()
+        assert down.failures_in_a_row == 1 and down.paused_until is not None
+        # An event queued meanwhile is not sent to it now (one failed attempt per pause, not one per event) ...
+        [later] = queue(trio, an_event(trio))
+        assert Message.objects.get(pk=later).next_attempt_at == down.paused_until
+        assert deliveries.send_due() == 0 and len(receiver.received) == 1
+        # ... until its pause ends: then both go, it answers, and it is resumed.
+        Endpoint.objects.filter(pk=down.pk).update(paused_until=timezone.now())
+        Message.objects.update(next_attempt_at=timezone.now())
+        assert deliveries.send_due() == 2
+        down.refresh_from_db()
+        assert (down.failures_in_a_row, down.paused_until) == (0, None)
+        assert Message.objects.filter(state=MessageState.DELIVERED).count() == 2
+
+    def test_redelivery_and_enabling_again_do_not_wait_for_a_pause(
+        self, trio: Trio, receiver: Receiver, quick: Any
+    ) -> None:
+        endpoint = endpoint_to(trio, receiver.url)
+        Endpoint.objects.filter(pk=endpoint.pk).update(paused_until=timezone.now() + timedelta(hours=1))
+        endpoints.endpoint_change(endpoint=Endpoint.objects.get(pk=endpoint.pk), enabled=False, actor=trio.owner)
+        endpoints.endpoint_change(endpoint=Endpoint.objects.get(pk=endpoint.pk), enabled=True, actor=trio.owner)
+        assert Endpoint.objects.get(pk=endpoint.pk).paused_until is None
+        queue(trio, an_event(trio))
+        assert deliveries.send_due() == 1 and len(receiver.received) == 1

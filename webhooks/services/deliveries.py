@@ -59,7 +59,14 @@ def enqueue(*, workspace: Workspace, event_id: int, kind: str, data: Mapping[str
     now = timezone.now()
     Message.objects.bulk_create(
         [
-            Message(endpoint=endpoint, event_id=event_id, kind=kind, body=body, next_attempt_at=now, created_at=now)
+            Message(
+                endpoint=endpoint,
+                event_id=event_id,
+                kind=kind,
+                body=body,
+                created_at=now,
+                next_attempt_at=max(now, endpoint.paused_until or now),
+            )  # a paused receiver's wait with it
             for endpoint in endpoints
         ],
         ignore_conflicts=True,
@@ -122,8 +129,10 @@ def send_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> int
 def claim_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> list[Claimed]:
     """Claims up to `limit` due messages of enabled endpoints no other worker holds, counting their attempt."""
     now = timezone.now()
-    due = Message.objects.filter(state=MessageState.PENDING, next_attempt_at__lte=now, endpoint__enabled=True).filter(
-        Q(leased_until__isnull=True) | Q(leased_until__lt=now)
+    due = (
+        Message.objects.filter(state=MessageState.PENDING, next_attempt_at__lte=now, endpoint__enabled=True)
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
+        .filter(Q(endpoint__paused_until__isnull=True) | Q(endpoint__paused_until__lte=now))
     )
     if message_ids is not None:
         due = due.filter(pk__in=message_ids)
@@ -191,7 +200,26 @@ def record_all(sent: list[tuple[Claimed, sending.Outcome]]) -> dict[float, list[
             Message.objects.filter(pk__in=ids).update(
                 lease="", leased_until=None, state=state, next_attempt_at=next_attempt_at
             )
+        _pause_or_resume(sent, now)
     return retry_soon
+
+
+def _pause_or_resume(sent: list[tuple[Claimed, sending.Outcome]], now: datetime) -> None:
+    """A receiver that answered any attempt of the batch is resumed; one that failed them all is paused until its
+    next try, by its failures in a row (the same schedule as a message's retries)."""
+    schedule = settings.AFTERHACK_WEBHOOK_RETRY_SECONDS
+    answered: dict[int, bool] = {}
+    for claimed, outcome in sent:
+        answered[claimed.endpoint_id] = answered.get(claimed.endpoint_id, False) or outcome.succeeded
+    if resumed := [endpoint_id for endpoint_id, ok in answered.items() if ok]:
+        Endpoint.objects.filter(pk__in=resumed).exclude(failures_in_a_row=0, paused_until=None).update(
+            failures_in_a_row=0, paused_until=None
+        )
+    for endpoint in Endpoint.objects.filter(pk__in=[e for e, ok in answered.items() if not ok]):
+        endpoint.failures_in_a_row += 1
+        pause = schedule[min(endpoint.failures_in_a_row, len(schedule)) - 1] if schedule else 0
+        endpoint.paused_until = now + timedelta(seconds=pause)
+        endpoint.save(update_fields=["failures_in_a_row", "paused_until"])
 
 
 def _disable(endpoint_id: int, *, attempts: int, error: str) -> None:
@@ -235,6 +263,8 @@ def redeliver(*, endpoint: Endpoint, attempt_id: int | str, actor: Any) -> Messa
         message.state, message.next_attempt_at = MessageState.PENDING, timezone.now()
         message.schedule_from = message.attempt_count
         message.save(update_fields=["state", "next_attempt_at", "schedule_from"])
+        # An admin asks for an attempt now: a pause after failures does not hold it back.
+        Endpoint.objects.filter(pk=endpoint.pk).update(paused_until=None)
         record_event(
             actor=actor, workspace=endpoint.workspace, verb="webhook.redelivered", target=host_of(endpoint.url),
             payload={"endpoint_id": endpoint.pk, "message_id": message.id, "event_id": str(message.event_id)},

@@ -94,13 +94,17 @@ def endpoint_change(
             changes["disabled_reason"] = "" if enabled else "Disabled by an admin."
     if not changes:
         return endpoint
+    audited = ", ".join(f for f in changes if f != "disabled_reason")
+    if changes.get("enabled") or "url" in changes:
+        # Enabled again, or sent elsewhere: what is queued is tried now, not after the old receiver's pause.
+        changes["failures_in_a_row"], changes["paused_until"] = 0, None
     with transaction.atomic():
         for field, value in changes.items():
             setattr(endpoint, field, value)
         endpoint.save(update_fields=list(changes))
         record_event(
             actor=actor, workspace=endpoint.workspace, verb="webhook.changed", target=host_of(endpoint.url),
-            payload={"endpoint_id": endpoint.pk, "changed": ", ".join(f for f in changes if f != "disabled_reason")},
+            payload={"endpoint_id": endpoint.pk, "changed": audited},
         )  # fmt: skip
     return endpoint
 
