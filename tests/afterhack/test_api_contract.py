@@ -32,6 +32,8 @@ EVERY_FIELD_OPTIONAL = {
     # Either the ids to mark read or all of them (one of the two, said in words when neither or both come).
     ("post", "/api/v1/notifications/read"),
     ("patch", "/api/v1/workspaces/{ws_id}/webhooks/{webhook_id}"),
+    # A follow-up's title, or "not needed" with its reason (one of the two, said in words when neither comes).
+    ("post", "/api/v1/workspaces/{ws_id}/actions/{action_id}/follow-up"),
 }
 
 
