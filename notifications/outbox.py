@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Q
+from django.utils import timezone
 
 from afterhack.graph import GraphError
 from notifications.selectors.watches import watchers
@@ -27,6 +29,8 @@ from workspaces.models import AuditEvent, Membership, Role, Tell, Workspace
 logger = logging.getLogger("notifications")
 
 BATCH = 100
+# An event that could not be told is tried again after 2, 4, 8 … seconds, at most an hour apart.
+MAX_RETRY_SECONDS = 3600
 WATCHING = "you watch what changed"
 
 
@@ -71,18 +75,21 @@ def _who(event: AuditEvent, telling: registry.Telling, members: dict[str, tuple[
     return told
 
 
-def tell_event(event: AuditEvent, report: TellReport, members: dict[str, tuple[int, str]]) -> None:
-    """Tells one event (inside the batch's transaction): its notifications and its webhook messages."""
+def tell_event(event: AuditEvent, members: dict[str, tuple[int, str]]) -> tuple[list[int], list[str]]:
+    """Tells one event (inside the batch's transaction): the ids of its notifications and of its webhook messages."""
     teller = registry.TELLERS.get(event.verb)
     if teller is None or event.workspace is None:
-        return
+        return [], []
     telling = teller.tell(event)
     told = _who(event, telling, members)
     notices = [Notice(user_id, event.verb, telling.text, why, telling.url) for user_id, why in told.items()]
-    if notices:
-        report.notifications += notify(workspace=event.workspace, event_id=event.pk, notices=notices)
-    for kind, data in telling.events:
-        report.messages += enqueue(workspace=event.workspace, event_id=event.pk, kind=kind, data=data)
+    notifications = notify(workspace=event.workspace, event_id=event.pk, notices=notices) if notices else []
+    messages = [
+        message_id
+        for kind, data in telling.events
+        for message_id in enqueue(workspace=event.workspace, event_id=event.pk, kind=kind, data=data)
+    ]
+    return notifications, messages
 
 
 def tell_pending(*, limit: int = BATCH, send_now: bool = False) -> TellReport:
@@ -91,8 +98,10 @@ def tell_pending(*, limit: int = BATCH, send_now: bool = False) -> TellReport:
     a task queued for them."""
     report = TellReport()
     with transaction.atomic():
+        now = timezone.now()
         tells = list(
             Tell.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
             .select_related("event", "event__workspace")
             .order_by("created_at", "event_id")[:limit]
         )
@@ -104,7 +113,7 @@ def tell_pending(*, limit: int = BATCH, send_now: bool = False) -> TellReport:
                 members[event.workspace_id] = _members(event.workspace)
             try:
                 with transaction.atomic():
-                    tell_event(event, report, members.get(event.workspace_id, {}))
+                    notifications, messages = tell_event(event, members.get(event.workspace_id, {}))
             except GraphError as error:
                 failed.append(tell.pk)
                 logger.warning("event %s (%s) could not be told yet: %s", event.pk, event.verb, error)
@@ -114,8 +123,13 @@ def tell_pending(*, limit: int = BATCH, send_now: bool = False) -> TellReport:
                 logger.exception("event %s (%s) could not be told", event.pk, event.verb)
                 continue
             told.append(tell.pk)
+            report.notifications += notifications
+            report.messages += messages
         Tell.objects.filter(pk__in=told).delete()
-        Tell.objects.filter(pk__in=failed).update(failures=F("failures") + 1)
+        for tell in (t for t in tells if t.pk in failed):
+            tell.failures += 1
+            tell.retry_at = now + timedelta(seconds=min(2**tell.failures, MAX_RETRY_SECONDS))
+        Tell.objects.bulk_update([t for t in tells if t.pk in failed], ["failures", "retry_at"])
         report.events, report.failed = len(told), len(failed)
         transaction.on_commit(lambda: _send(report, send_now=send_now))
     return report
@@ -139,7 +153,7 @@ def tell_all(*, send_now: bool = False) -> TellReport:
         total.failed += report.failed
         total.notifications += report.notifications
         total.messages += report.messages
-        if report.events < BATCH:
+        if report.events + report.failed < BATCH:  # the outbox is empty of what is due (failures wait their turn)
             return total
 
 

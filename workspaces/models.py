@@ -160,8 +160,10 @@ class Tell(models.Model):
 
     event = models.OneToOneField(AuditEvent, on_delete=models.CASCADE, primary_key=True, related_name="+")
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    # Times the dispatcher could not tell it (a store down): it is tried again, and logged, until it can be.
+    # Times the dispatcher could not tell it (a store down, a teller's bug): logged, and tried again from `retry_at`
+    # on (doubling, at most an hour apart), so a few events that cannot be told never hold up the others.
     failures = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"to tell: event {self.pk}"

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from afterhack.graph import GraphError
 from notifications.models import Notification
-from notifications.outbox import WATCHING, tell_pending
+from notifications.outbox import BATCH, WATCHING, tell_all, tell_pending
 from notifications.services.watches import watch
 from tests.corrections.conftest import World
 from tests.corrections.conftest import world as world  # the launch story
@@ -17,6 +18,7 @@ from webhooks.models import Message
 from webhooks.services.endpoints import endpoint_create
 from workspaces import registry
 from workspaces.models import Tell
+from workspaces.services.audit import record_events
 from workspaces.services.memberships import member_add
 
 pytestmark = pytest.mark.django_db
@@ -60,9 +62,10 @@ class CorrectionTests:
         assert told_to(world.trio.outsider) == []  # not a member: never told
 
     def test_a_correction_that_moved_nothing_tells_only_watchers(self, world: World) -> None:
+        watch(user=world.trio.viewer, workspace=world.trio.workspace, node_id=world.june, kind="claim")
         correct_june(world)
         assert tell_pending().events == 1
-        assert Notification.objects.count() == 0
+        assert [(n.user_id, n.reason) for n in Notification.objects.all()] == [(world.trio.viewer.pk, WATCHING)]
 
     def test_webhook_messages_one_per_endpoint_and_kind_subscribed(self, world: World) -> None:
         launch = world.decision("Launch in June", [world.june])
@@ -128,8 +131,30 @@ class FailureTests:
         finally:
             registry.TELLERS["correction.applied"] = real
         assert (report.events, report.failed) == (0, 1)
-        assert Tell.objects.get().failures == 1
+        waiting = Tell.objects.get()
+        assert waiting.failures == 1 and waiting.retry_at is not None and waiting.retry_at > timezone.now()
+        assert tell_pending().events == 0  # not again before its time
+        Tell.objects.update(retry_at=timezone.now())
         assert tell_pending().events == 1 and not Tell.objects.exists()
+
+    def test_events_that_keep_failing_never_hold_up_newer_ones(self, world: World) -> None:
+        def failing(event: object) -> registry.Telling:
+            raise RuntimeError("a teller's bug")
+
+        broken = registry.Teller("test.broken", failing)
+        registry.register(broken)
+        try:
+            record_events(actor=None, workspace=world.trio.workspace, verb="test.broken",
+                          events=[("x", {})] * (BATCH + 5))  # fmt: skip
+            launch = world.decision("Launch in June", [world.june])
+            world.action("Send the launch announcement", launch)
+            correct_june(world, user=world.trio.owner)
+            for _ in range(3):
+                tell_all()
+        finally:
+            registry.unregister(broken)
+        assert [n.kind for n in told_to(world.trio.reviewer)] == ["correction.applied"]
+        assert Tell.objects.filter(event__verb="test.broken", failures__gte=1).count() == BATCH + 5
 
 
 class WebhookDisabledTests:
