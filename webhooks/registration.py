@@ -36,7 +36,8 @@ def tell_disabled(event: AuditEvent) -> Telling:
     url = reverse("webhooks:detail", kwargs={"ws_id": event.workspace_id, "webhook_id": event.payload["endpoint_id"]})
     text = (
         f"The webhook to {event.target} was disabled: its receiver failed {event.payload.get('attempts')} attempts "
-        "of one delivery over a day. Enable it again once the receiver answers; what it missed is kept."
+        "of one delivery over a day. Enable it again once the receiver answers: what was queued for it then goes out; "
+        "events while it is disabled are not sent (its log keeps the failed delivery, to redeliver)."
     )
     return Telling(text=text, url=url, admins="you administer this workspace")
 

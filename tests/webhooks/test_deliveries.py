@@ -13,6 +13,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from tests.conftest import Trio
 from tests.webhooks.receiver import Receiver, closed_port_url
+from webhooks import sending
 from webhooks.models import Attempt, Endpoint, Message
 from webhooks.services import deliveries, endpoints
 from webhooks.statuses import EventKind, MessageState
@@ -252,8 +253,42 @@ class PauseTests:
     ) -> None:
         endpoint = endpoint_to(trio, receiver.url)
         Endpoint.objects.filter(pk=endpoint.pk).update(paused_until=timezone.now() + timedelta(hours=1))
+        [waiting] = queue(trio, an_event(trio))  # queued during the pause: it waits with it
+        assert deliveries.send_due() == 0
         endpoints.endpoint_change(endpoint=Endpoint.objects.get(pk=endpoint.pk), enabled=False, actor=trio.owner)
         endpoints.endpoint_change(endpoint=Endpoint.objects.get(pk=endpoint.pk), enabled=True, actor=trio.owner)
         assert Endpoint.objects.get(pk=endpoint.pk).paused_until is None
         queue(trio, an_event(trio))
-        assert deliveries.send_due() == 1 and len(receiver.received) == 1
+        # Enabled again: what waited goes now too, not at the end of the old pause.
+        assert deliveries.send_due() == 2 and {r.headers["webhook-id"] for r in receiver.received} >= {waiting}
+
+
+class InFlightTests:
+    def test_a_redelivery_while_an_attempt_is_on_its_way_is_refused_in_words(self, trio: Trio, quick: Any) -> None:
+        endpoint = endpoint_to(trio, "http://127.0.0.1:9/hook")
+        [message_id] = queue(trio, an_event(trio))
+        [claimed] = deliveries.claim_due()
+        attempt = Attempt.objects.create(message_id=message_id, number=1, status_code=500, error="x", duration_ms=1)
+        with pytest.raises(deliveries.AttemptInFlight, match="being sent now"):
+            deliveries.redeliver(endpoint=endpoint, attempt_id=attempt.pk, actor=trio.owner)
+        assert Message.objects.get(pk=message_id).lease == claimed.lease  # untouched
+
+    def test_a_batch_whose_endpoint_was_deleted_meanwhile_records_the_others(self, trio: Trio, quick: Any) -> None:
+        kept, gone = endpoint_to(trio, "http://127.0.0.1:9/a"), endpoint_to(trio, "http://127.0.0.1:9/b")
+        queue(trio, an_event(trio))
+        claimed = deliveries.claim_due()
+        assert len(claimed) == 2
+        endpoints.endpoint_delete(endpoint=gone, actor=trio.owner)
+        ok = sending.Outcome(204, "", 3)
+        assert deliveries.record_all([(c, ok) for c in claimed]) == {}
+        assert [m.state for m in Message.objects.all()] == [MessageState.DELIVERED]
+        assert [a.message.endpoint_id for a in Attempt.objects.select_related("message")] == [kept.pk]
+
+    def test_the_lease_covers_every_wave_of_a_batch(self, trio: Trio, quick: Any) -> None:
+        endpoint_to(trio, "http://127.0.0.1:9/a")
+        for _ in range(sending.CONCURRENCY + 1):
+            queue(trio, an_event(trio))
+        before = timezone.now()
+        claimed = deliveries.claim_due()
+        lease = Message.objects.filter(pk=claimed[0].message_id).values_list("leased_until", flat=True).get()
+        assert lease is not None and lease - before >= timedelta(seconds=2 * quick.AFTERHACK_WEBHOOK_TIMEOUT)

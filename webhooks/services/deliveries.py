@@ -42,6 +42,10 @@ class WebhookDisabled(Conflict):
     """A redelivery to an endpoint that is disabled."""
 
 
+class AttemptInFlight(Conflict):
+    """A redelivery of a message whose attempt is on its way."""
+
+
 class DeliveryNotFound(NotFound):
     thing = "delivery of this webhook"
 
@@ -98,10 +102,18 @@ def send_soon(message_ids: list[str]) -> None:
     """Queues the sending of these messages once the transaction (if any) commits."""
     if not message_ids:
         return
+    ids = list(message_ids)
+    transaction.on_commit(lambda: _queue_send(ids))
+
+
+def _queue_send(ids: list[str]) -> None:
     from webhooks.tasks import send_messages
 
-    ids = list(message_ids)
-    transaction.on_commit(lambda: send_messages.delay(ids))
+    # A broker that is down must not fail the caller (its change committed): the beat's sweep sends them.
+    try:
+        send_messages.delay(ids)
+    except Exception as error:  # noqa: BLE001 - any failure to queue leaves the messages for the sweep
+        logger.warning("could not queue the sending of %d webhook messages; the sweep sends them: %s", len(ids), error)
 
 
 @dataclass(frozen=True)
@@ -136,13 +148,15 @@ def claim_due(*, message_ids: list[str] | None = None, limit: int = BATCH) -> li
     )
     if message_ids is not None:
         due = due.filter(pk__in=message_ids)
-    lease_ends = now + timedelta(seconds=settings.AFTERHACK_WEBHOOK_TIMEOUT) + LEASE_MARGIN
     with transaction.atomic():
         messages = list(
             due.select_for_update(skip_locked=True, of=("self",))
             .select_related("endpoint")
             .order_by("next_attempt_at")[:limit]
         )
+        # The lease covers the whole batch: its attempts go out CONCURRENCY at a time, each within the deadline.
+        waves = -(-len(messages) // sending.CONCURRENCY)
+        lease_ends = now + waves * timedelta(seconds=settings.AFTERHACK_WEBHOOK_TIMEOUT) + LEASE_MARGIN
         # One lease for the batch (it proves this claim of each attempt), set in one statement.
         lease = uuid.uuid4().hex
         Message.objects.filter(pk__in=[message.pk for message in messages]).update(
@@ -170,19 +184,20 @@ def record_all(sent: list[tuple[Claimed, sending.Outcome]]) -> dict[float, list[
     if not sent:
         return retry_soon
     with transaction.atomic():
+        held = Message.objects.select_for_update().filter(pk__in=[claimed.message_id for claimed, _ in sent])
+        messages = {message.pk: message for message in held}
+        # A message whose endpoint was deleted meanwhile is gone (nothing to record); one whose lease ended is another
+        # worker's now (that one decides).
+        sent = [(c, o) for c, o in sent if c.message_id in messages and messages[c.message_id].lease == c.lease]
         Attempt.objects.bulk_create(
             Attempt(message_id=claimed.message_id, number=claimed.number, status_code=outcome.status_code,
                     error=outcome.error, at=now - timedelta(milliseconds=outcome.duration_ms),
                     duration_ms=outcome.duration_ms)
             for claimed, outcome in sent
         )  # fmt: skip
-        held = Message.objects.select_for_update().filter(pk__in=[claimed.message_id for claimed, _ in sent])
-        messages = {message.pk: message for message in held}
         settled: dict[tuple[str, datetime | None], list[str]] = {}
         for claimed, outcome in sent:
-            message = messages.get(claimed.message_id)
-            if message is None or message.lease != claimed.lease:
-                continue  # its lease ended and another worker holds it now: that one decides
+            message = messages[claimed.message_id]
             message.lease, message.leased_until = "", None
             retry = message.attempt_count - message.schedule_from
             if outcome.succeeded:
@@ -204,6 +219,15 @@ def record_all(sent: list[tuple[Claimed, sending.Outcome]]) -> dict[float, list[
     return retry_soon
 
 
+def release(endpoint_ids: list[int], now: datetime) -> None:
+    """What waits for these receivers (queued while they were paused, or retries after their failures) is due now:
+    they answer again, were enabled again or given another URL."""
+    if endpoint_ids:
+        Message.objects.filter(
+            endpoint_id__in=endpoint_ids, state=MessageState.PENDING, next_attempt_at__gt=now, leased_until__isnull=True
+        ).update(next_attempt_at=now)
+
+
 def _pause_or_resume(sent: list[tuple[Claimed, sending.Outcome]], now: datetime) -> None:
     """A receiver that answered any attempt of the batch is resumed; one that failed them all is paused until its
     next try, by its failures in a row (the same schedule as a message's retries)."""
@@ -212,9 +236,9 @@ def _pause_or_resume(sent: list[tuple[Claimed, sending.Outcome]], now: datetime)
     for claimed, outcome in sent:
         answered[claimed.endpoint_id] = answered.get(claimed.endpoint_id, False) or outcome.succeeded
     if resumed := [endpoint_id for endpoint_id, ok in answered.items() if ok]:
-        Endpoint.objects.filter(pk__in=resumed).exclude(failures_in_a_row=0, paused_until=None).update(
-            failures_in_a_row=0, paused_until=None
-        )
+        was_paused = Endpoint.objects.filter(pk__in=resumed).exclude(failures_in_a_row=0, paused_until=None)
+        release(list(was_paused.values_list("pk", flat=True)), now)
+        was_paused.update(failures_in_a_row=0, paused_until=None)
     for endpoint in Endpoint.objects.filter(pk__in=[e for e, ok in answered.items() if not ok]):
         endpoint.failures_in_a_row += 1
         pause = schedule[min(endpoint.failures_in_a_row, len(schedule)) - 1] if schedule else 0
@@ -260,6 +284,8 @@ def redeliver(*, endpoint: Endpoint, attempt_id: int | str, actor: Any) -> Messa
         raise DeliveryNotFound()
     with transaction.atomic():
         message = Message.objects.select_for_update().get(pk=attempt.message_id)
+        if message.leased_until is not None and message.leased_until > timezone.now():
+            raise AttemptInFlight("An attempt of this delivery is being sent now; its outcome will be in the log.")
         message.state, message.next_attempt_at = MessageState.PENDING, timezone.now()
         message.schedule_from = message.attempt_count
         message.save(update_fields=["state", "next_attempt_at", "schedule_from"])

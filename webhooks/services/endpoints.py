@@ -9,10 +9,12 @@ import secrets
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from afterhack.errors import NotFound, UserError
 from webhooks.addresses import clean_url, host_of
 from webhooks.models import Endpoint
+from webhooks.services import deliveries
 from webhooks.statuses import EventKind
 from workspaces.models import Workspace
 from workspaces.services.audit import record_event
@@ -102,6 +104,8 @@ def endpoint_change(
         for field, value in changes.items():
             setattr(endpoint, field, value)
         endpoint.save(update_fields=list(changes))
+        if "paused_until" in changes:
+            deliveries.release([endpoint.pk], timezone.now())
         record_event(
             actor=actor, workspace=endpoint.workspace, verb="webhook.changed", target=host_of(endpoint.url),
             payload={"endpoint_id": endpoint.pk, "changed": audited},
