@@ -3,6 +3,8 @@ its labels' indexes, its counts for the dashboard and the menu's links, and wher
 
 from __future__ import annotations
 
+from django.urls import reverse
+
 from afterhack.history_graph import ChangeKind
 from agents.graph import attention as attention_graph
 from agents.selectors import decisions as decision_selectors
@@ -10,8 +12,18 @@ from agents.statuses import ActionStatus
 from notifications.registry import Watchable, register_watchable
 from notifications.statuses import WatchKind
 from workspaces import registry
-from workspaces.models import Workspace
-from workspaces.registry import AttentionPart, AuditVerb, DashboardItem, EventPage, IndexSet, MenuItem, register
+from workspaces.models import AuditEvent, Workspace
+from workspaces.registry import (
+    AttentionPart,
+    AuditVerb,
+    DashboardItem,
+    EventPage,
+    IndexSet,
+    MenuItem,
+    Teller,
+    Telling,
+    register,
+)
 
 DECISION = EventPage("agents:decision", "decision_id", "decision_id", as_of=True)
 ACTION = EventPage("agents:action", "action_id", "action_id", as_of=True, fallback="agents:actions")
@@ -88,7 +100,21 @@ def action_exists(workspace: Workspace, action_id: str) -> bool:
     return decision_selectors.action_get(workspace=workspace, action_id=action_id) is not None
 
 
+def tell_action_moved(event: AuditEvent) -> Telling:
+    """An action marked done, cancelled or reopened by hand: whoever watches it is told."""
+    action_id = str(event.payload.get("action_id", ""))
+    moved = {"action.done": "done", "action.cancelled": "cancelled", "action.reopened": "reopened"}[event.verb]
+    return Telling(
+        text=f"“{event.target}” was marked {moved} by {event.actor_name}.",
+        url=reverse("agents:action", kwargs={"ws_id": event.workspace_id, "action_id": action_id}),
+        about=(action_id,),
+    )
+
+
+TELLERS = tuple(Teller(verb, tell_action_moved) for verb in ("action.done", "action.cancelled", "action.reopened"))
+
+
 def register_parts() -> None:
     """Registers agents' parts with workspaces, and its decisions and actions as watchable with notifications."""
-    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT)
+    register(*VERBS, INDEXES, ATTENTION, *DASHBOARD, *MENU, *EVENTS_ABOUT, *TELLERS)
     register_watchable(Watchable(WatchKind.DECISION, decision_exists), Watchable(WatchKind.ACTION, action_exists))

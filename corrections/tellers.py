@@ -191,10 +191,81 @@ def tell_found(event: AuditEvent) -> Telling:
     )
 
 
+def _decision_url(event: AuditEvent, decision_id: str) -> str:
+    return reverse("agents:decision", kwargs={"ws_id": event.workspace_id, "decision_id": decision_id})
+
+
+def _action_url(event: AuditEvent, action_id: str) -> str:
+    return reverse("agents:action", kwargs={"ws_id": event.workspace_id, "action_id": action_id})
+
+
+def tell_dismissal(event: AuditEvent) -> Telling:
+    """A decision dismissed from review: its watchers (and its actions'); with done actions it marked as needing a
+    follow-up, the reviewers and the systems too."""
+    payload = event.payload
+    decision_id = str(payload.get("decision_id", ""))
+    cancelled, done = _ids(payload, "cancelled"), _ids(payload, "actions_already_done")
+    url = _review_url(event) if done else _decision_url(event, decision_id)
+    text = f"“{event.target}” was dismissed from review by {event.actor_name}"
+    if cancelled:
+        text += f": {_plural(len(cancelled), 'open action', 'open actions')} cancelled"
+    if done:
+        text += f"; {_plural(len(done), 'done action needs', 'done actions need')} a follow-up"
+    return Telling(
+        events=(("action.follow_up_needed", {"action_ids": done, "decision_ids": [decision_id], "url": url}),)
+        if done
+        else (),
+        text=text + ".",
+        url=url,
+        about=(decision_id, *cancelled, *done),
+        reviewers="you review this workspace" if done else "",
+    )
+
+
+def tell_revision(event: AuditEvent) -> Telling:
+    payload = event.payload
+    new_id = str(payload.get("new_decision_id", ""))
+    moved, cancelled = _ids(payload, "moved"), _ids(payload, "cancelled")
+    return Telling(
+        text=f"A decision was revised into “{event.target}” by {event.actor_name}"
+        + (f": {_plural(len(moved), 'open action', 'open actions')} moved to it." if moved else ".")
+        + (f" {_plural(len(cancelled), 'open action was', 'open actions were')} cancelled." if cancelled else ""),
+        url=_decision_url(event, new_id),
+        about=(str(payload.get("decision_id", "")), *moved, *cancelled),
+    )
+
+
+def tell_rejustification(event: AuditEvent) -> Telling:
+    decision_id = str(event.payload.get("decision_id", ""))
+    return Telling(
+        text=f"“{event.target}” was re-justified by {event.actor_name}: it holds again.",
+        url=_decision_url(event, decision_id),
+        about=(decision_id,),
+    )
+
+
+def tell_follow_up(event: AuditEvent) -> Telling:
+    """A reviewer answered a done action that needed a follow-up: its watchers are told."""
+    payload = event.payload
+    action_id = str(payload.get("action_id", ""))
+    if event.verb == "action.follow_up_planned":
+        text = f"{event.actor_name} planned a follow-up: “{event.target}”."
+        url = _action_url(event, str(payload.get("follow_up_id", "")) or action_id)
+    else:
+        text = f"{event.actor_name} said “{event.target}” needs no follow-up: {payload.get('reason', '')}".rstrip(": ")
+        url = _action_url(event, action_id)
+    return Telling(text=text, url=url, about=(action_id,))
+
+
 TELLERS = (
     Teller("correction.applied", tell_correction),
     Teller("source.retracted", tell_retraction),
     Teller("source.versioned", tell_new_version),
     Teller("suggestion.flagged", tell_flag),
     Teller("suggestion.found", tell_found),
+    Teller("decision.dismissed", tell_dismissal),
+    Teller("decision.revised", tell_revision),
+    Teller("decision.rejustified", tell_rejustification),
+    Teller("action.follow_up_planned", tell_follow_up),
+    Teller("action.follow_up_not_needed", tell_follow_up),
 )

@@ -173,3 +173,26 @@ class WebhookDisabledTests:
         assert note.reason == "you administer this workspace" and "127.0.0.1" in note.text
         assert note.url == f"/w/{world.ws}/webhooks/{endpoint.pk}/"
         assert told_to(world.trio.reviewer) == [] and told_to(world.trio.viewer) == []
+
+
+class WatchersTests:
+    def test_watchers_hear_of_a_dismissal_and_an_action_marked_by_hand(self, world: World) -> None:
+        from agents.services.decisions import action_mark
+        from corrections import review
+
+        launch = world.decision("Launch in June", [world.june])
+        announce = world.action("Send the launch announcement", launch)
+        other = world.action("Print the checklist", world.decision("Ana runs it", [world.ana]))
+        action_mark(workspace=world.trio.workspace, action_id=announce, status="done", actor=world.trio.reviewer)
+        watch(user=world.trio.viewer, workspace=world.trio.workspace, node_id=launch, kind="decision")
+        watch(user=world.trio.viewer, workspace=world.trio.workspace, node_id=other, kind="action")
+        correct_june(world, user=world.trio.owner)
+        tell_pending()
+        Notification.objects.all().delete()
+        review.decision_dismiss(workspace=world.trio.workspace, decision_id=launch, actor=world.trio.owner)
+        action_mark(workspace=world.trio.workspace, action_id=other, status="done", actor=world.trio.owner)
+        tell_pending()
+        said = [n.text for n in told_to(world.trio.viewer)]
+        assert any("was dismissed from review by" in text for text in said)
+        assert "“Print the checklist” was marked done by olivia." in said
+        assert all(n.reason == WATCHING for n in told_to(world.trio.viewer))
