@@ -223,6 +223,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-watches": {"task": "corrections.tasks.watches_sweep", "schedule": 60.0, "options": {"expires": 55.0}},
     # Webhook messages whose next attempt is due are sent every few seconds (a beat that waited is dropped).
     "send-due-webhooks": {"task": "webhooks.tasks.send_due", "schedule": 2.0, "options": {"expires": 2.0}},
+    # Delivered and failed webhook messages older than AFTERHACK_WEBHOOK_LOG_DAYS leave the log, with their attempts.
+    "prune-webhook-log": {"task": "webhooks.tasks.prune_log", "schedule": 3600.0, "options": {"expires": 3500.0}},
     # What the outbox holds is told after each commit that wrote it; this tells whatever a lost queueing left.
     "tell-pending": {"task": "notifications.tasks.tell_pending", "schedule": 30.0, "options": {"expires": 25.0}},
 }
@@ -299,6 +301,8 @@ AFTERHACK_WEBHOOK_ALLOWED_HOSTS = [
     host.strip().lower() for host in os.environ.get("AFTERHACK_WEBHOOK_ALLOWED_HOSTS", "").split(",") if host.strip()
 ]
 # Seconds one delivery attempt may take in all (connecting, sending, the answer's headers and body).
+# How long a webhook's deliveries stay in its log once settled (delivered, or failed for good).
+AFTERHACK_WEBHOOK_LOG_DAYS = number("AFTERHACK_WEBHOOK_LOG_DAYS", 30, minimum=1)
 AFTERHACK_WEBHOOK_TIMEOUT = number("AFTERHACK_WEBHOOK_TIMEOUT", 10.0, minimum=0.1)
 # The pauses before each retry of a failed delivery, in seconds, comma-separated (Standard Webhooks' usual schedule:
 # 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 27.6 hours in all); after the last one fails the endpoint is disabled.

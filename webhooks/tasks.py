@@ -18,3 +18,9 @@ def send_messages(message_ids: list[str]) -> int:
 def send_due() -> int:
     """Sends every message whose attempt is due (the beat, every few seconds); answers how many were sent."""
     return deliveries.send_due()
+
+
+@shared_task
+def prune_log() -> int:
+    """Removes settled messages older than AFTERHACK_WEBHOOK_LOG_DAYS, with their attempts (the beat, hourly)."""
+    return deliveries.prune_log()

@@ -292,3 +292,16 @@ class InFlightTests:
         claimed = deliveries.claim_due()
         lease = Message.objects.filter(pk=claimed[0].message_id).values_list("leased_until", flat=True).get()
         assert lease is not None and lease - before >= timedelta(seconds=2 * quick.AFTERHACK_WEBHOOK_TIMEOUT)
+
+
+class LogTests:
+    def test_settled_messages_leave_the_log_after_its_days_and_pending_ones_stay(self, trio: Trio, quick: Any) -> None:
+        endpoint_to(trio, "http://127.0.0.1:9/a")
+        old_done, old_pending, new_done = (queue(trio, an_event(trio))[0] for _ in range(3))
+        Message.objects.filter(pk__in=[old_done, new_done]).update(state=MessageState.DELIVERED)
+        Attempt.objects.create(message_id=old_done, number=1, status_code=204, error="", duration_ms=1)
+        long_ago = timezone.now() - timedelta(days=quick.AFTERHACK_WEBHOOK_LOG_DAYS + 1)
+        Message.objects.filter(pk__in=[old_done, old_pending]).update(created_at=long_ago)
+        assert deliveries.prune_log() == 1
+        assert set(Message.objects.values_list("pk", flat=True)) == {old_pending, new_done}
+        assert not Attempt.objects.exists()

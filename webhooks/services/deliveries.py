@@ -297,3 +297,16 @@ def redeliver(*, endpoint: Endpoint, attempt_id: int | str, actor: Any) -> Messa
         )  # fmt: skip
         send_soon([message.id])
     return message
+
+
+def prune_log(*, now: datetime | None = None) -> int:
+    """Removes delivered and failed messages settled more than AFTERHACK_WEBHOOK_LOG_DAYS ago, with their attempts
+    (a cascade), a thousand at a time; answers how many. Pending ones stay whatever their age."""
+    before = (now or timezone.now()) - timedelta(days=settings.AFTERHACK_WEBHOOK_LOG_DAYS)
+    removed = 0
+    while True:
+        old = Message.objects.filter(state__in=[MessageState.DELIVERED, MessageState.FAILED], created_at__lt=before)
+        ids = list(old.values_list("pk", flat=True)[:1000])
+        if not ids:
+            return removed
+        removed += Message.objects.filter(pk__in=ids).delete()[1].get(Message._meta.label, 0)
