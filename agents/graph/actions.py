@@ -34,19 +34,33 @@ def follow_up_change(var: str, *, to: str, cause: str, cause_id: str, actor: str
     )  # fmt: skip
 
 
-# When a follow-up action (FOLLOWS_UP the done action it follows up) is marked done, cancelled or reopened, the done
-# action it follows up becomes follow-up done, needed again, or planned again: in the query that marks it.
-FOLLOW_UP_FOLLOWS = (
-    "CALL { WITH a OPTIONAL MATCH (a)-[:FOLLOWS_UP]->(orig:Action) WHERE orig.follow_up_id = a.id "
-    "AND orig.follow_up = (CASE $status WHEN " + word(ActionStatus.PENDING) + " THEN " + word(FollowUp.NEEDED)
-    + " ELSE " + word(FollowUp.PLANNED) + " END) "
-    "WITH orig, CASE $status WHEN " + word(ActionStatus.DONE) + " THEN " + word(FollowUp.DONE) + " WHEN "
-    + word(ActionStatus.CANCELLED) + " THEN " + word(FollowUp.NEEDED) + " ELSE " + word(FollowUp.PLANNED)
-    + " END AS to "
-    "FOREACH (o IN CASE WHEN orig IS NULL THEN [] ELSE [orig] END | "
-    + follow_up_change("o", to="to", cause=ChangeCause.PERSON, cause_id="null", actor="$actor")
-    + " SET o.follow_up = to, o.follow_up_at = $now) } "
-)  # fmt: skip
+# The done action a follow-up action FOLLOWS_UP moves with it, in the query that moves the follow-up: follow-up `done`
+# when the follow-up is marked done, `needed` again when it is cancelled (by a person, a dismissal or a revision), and
+# `planned` again when a cancelled one is reopened. Only while its `follow_up_id` names that follow-up: a done action
+# a new loss marked `needed` again (PROPAGATE clears the link) is never completed by its old follow-up.
+FOLLOWED = "-[:FOLLOWS_UP]->(followed:Action)"
+
+
+def follow_ups_follow(moved: str, *, keep: tuple[str, ...] = (), cause: str, cause_id: str, actor: str) -> str:
+    """Cypher: for each action in the list bound to `moved` (their statuses already set), the done action it follows
+    up takes the follow-up state that follows (above), with its Change. A unit subquery (the rows go on as they are)
+    importing `moved` and `keep` (the variables `cause_id` and `actor` use), placed after the SET of the statuses.
+    Every query that cancels an action uses it (tests/agents/test_follow_ups_follow.py checks that)."""
+    if not all(name.isidentifier() for name in (moved, *keep)):
+        raise ValueError(f"follow_ups_follow({moved!r}, keep={keep!r})")
+    done, cancelled, pending = (word(s) for s in (ActionStatus.DONE, ActionStatus.CANCELLED, ActionStatus.PENDING))
+    needed, planned = word(FollowUp.NEEDED), word(FollowUp.PLANNED)
+    return (
+        "CALL { WITH " + ", ".join((moved, *keep)) + " UNWIND " + moved + " AS fu "
+        "MATCH (fu)" + FOLLOWED + " WHERE fu.status IN [" + ", ".join((done, cancelled, pending)) + "] "
+        "AND followed.follow_up_id = fu.id AND followed.status = " + done + " "
+        "AND followed.follow_up = CASE fu.status WHEN " + pending + " THEN " + needed + " ELSE " + planned + " END "
+        "WITH " + ", ".join(("fu", "followed", *keep)) + ", CASE fu.status WHEN " + done + " THEN " + word(FollowUp.DONE)
+        + " WHEN " + cancelled + " THEN " + needed + " ELSE " + planned + " END AS to "
+        + follow_up_change("followed", to="to", cause=cause, cause_id=cause_id, actor=actor)
+        + "SET followed.follow_up = to, followed.follow_up_at = $now } "
+    )  # fmt: skip
+
 
 ACTION_CREATE = (
     f"""
@@ -105,9 +119,9 @@ WHERE NOT $require_holding OR all(d IN decisions WHERE """
         "a", kind=ChangeKind.ACTION, to_status="$status", cause=ChangeCause.PERSON, cause_id="null", actor="$actor"
     )
     + """SET a.status = $status, a.updated_at = $now
-WITH a
+WITH a, [a] AS moved
 """
-    + FOLLOW_UP_FOLLOWS
+    + follow_ups_follow("moved", cause=ChangeCause.PERSON, cause_id="null", actor="$actor")
     + BUMP_REVISION
     + """
 RETURN a.status

@@ -30,7 +30,9 @@ DECISION_REVIEW_STATE = ("review_reason", "flagged_by", "dismissed_at")
 
 # Each status it changes is recorded (afterhack/history_graph.py) before it is set: the cause is $cause (a
 # correction, a retraction or a new version) and its id the anchor's (the Correction, Source or SourceVersion).
-# A done action of a flagged decision stays done (it happened): its follow-up becomes needed, recorded likewise.
+# A done action of a flagged decision stays done (it happened): its follow-up becomes needed, recorded likewise,
+# whatever it was (a new loss is a new reason to follow up): an earlier answer is dropped (`follow_up_id`,
+# `follow_up_reason`, kept in its Change), so a follow-up planned for the earlier loss no longer completes it.
 PROPAGATE = (
     """
 CALL {
@@ -70,7 +72,7 @@ CALL {{
   WHERE a.status = {word(ActionStatus.DONE)}
   """
     + follow_up_change("a", to=word(FollowUp.NEEDED), cause="$cause", cause_id="anchor.id", actor="$actor")
-    + f"""  SET a.follow_up = {word(FollowUp.NEEDED)}, a.follow_up_at = $now
+    + f"""  SET a.follow_up = {word(FollowUp.NEEDED)}, a.follow_up_id = null, a.follow_up_reason = null, a.follow_up_at = $now
 }}
 """
 )  # fmt: skip

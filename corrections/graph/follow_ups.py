@@ -2,9 +2,9 @@
 (a new pending action FOLLOWS_UP the done one, depending on decisions that hold), or no follow-up needed (with a
 reason). Each is one query, guarded by the done action's follow-up state being `needed`; each records the change of
 that state (agents/graph/actions.py follow_up_change). The done action's other moves (follow-up done when its
-follow-up is, needed again when that is cancelled) are written where the follow-up action is marked
-(agents/graph/actions.py FOLLOW_UP_FOLLOWS); a correction's, retraction's, new version's and dismissal's `needed` by
-PROPAGATE (apply.py) and DECISION_DISMISS (review.py)."""
+follow-up is, needed again when that is cancelled) are written where the follow-up action is marked, dismissed or
+revised (agents/graph/actions.py follow_ups_follow); a correction's, retraction's, new version's and dismissal's
+`needed` by PROPAGATE (apply.py) and DECISION_DISMISS (review.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from afterhack.graph import BUMP_REVISION, HasGraph
 from afterhack.history_graph import ChangeCause, ChangeKind, record_change
 from afterhack.holds import decision_holds, holds
 from afterhack.ids import parse_id
-from agents.graph.actions import follow_up_change
+from agents.graph.actions import follow_up_change, follow_ups_follow
 from agents.graph.decisions import DECISION_QUESTION, support_params
 from agents.statuses import ActionStatus, DecisionKind, DecisionStatus, FollowUp, Origin, RevisedActions
 from corrections.graph.apply import DECISION_REVIEW_STATE
@@ -126,6 +126,10 @@ FOREACH (x IN open |
         actor="$actor",
     )
     + f"""  SET x.status = {word(ActionStatus.CANCELLED)}, x.updated_at = $now)
+WITH d, open
+"""
+    + follow_ups_follow("open", keep=("d",), cause=ChangeCause.DISMISSAL, cause_id="d.id", actor="$actor")
+    + f"""
 WITH d, [x IN open | x.id] AS cancelled
 OPTIONAL MATCH (a:Action)-[:DEPENDS_ON]->(d) WHERE a.status = {word(ActionStatus.DONE)} AND a.follow_up IS NULL
 WITH d, cancelled, collect(a) AS done
@@ -216,9 +220,10 @@ CALL {{
         also={"moved_from": f"CASE WHEN $actions = {word(RevisedActions.MOVE)} THEN d.id END"},
     )
     + """  SET a.status = to, a.updated_at = $now
-  RETURN collect(a {.id, .status}) AS touched
+  RETURN collect(a {.id, .status}) AS touched, collect(a) AS moved
 }
 """
+    + follow_ups_follow("moved", keep=("new",), cause=ChangeCause.REVISION, cause_id="new.id", actor="$actor")
     + BUMP_REVISION
     + """
 RETURN {id: new.id, touched: touched} AS revised
