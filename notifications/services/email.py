@@ -165,7 +165,7 @@ def _refused(error: Exception) -> bool:
 
 
 def _not_sent(error: Exception) -> bool:
-    """The server answered no before the message was sent, and would answer the same to any email."""
+    """The server did not take the message, and would answer the same to any email (the sender refused, a 4xx)."""
     return isinstance(error, (smtplib.SMTPSenderRefused, smtplib.SMTPHeloError, smtplib.SMTPDataError))
 
 
@@ -186,7 +186,7 @@ def _record(held: list[Notification], why: str) -> None:
     """Writes why the email of these notifications may not have arrived (shown in the log, never to members)."""
     ids = [n.pk for n in held]
     Notification.objects.filter(pk__in=ids).update(email_error=" ".join(why.split())[:MAX_EMAIL_ERROR_CHARS])
-    logger.warning("the email of notifications %s was not sent: %s", ids, why.split(":")[0])
+    logger.warning("the email of notifications %s may not have arrived: %s", ids, why.split(":")[0])
 
 
 def set_email_mode(*, user: Any, mode: object) -> EmailMode:
