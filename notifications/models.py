@@ -11,6 +11,7 @@ from workspaces.models import AuditEvent, Workspace
 MAX_NOTICE_CHARS = 500
 MAX_REASON_CHARS = 120
 MAX_URL_CHARS = 500
+MAX_EMAIL_ERROR_CHARS = 300
 
 
 class Notification(models.Model):
@@ -30,7 +31,11 @@ class Notification(models.Model):
     url = models.CharField(max_length=MAX_URL_CHARS)
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
+    # When its email was claimed, just before it was handed to the mail server (at most once: never emailed again).
     emailed_at = models.DateTimeField(null=True, blank=True)
+    # Why that email may not have arrived (the server refused it, or failed while it was sent); empty when it went.
+    # For the operators (the log, the database), never shown to members.
+    email_error = models.CharField(max_length=MAX_EMAIL_ERROR_CHARS, blank=True, db_default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]

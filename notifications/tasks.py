@@ -9,7 +9,7 @@ from celery import shared_task
 from notifications import outbox
 from notifications.services import email as email_services
 
-# An SMTP server that fails is tried again later: after 1, 2, 4, 8 and 16 minutes.
+# An SMTP server that fails is tried again later: after 1, 2, 4, 8 and 16 minutes (what it had not been handed).
 RETRIES = 5
 
 
@@ -28,10 +28,13 @@ def email_sweep() -> int:
     return email_services.email_sweep()
 
 
-@shared_task
-def email_digests() -> int:
-    """Sends the daily digests (Celery beat, once a day)."""
-    return email_services.email_digests()
+@shared_task(bind=True, max_retries=RETRIES)
+def email_digests(self: object) -> int:
+    """Sends the daily digests (Celery beat, once a day); what a failing SMTP server left unsent is tried again."""
+    try:
+        return email_services.email_digests()
+    except (OSError, smtplib.SMTPException) as error:
+        raise self.retry(exc=error, countdown=60 * 2**self.request.retries) from error  # type: ignore[attr-defined]
 
 
 @shared_task

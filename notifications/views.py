@@ -72,7 +72,8 @@ def open_notification(request: HtmxRequest, notification_id: int) -> HttpRespons
     still a member of: 404 otherwise)."""
     notification = get_object_or_404(inbox_selectors.visible(user=request.user), pk=notification_id)
     notice_services.mark_read(user=request.user, ids=[notification.pk])
-    return redirect(notification.url if notification.url.startswith("/") else reverse("notifications:inbox"))
+    path = notice_services.local_path(notification.url)
+    return redirect(path if path != "/" else reverse("notifications:inbox"))
 
 
 @require_http_methods(["GET", "POST"])

@@ -1,15 +1,24 @@
 """Notifications by email, through Django's email framework (the console backend unless EMAIL_HOST names an SMTP
 server): each at once for people whose preference is instant, a daily digest for those who chose it, none for
 "off" or for a person without an email address (they read the inbox). An email holds only text of the workspaces it
-names, and goes only to a current member of them: membership is checked again when it is sent. Sending holds the
-rows it sends (FOR UPDATE SKIP LOCKED), so two workers never email one notification twice."""
+names, and goes only to a current member of them: membership is checked again when it is sent.
+
+At most once: the rows of each email are claimed (`emailed_at` set, in a small transaction of their own that holds
+them FOR UPDATE SKIP LOCKED) just before the email is handed to the mail server, one email at a time over one open
+connection. So two workers never email one notification twice, and a failure partway through a batch never emails
+those already emailed again. An email the server refuses (its recipient, or for good its content) is recorded on its
+notifications (`email_error`) and not tried again. A failure of the server or the connection stops the batch: the
+emails not yet tried are left for the retry and the sweep, and the one in flight is recorded as maybe not arrived
+(it is not sent again)."""
 
 from __future__ import annotations
 
 import logging
+import smtplib
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +28,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from afterhack.errors import UserError
-from notifications.models import EmailPreference, Notification
+from notifications.models import MAX_EMAIL_ERROR_CHARS, EmailPreference, Notification
 from notifications.statuses import EmailMode
 from workspaces.models import Membership
 
@@ -76,34 +85,108 @@ def email_sweep() -> int:
 
 
 def _send_each(rows: QuerySet[Notification]) -> int:
-    with transaction.atomic():
-        held = list(rows.select_related("user", "workspace").select_for_update(skip_locked=True, of=("self",))[:BATCH])
-        if not held:
-            return 0
-        mailers.default.send_messages([_instant_message(n) for n in held])
-        Notification.objects.filter(pk__in=[n.pk for n in held]).update(emailed_at=timezone.now())
-    return len(held)
+    candidates = list(rows.order_by("pk").values_list("pk", flat=True)[:BATCH])
+    # Each claim checks again that the notification is still to be emailed at once (unread, unemailed, a member's).
+    return _send_one_at_a_time(
+        [partial(_claim, _instant(Notification.objects.filter(pk=pk))) for pk in candidates],
+        lambda held: _instant_message(held[0]),
+    )
 
 
 def email_digests() -> int:
     """Sends each person whose preference is the daily digest one email listing their unread notifications not
     emailed yet (of the workspaces they are still members of); answers how many emails were sent."""
     digest_users = EmailPreference.objects.filter(mode=EmailMode.DIGEST.value).values("user_id")
-    with transaction.atomic():
-        held = list(
-            _emailable(Notification.objects.filter(user_id__in=digest_users))
-            .select_related("user", "workspace")
-            .select_for_update(skip_locked=True, of=("self",))
-            .order_by("user_id", "workspace__name", "created_at")[: BATCH * 10]
+    rows = _emailable(Notification.objects.filter(user_id__in=digest_users))
+    by_user: dict[int, list[int]] = defaultdict(list)
+    for user_id, pk in rows.order_by("user_id", "pk").values_list("user_id", "pk")[: BATCH * 10]:
+        by_user[user_id].append(pk)
+    claims = [
+        partial(
+            _claim,
+            _emailable(Notification.objects.filter(pk__in=ids, user__email_preference__mode=EmailMode.DIGEST.value))
+            .order_by("workspace__name", "workspace_id", "created_at", "pk"),
         )
-        by_user: dict[int, list[Notification]] = defaultdict(list)
-        for notification in held:
-            by_user[notification.user_id].append(notification)
-        if not by_user:
-            return 0
-        mailers.default.send_messages([_digest_message(notices) for notices in by_user.values()])
-        Notification.objects.filter(pk__in=[n.pk for n in held]).update(emailed_at=timezone.now())
-    return len(by_user)
+        for ids in by_user.values()
+    ]  # fmt: skip
+    return _send_one_at_a_time(claims, _digest_message)
+
+
+def _claim(rows: QuerySet[Notification]) -> list[Notification]:
+    """Marks `rows` emailed in a small transaction of its own (those another worker holds are passed over), before
+    their email is sent: at most once. Answers the rows claimed."""
+    with transaction.atomic():
+        held = list(rows.select_related("user", "workspace").select_for_update(skip_locked=True, of=("self",)))
+        if held:
+            Notification.objects.filter(pk__in=[n.pk for n in held]).update(emailed_at=timezone.now())
+    return held
+
+
+def _send_one_at_a_time(
+    claims: Sequence[Callable[[], list[Notification]]], compose: Callable[[list[Notification]], EmailMessage]
+) -> int:
+    """Over one connection, one email per claim: claims its rows, then hands the email over. A refused email is
+    recorded on its rows; a failure of the server or the connection stops the batch and is raised (the caller's
+    retry, or the sweep, sends what was not tried). Answers how many emails were handed over."""
+    if not claims:
+        return 0
+    sent = 0
+    with mailers.default as connection:
+        for claim in claims:
+            held = claim()
+            if held and _hand_over(connection, compose(held), held):
+                sent += 1
+    return sent
+
+
+def _hand_over(connection: Any, message: EmailMessage, held: list[Notification]) -> bool:
+    """Sends one email; answers whether the server took it, or False when it refused it for good (recorded)."""
+    try:
+        connection.send_messages([message])
+    except Exception as error:
+        if _refused(error):
+            _record(held, f"Refused by the mail server: {_why(error)}")
+            return False
+        if _not_sent(error):
+            # Refused before the message was sent, for every email alike (the sender, the greeting, a busy server):
+            # this one is tried again with the rest.
+            Notification.objects.filter(pk__in=[n.pk for n in held]).update(emailed_at=None)
+        else:
+            _record(held, f"The mail server or the connection failed while it was sent (not sent again): {_why(error)}")
+        raise
+    return True
+
+
+def _refused(error: Exception) -> bool:
+    """The server refused this email for good: its recipient (or an address that cannot be written), its content."""
+    if isinstance(error, (smtplib.SMTPRecipientsRefused, ValueError)):
+        return True
+    return isinstance(error, smtplib.SMTPDataError) and 500 <= error.smtp_code < 600
+
+
+def _not_sent(error: Exception) -> bool:
+    """The server did not take the message, and would answer the same to any email (the sender refused, a 4xx)."""
+    return isinstance(error, (smtplib.SMTPSenderRefused, smtplib.SMTPHeloError, smtplib.SMTPDataError))
+
+
+def _why(error: Exception) -> str:
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        answers = [f"{code} {_text(reply)}" for code, reply in error.recipients.values()]
+        return "; ".join(answers) or "no recipient taken"
+    if isinstance(error, smtplib.SMTPResponseException):
+        return f"{error.smtp_code} {_text(error.smtp_error)}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _text(reply: object) -> str:
+    return reply.decode(errors="replace") if isinstance(reply, bytes) else str(reply)
+
+
+def _record(held: list[Notification], why: str) -> None:
+    """Writes why the email of these notifications may not have arrived (shown in the log, never to members)."""
+    ids = [n.pk for n in held]
+    Notification.objects.filter(pk__in=ids).update(email_error=" ".join(why.split())[:MAX_EMAIL_ERROR_CHARS])
+    logger.warning("the email of notifications %s may not have arrived: %s", ids, why.split(":")[0])
 
 
 def set_email_mode(*, user: Any, mode: object) -> EmailMode:

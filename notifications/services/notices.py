@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from afterhack.errors import UserError
 from afterhack.lists.cursors import MAX_LIMIT
@@ -61,16 +62,19 @@ def notify(*, workspace: Workspace, event_id: int | None, notices: list[Notice])
         "workspace_id": workspace.pk, "event_id": event_id, "now": timezone.now(),
         "user_ids": [n.user_id for n in rows], "kinds": [n.kind[:64] for n in rows],
         "texts": [n.text[:MAX_NOTICE_CHARS] for n in rows], "reasons": [n.reason[:MAX_REASON_CHARS] for n in rows],
-        "urls": [_path(n.url) for n in rows],
+        "urls": [local_path(n.url) for n in rows],
     }  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(INSERT, params)
         return [row[0] for row in cursor.fetchall()]
 
 
-def _path(url: str) -> str:
-    """A path of this app: anything else (another host, a scheme) would send a reader elsewhere, so it becomes "/"."""
-    return url[:MAX_URL_CHARS] if url.startswith("/") and not url.startswith("//") else "/"
+def local_path(url: str) -> str:
+    """A path of this app, or "/": anything else (another host, a scheme, or what a browser reads as one, such as
+    "//evil.example" or "/\\evil.example") would send a reader elsewhere."""
+    if len(url) > MAX_URL_CHARS or not url.startswith("/"):
+        return "/"
+    return url if url_has_allowed_host_and_scheme(url, allowed_hosts=set(), require_https=False) else "/"
 
 
 def mark_read(*, user: Any, ids: object) -> int:

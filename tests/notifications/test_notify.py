@@ -53,9 +53,10 @@ class NotifyTests:
         assert not Notification.objects.filter(user=trio.outsider).exists()
 
     def test_an_address_elsewhere_becomes_the_home_path(self, trio: Trio) -> None:
-        for url in ("https://evil.example/", "//evil.example/x", "javascript:alert(1)"):
+        for url in ("https://evil.example/", "//evil.example/x", "javascript:alert(1)", "/\\evil.example",
+                    "/\\/evil.example", "/" + "x" * 600):  # fmt: skip
             ids = notify(workspace=trio.workspace, event_id=an_event(trio).pk, notices=[notice(trio.owner, url=url)])
-            assert Notification.objects.get(pk=ids[0]).url == "/"
+            assert Notification.objects.get(pk=ids[0]).url == "/", url
 
     def test_no_notices_write_nothing(self, trio: Trio) -> None:
         assert notify(workspace=trio.workspace, event_id=None, notices=[]) == []

@@ -80,6 +80,14 @@ class InboxTests:
         assert response.status_code == 302 and response["Location"] == "/w/"
         assert Notification.objects.get(pk=mine).read
 
+    def test_a_link_a_browser_reads_as_another_host_goes_to_the_inbox(self, trio: Trio) -> None:
+        # Written past the services (no teller can): the redirect checks again.
+        for url in ("/\\evil.example", "//evil.example/", "https://evil.example/"):
+            mine = tell(trio, trio.owner)[0]
+            Notification.objects.filter(pk=mine).update(url=url)
+            response = client_for(trio.owner).get(reverse("notifications:open", kwargs={"notification_id": mine}))
+            assert response.status_code == 302 and response["Location"] == INBOX, url
+
     def test_nobody_opens_anothers(self, trio: Trio) -> None:
         theirs = tell(trio, trio.reviewer)[0]
         response = client_for(trio.owner).get(reverse("notifications:open", kwargs={"notification_id": theirs}))
