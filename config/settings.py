@@ -6,14 +6,14 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from afterhack import embedded
-from afterhack.env import env_flag, env_number
+from afterhack.env import env_flag, env_host_patterns, env_number
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = embedded.data_dir()
 
 
-# Settings given a number that is not one: each is a sentence that stops start-up (afterhack.startup); the
-# default stands in meanwhile, so that this module still loads.
+# Settings given a number (or a host pattern) that is not one: each is a sentence that stops start-up
+# (afterhack.startup); the default stands in meanwhile, so that this module still loads.
 NUMBER_REFUSALS: list[str] = []
 
 
@@ -295,11 +295,13 @@ LOG_MAX_MB = number("AFTERHACK_LOG_MAX_MB", 10.0, minimum=0.01)
 
 # The app's address as receivers of its webhooks read it: each delivery's `url` starts with it.
 AFTERHACK_PUBLIC_URL = os.environ.get("AFTERHACK_PUBLIC_URL", f"http://127.0.0.1:{PORT}").rstrip("/")
-# Host patterns (fnmatch: `*.example.com`, `10.0.0.*`) a webhook's URL must match, comma-separated; empty: any host,
-# private and loopback addresses included (the receivers of an internal tool are internal).
-AFTERHACK_WEBHOOK_ALLOWED_HOSTS = [
-    host.strip().lower() for host in os.environ.get("AFTERHACK_WEBHOOK_ALLOWED_HOSTS", "").split(",") if host.strip()
-]
+# Where webhooks may be sent, comma-separated: networks (`10.0.0.0/24`, or one address), matched against the
+# addresses the URL's host resolves to; host names (`hooks.example.com`), or all subdomains of one (`*.example.com`;
+# `*` nowhere else). The older `10.0.0.*` is read as `10.0.0.0/24`; any other pattern stops start-up in words. Empty:
+# any host, private and loopback addresses included (the receivers of an internal tool are internal).
+AFTERHACK_WEBHOOK_ALLOWED_HOSTS, _hosts_refusal = env_host_patterns("AFTERHACK_WEBHOOK_ALLOWED_HOSTS")
+if _hosts_refusal:
+    NUMBER_REFUSALS.append(_hosts_refusal)
 # Seconds one delivery attempt may take in all (connecting, sending, the answer's headers and body).
 # How long a webhook's deliveries stay in its log once settled (delivered, or failed for good).
 AFTERHACK_WEBHOOK_LOG_DAYS = number("AFTERHACK_WEBHOOK_LOG_DAYS", 30, minimum=1)

@@ -6,6 +6,11 @@ An attempt is bounded: it has AFTERHACK_WEBHOOK_TIMEOUT seconds in all (connecti
 body: a receiver trickling bytes is cut off at the deadline, not at each read's); a redirect is not followed (an
 address the admin did not give is never sent to); at most MAX_ANSWER_BYTES of the answer are read, then dropped. Any
 2xx is a success. The attempts of one batch go out together, so a slow receiver holds no other one.
+
+Before each attempt its host is checked again as when the URL was given (webhooks.addresses: never the app's own
+address, within the allowed hosts), by the addresses it resolves to now, looked up once a batch; the attempt connects
+to the address checked (the Host header and TLS name still the host's), so a name that resolves elsewhere since is
+not sent to: the attempt fails, saying why, and is retried.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from math import floor
 
 import httpx
 from standardwebhooks import Webhook
+
+from webhooks import addresses
 
 # How much of an answer is read (the rest is dropped with the connection), and how much of it an error quotes.
 MAX_ANSWER_BYTES = 64 * 1024
@@ -91,23 +98,50 @@ async def _send_all(outgoing: list[Outgoing], *, deadline: float) -> list[Outcom
     async with httpx.AsyncClient(
         follow_redirects=False, timeout=httpx.Timeout(deadline), limits=limits, trust_env=False, verify=_tls()
     ) as client:
+        lookup = await addresses.looked_up(_host(item.url) for item in outgoing)
 
         async def one(item: Outgoing) -> Outcome:
             async with room:
-                return await _post(client, item, deadline=deadline)
+                return await _post(client, item, deadline=deadline, lookup=lookup)
 
         return list(await asyncio.gather(*(one(item) for item in outgoing)))
 
 
-async def _post(client: httpx.AsyncClient, outgoing: Outgoing, *, deadline: float) -> Outcome:
+def _host(url: str) -> str:
+    try:
+        return httpx.URL(url).host
+    except httpx.InvalidURL:
+        return ""
+
+
+def _pinned(url: str, lookup: addresses.Lookup) -> tuple[httpx.URL, dict[str, str], dict[str, str]]:
+    """The URL to connect to (its host the address checked), the Host header and the TLS name; raises
+    InvalidWebhookUrl when the host may not be sent to now."""
+    try:
+        target = httpx.URL(url)
+    except httpx.InvalidURL:
+        raise addresses.InvalidWebhookUrl("Not sent: this URL is not well formed; give the receiver's again.") from None
+    host = target.host.rstrip(".")
+    port = target.port or addresses.DEFAULT_PORTS.get(target.scheme, 80)
+    address = addresses.pinned(host, port, lookup)
+    tls = {"sni_hostname": host} if target.scheme == "https" else {}
+    return target.copy_with(host=str(address)), {"host": target.netloc.decode("ascii")}, tls
+
+
+async def _post(client: httpx.AsyncClient, outgoing: Outgoing, *, deadline: float, lookup: addresses.Lookup) -> Outcome:
     started = time.monotonic()
     status: int | None = None
     answer = b""
     error = location = ""
     try:
+        target, host, tls = _pinned(outgoing.url, lookup)
+    except addresses.InvalidWebhookUrl as refused:
+        return Outcome(None, str(refused), 0)
+    try:
         async with asyncio.timeout(deadline):
-            headers = signed_headers(outgoing, at=datetime.now(UTC))
-            async with client.stream("POST", outgoing.url, content=outgoing.body.encode(), headers=headers) as response:
+            headers = signed_headers(outgoing, at=datetime.now(UTC)) | host
+            body = outgoing.body.encode()
+            async with client.stream("POST", target, content=body, headers=headers, extensions=tls) as response:
                 status = response.status_code
                 location = response.headers.get("location", "")
                 answer = await _start_of(response)

@@ -4,12 +4,14 @@ answered only at creation and rotation, the deliveries' log paged, redelivery.""
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import pytest
 
 from tests.conftest import Trio, api_for
 from tests.webhooks.receiver import Receiver
+from webhooks.addresses import InvalidWebhookUrl, clean_url
 from webhooks.models import Endpoint
 from webhooks.services import deliveries
 from workspaces.models import AuditEvent
@@ -56,6 +58,19 @@ class WebhookApiTests:
             ("http://127.0.0.1:8000/api", "127.0.0.1:8000 is this app's own address"),
             ("http://localhost:8000/", "localhost:8000 is this app's own address"),
             ("http://testserver/hooks", "testserver:80 is this app's own address"),
+            ("http://127.1:8000/", "127.1:8000 is this app's own address (127.0.0.1)"),
+            ("http://2130706433:8000/", "2130706433:8000 is this app's own address (127.0.0.1)"),
+            ("http://0x7f000001:8000/", "0x7f000001:8000 is this app's own address (127.0.0.1)"),
+            ("http://017700000001:8000/", "017700000001:8000 is this app's own address (127.0.0.1)"),
+            ("http://0177.0.0.1:8000/", "0177.0.0.1:8000 is this app's own address (127.0.0.1)"),
+            ("http://0:8000/", "0:8000 is this app's own address (0.0.0.0)"),
+            ("http://[::ffff:127.0.0.1]:8000/", "[::ffff:127.0.0.1]:8000 is this app's own address (127.0.0.1)"),
+            ("http://[::1]:8000/", "[::1]:8000 is this app's own address"),
+            ("http://[::]:8000/", "[::]:8000 is this app's own address"),
+            ("http://LOCALHOST.:8000/", "localhost:8000 is this app's own address"),
+            ("http://[::1/x", "This URL is not well formed (“http://[::1/x”)"),
+            ("https://[fe80::1/hooks", "This URL is not well formed"),
+            ("http://127.0.0.1:8000\\@evil.example/", "cannot hold a backslash before its path"),
             ("http://:80/x", "names no host"),
             ("http://example.com:99999/", "not a number from 1 to 65535"),
             ("http://exa mple.com/", "cannot hold spaces"),
@@ -67,6 +82,27 @@ class WebhookApiTests:
         assert response.status_code == 422, response.content
         assert response.json()["error"] == "invalid_input" and words in response.json()["detail"]
         assert not Endpoint.objects.exists()
+
+    def test_a_name_that_resolves_to_this_machine_is_its_own_address(self, trio: Trio) -> None:
+        """The machine's host name resolves to one of its addresses (127.0.0.1 here, or an interface's): on the
+        app's port it is the app; on another port it is an internal receiver, allowed."""
+        me = socket.gethostname().lower()
+        refused = add(trio, url=f"http://{me}:8000/hooks")
+        assert refused.status_code == 422, refused.content
+        assert refused.json()["detail"].startswith(f"{me}:8000 is this app's own address (")
+        assert add(trio, url=f"http://{me}:9/hooks").status_code == 201
+
+    def test_the_request_host_and_port_are_the_apps_own_by_address(self, trio: Trio, settings: Any) -> None:
+        settings.PORT = 7000  # served on 7000, asked on 127.0.0.1:9100 (through a proxy on this machine, say)
+        for url in (
+            "http://127.0.0.1:9100/x",
+            "http://127.1:9100/x",
+            "http://localhost:9100/",
+            "http://0x7f000001:7000/",
+        ):
+            with pytest.raises(InvalidWebhookUrl, match="is this app's own address"):
+                clean_url(url, asked_on="127.0.0.1:9100")
+        assert clean_url("http://127.1:8001/x", asked_on="127.0.0.1:9100") == "http://127.1:8001/x"
 
     def test_unknown_events_are_refused_naming_the_kinds(self, trio: Trio) -> None:
         for events in ([], ["correction.exploded"]):
@@ -84,6 +120,21 @@ class WebhookApiTests:
             "(AFTERHACK_WEBHOOK_ALLOWED_HOSTS)."
         )
         assert add(trio, url="https://hooks.example.com/in").status_code == 201
+        # `*.` matches subdomains only, and `*` never matches a dot elsewhere.
+        for url in ("https://example.com/in", "https://evilexample.com/in", "https://hooks.example.com.evil.example/"):
+            assert add(trio, url=url).status_code == 422, url
+
+    def test_allowed_networks_match_the_addresses_a_host_resolves_to(self, trio: Trio, settings: Any) -> None:
+        settings.AFTERHACK_WEBHOOK_ALLOWED_HOSTS = ["10.0.0.0/24", "127.0.0.0/8"]
+        assert add(trio, url="http://10.0.0.5/hooks").status_code == 201
+        assert add(trio, url="http://10.1/hooks").status_code == 201  # 10.0.0.1, as the network stack reads it
+        assert add(trio, url="http://localhost:9/hooks").status_code == 201  # resolves to 127.0.0.1
+        for url in ("http://10.0.0.5.attacker.example/", "http://10.0.1.5/", "http://[::ffff:10.0.1.5]/"):
+            response = add(trio, url=url)
+            assert (
+                response.status_code == 422
+                and "the hosts allowed are 10.0.0.0/24, 127.0.0.0/8" in (response.json()["detail"])
+            ), url
 
     def test_the_public_url_is_the_apps_own_address(self, trio: Trio, settings: Any) -> None:
         settings.AFTERHACK_PUBLIC_URL = "https://afterhack.example"

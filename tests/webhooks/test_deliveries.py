@@ -164,6 +164,33 @@ class DeliveryTests:
         assert tries[0].duration_ms < 1000 + 5000 and tries[1].error == ""
         assert Message.objects.get(pk=message_id).state == MessageState.DELIVERED
 
+    def test_an_address_that_became_the_apps_own_is_not_sent_to_but_retried(
+        self, trio: Trio, receiver: Receiver, quick: Any
+    ) -> None:
+        """Checked again before each attempt: the receiver's host and port are now the app's (its port changed, or
+        the name resolves to this machine now): nothing is sent, the attempt fails in words and is retried."""
+        port = int(receiver.url.split(":")[2].split("/")[0])
+        endpoint_to(trio, f"http://localhost:{port}/hooks")
+        [message_id] = queue(trio, an_event(trio))
+        quick.PORT = port
+        deliveries.send_due()
+        attempt = Attempt.objects.get(message_id=message_id)
+        assert attempt.status_code is None and not receiver.received
+        assert attempt.error == f"localhost:{port} is this app's own address: a webhook is sent to another system."
+        assert Message.objects.get(pk=message_id).state == MessageState.PENDING
+        quick.AFTERHACK_WEBHOOK_ALLOWED_HOSTS = ["10.0.0.0/8"]
+        quick.PORT = 8000
+        deliveries.send_due()
+        assert Attempt.objects.filter(message_id=message_id).latest("number").error == (
+            "Webhooks may not be sent to localhost here: the hosts allowed are 10.0.0.0/8 "
+            "(AFTERHACK_WEBHOOK_ALLOWED_HOSTS)."
+        )
+        quick.AFTERHACK_WEBHOOK_ALLOWED_HOSTS = ["127.0.0.0/8"]
+        deliveries.send_due()
+        assert Message.objects.get(pk=message_id).state == MessageState.DELIVERED
+        # Sent to the address checked, the Host header still the name given.
+        assert len(receiver.received) == 1 and receiver.received[0].headers["host"] == f"localhost:{port}"
+
     def test_a_receiver_nobody_listens_at_is_an_error_in_words(self, trio: Trio, quick: Any) -> None:
         endpoint_to(trio, closed_port_url())
         [message_id] = queue(trio, an_event(trio))

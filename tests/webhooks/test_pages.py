@@ -61,6 +61,11 @@ class WebhookPageTests:
         assert response.status_code == 422 and "must start with http:// or https://" in response.content.decode()
         assert 'value="ftp://x"' in response.content.decode() and not Endpoint.objects.exists()
 
+    def test_a_malformed_url_is_a_form_error_not_a_500(self, trio: Trio) -> None:
+        response = client_for(trio.owner).post(page(trio, "add"), {"url": "http://[::1/x", "events": [APPLIED]})
+        assert response.status_code == 422 and "This URL is not well formed" in response.content.decode()
+        assert not Endpoint.objects.exists()
+
     def test_an_admin_changes_it(self, trio: Trio) -> None:
         endpoint = an_endpoint(trio)
         response = client_for(trio.owner).post(
