@@ -112,6 +112,8 @@ class PictureTests:
         assert statuses["Book the May campaign slots"] == statuses["Announce the June launch"] == "needs_review"
         assert statuses["Pay the ad agency deposit"] == "held"
         assert statuses["Launch in June"] == "supported" and statuses["The product launch is in July."] == "replacement"
+        # The announcement already sent on June: drawn too, as needing a follow-up (it stays done).
+        assert statuses["Send the launch announcement"] == "follow_up_needed"
         screenshot(page, "picture-impact-preview")
         watch.assert_clean()
 
@@ -125,6 +127,7 @@ class PictureTests:
             label: status for label, status in after.items() if label in promised
         }
         assert {"Book the May campaign slots", "Pay the ad agency deposit", "Launch in June"} <= set(after)
+        assert after["Send the launch announcement"] == "follow_up_needed"
         assert after["The product launch is in July."] == "current"
         screenshot(page, "picture-impact-applied")
         watch.assert_clean()
