@@ -1,6 +1,8 @@
 """The demo workspace a newcomer sees on first start; loaded once per database.
 
-The story the product exists for: a plan says the launch is in June, and things rest on it.
+The story the product exists for: a plan says the launch is in June, and things rest on it, one of them already
+done (the announcement went out): correcting June → July holds what is pending and marks the announcement as
+needing a follow-up, while the decision the customer's email also justifies stays supported.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def demo_load(*, owner: Any) -> Workspace | None:
 
 
 def demo_fill(workspace: Workspace, owner: Any) -> None:
-    """Puts the launch story into a workspace: sources, claims, a derived claim, decisions, actions."""
+    """Puts the launch story into a workspace: sources, claims, a derived claim, decisions, actions (one done)."""
     sources = {
         "plan": sources_services.source_add(
             workspace=workspace, title="Launch plan (March update)", text=LAUNCH_PLAN, actor=owner
@@ -108,8 +110,20 @@ def demo_fill(workspace: Workspace, owner: Any) -> None:
         actor=owner,
     )
     agents_services.action_add(
-        workspace=workspace, title="Send the launch announcement", decision_ids=[launch.id], actor=owner
+        workspace=workspace, title="Confirm the launch date with Northwind", decision_ids=[launch.id], actor=owner
     )
+    # One justification only: the announcement went out on the plan's word alone, and is already done.
+    announce = agents_services.decision_add(
+        workspace=workspace,
+        title="Announce the June launch",
+        rationale="The March plan sets June; customers should hear it from us first.",
+        justifications=[[claims["The product launch is in June."]]],
+        actor=owner,
+    )
+    announcement = agents_services.action_add(
+        workspace=workspace, title="Send the launch announcement", decision_ids=[announce.id], actor=owner
+    )
+    agents_services.action_mark(workspace=workspace, action_id=announcement.id, status="done", actor=owner)
     booking = agents_services.decision_add(
         workspace=workspace,
         title="Book the May campaign slots",

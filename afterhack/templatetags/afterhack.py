@@ -78,6 +78,8 @@ IN_WORDS = {
     "needed": "follow-up needed",
     "planned": "follow-up planned",
     "not_needed": "no follow-up needed",
+    # a picture's done action that a correction marks as needing a follow-up (corrections/selectors/pictures.py)
+    "follow_up_needed": "done, needs a follow-up",
     "reviewer": "by a reviewer",
     "offline": "offline agent",
     "mcp": "outside agent (MCP)",

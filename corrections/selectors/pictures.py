@@ -122,6 +122,9 @@ PROPOSED = "proposed-replacement"
 # The replacement a preview would write: a status of the picture only (an agent's claim awaiting approval is
 # `proposed`, a claim status of its own).
 REPLACEMENT = "replacement"
+# A done action the correction marks (or marked) as needing a follow-up: a status of the picture only (the action
+# stays done; its follow-up is a field of its own).
+FOLLOW_UP_NEEDED = "follow_up_needed"
 
 
 def impact_picture(
@@ -137,7 +140,7 @@ def impact_picture(
 ) -> Drawn:
     """A correction's impact as a picture, each node coloured by the status the correction gives it (or gave it,
     once applied): the corrected claim and its source, its replacement, the derived claims and decisions
-    downstream, the held actions, and (in a preview) what keeps each still-supported decision up. `sub` is what
+    downstream, the held actions, the done actions that need a follow-up, and (in a preview) what keeps each still-supported decision up. `sub` is what
     rests on the claim when the caller read it already (a preview), so it is not read again."""
     picture = Picture(str(workspace.id), claim.id, linked=linked)
     unsupported, reviewed = (
@@ -146,6 +149,7 @@ def impact_picture(
     )
     decisions = reviewed | set(affected.get("decisions_still_supported", []))
     held = set(affected.get("actions_held", []))
+    done = set(affected.get("actions_already_done", []))
     if sub is None:
         sub = subgraph_graph.subgraph(workspace=workspace, roots=[claim.id])
     if claim.source_id and (version := sources_selectors.source_get(workspace=workspace, source_id=claim.source_id)):
@@ -162,7 +166,7 @@ def impact_picture(
         # made after the correction was applied was not there.
         node = sub.nodes.get(node_id)
         if node is None or node.kind == DECISION:
-            return node_id in decisions or node_id in held
+            return node_id in decisions or node_id in held or node_id in done
         made = claims[node_id].created_at if node_id in claims else None
         return node_id in unsupported or applied_at is None or (made is not None and made <= applied_at)
 
@@ -171,10 +175,12 @@ def impact_picture(
             return "needs_review" if node_id in reviewed else "supported"
         if node_id in held:
             return "held"
+        if node_id in done:
+            return FOLLOW_UP_NEEDED
         return ClaimStatus.UNSUPPORTED if node_id in unsupported else ClaimStatus.CURRENT
 
     _downstream(workspace, picture, sub, claims, status_of=status_of, keep=keep)
-    _reached_then(workspace, picture, claim, decisions, held, status_of)
+    _reached_then(workspace, picture, claim, decisions, held | done, status_of)
     _alternatives(workspace, picture, still_supported_by or {}, claims)
     return picture.drawn(what="what this correction " + ("did" if correction else "would do"))
 
@@ -193,7 +199,7 @@ def _replacement(picture: Picture, claim: Claim, statement: str, correction: Cor
 
 
 def _reached_then(
-    workspace: Workspace, picture: Picture, claim: Claim, decisions: set[str], held: set[str], status_of: Any
+    workspace: Workspace, picture: Picture, claim: Claim, decisions: set[str], actions: set[str], status_of: Any
 ) -> None:
     """What the correction reached that no longer rests on the claim by a stored edge (re-justified, revised or
     moved since): drawn from the claim, so the picture still names everything the correction touched."""
@@ -201,8 +207,8 @@ def _reached_then(
     for decision in agents_selectors.decisions_get(workspace=workspace, decision_ids=missing) if missing else []:
         picture.node(node_id=decision.id, kind=NodeKind.DECISION, text=decision.title,
                      status=status_of(decision.id, decision.status))  # fmt: skip
-    _actions(workspace, picture, [a for a in held if a not in picture.nodes], status_of)
-    for node_id in [*missing, *held]:
+    _actions(workspace, picture, [a for a in actions if a not in picture.nodes], status_of)
+    for node_id in [*missing, *actions]:
         if node_id in picture.nodes and not picture.has_incoming(node_id):
             picture.edge(source=claim.id, target=node_id, kind=EdgeKind.RESTED_ON)
 

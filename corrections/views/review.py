@@ -157,8 +157,10 @@ def _revise(request: HtmxRequest, workspace: Workspace, decision_id: str, suppor
     )  # fmt: skip
     if request.POST.get("actions") == RevisedActions.CANCEL:
         outcome = "its open actions are cancelled"
-    else:
+    elif new.action_ids:
         outcome = f"{counted(len(new.action_ids), 'open action')} moved to it"
+    else:
+        outcome = "it had no open actions to move"
     messages.success(request, f"Revised into “{new.title}”, now supported; {outcome}.")
 
 

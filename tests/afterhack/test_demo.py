@@ -26,8 +26,12 @@ class DemoTests:
         assert (
             len(decisions["Launch in June"].justifications) == 2 and decisions["Launch in June"].status == "supported"
         )
+        # The announcement rests on the plan's June claim alone, and already went out.
+        assert len(decisions["Announce the June launch"].justifications) == 1
         pending = {a.title for a in actions_graph.action_list(workspace=workspace, status="pending")}
-        assert pending == {"Pay the ad agency deposit", "Send the launch announcement"}
+        assert pending == {"Pay the ad agency deposit", "Confirm the launch date with Northwind"}
+        done = actions_graph.action_list(workspace=workspace, status="done")
+        assert [(a.title, a.follow_up) for a in done] == [("Send the launch announcement", None)]
         assert demo_load(owner=admin) is None
         assert Workspace.objects.filter(name=DEMO_NAME).count() == 1
 

@@ -195,6 +195,27 @@ class ImpactPictureTests:
             node["href"] for node in picture_in(page, "impact-picture")["nodes"]
         }
 
+    def test_a_done_action_the_correction_marks_is_drawn_as_needing_a_follow_up(self, world: World) -> None:
+        from agents.services import decisions as agents_services
+
+        announce = world.decision("Announce the June launch", [world.june])
+        sent = world.action("Send the launch announcement", announce)
+        agents_services.action_mark(
+            workspace=world.trio.workspace, action_id=sent, status="done", actor=world.trio.owner
+        )
+        fragment = preview_over_htmx(world, world.june)
+        previewed = picture_in(fragment, "impact-picture")
+        assert statuses(previewed)[sent] == "follow_up_needed" and statuses(previewed)[announce] == "needs_review"
+        assert (announce, sent, "leads_to") in edges(previewed)
+        legend = dict(re.findall(r'<li data-status="([a-z_]+)">.*?</span>([^<]+)</li>', fragment))
+        assert legend["follow_up_needed"] == "done, needs a follow-up"
+
+        applied = client_for(world.trio.reviewer).post(
+            f"/w/{world.ws}/claims/{world.june}/correct/apply", apply_fields(fragment), headers=HTMX
+        )
+        after = picture_in(client_for(world.trio.viewer).get(applied["HX-Redirect"]).content.decode(), "impact-picture")
+        assert statuses(after)[sent] == "follow_up_needed"
+
 
 class CapTests:
     def test_a_big_picture_draws_the_first_nodes_and_says_what_it_left_out(self) -> None:

@@ -40,5 +40,5 @@ class AgentFlowTests:
         page.get_by_role("link", name="Launch in June").click()
         page.get_by_text("Justification 2").wait_for()
         assert page.get_by_text("we were told the launch is in June").is_visible()
-        assert page.get_by_role("cell", name="Send the launch announcement").is_visible()
+        assert page.get_by_role("cell", name="Confirm the launch date with Northwind").is_visible()
         screenshot(page, "demo-decision")

@@ -16,6 +16,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DEPOSIT = "Pay the ad agency deposit"
 BOOKING = "Book the May campaign slots"
+ANNOUNCING = "Announce the June launch"
+ANNOUNCEMENT = "Send the launch announcement"
 
 
 def correct_june_in_the_browser(page: Any, workspace: Workspace) -> None:
@@ -27,13 +29,14 @@ def correct_june_in_the_browser(page: Any, workspace: Workspace) -> None:
     page.wait_for_url("**/corrections/*/")
 
 
-def opens_exactly(page: Any, attention: Any, count: str, address: str, items: str, title: str) -> None:
-    """Follows the dashboard's `count` link to `address`, whose list of `items` shows exactly the one titled `title`."""
+def opens_exactly(page: Any, attention: Any, count: str, address: str, items: str, *titles: str) -> None:
+    """Follows the dashboard's `count` link to `address`, whose list of `items` shows exactly those titled `titles`."""
     attention.get_by_role("link", name=count).click()
     page.wait_for_url(re.compile(address))
     shown = page.locator(items)
     shown.first.wait_for()
-    assert shown.count() == 1 and title in shown.first.inner_text()
+    assert shown.count() == len(titles)
+    assert all(shown.filter(has_text=title).count() == 1 for title in titles)
 
 
 class DashboardAttentionTests:
@@ -50,11 +53,12 @@ class DashboardAttentionTests:
 
         correct_june_in_the_browser(page, workspace)
         page.goto(f"/w/{workspace.id}/")
-        attention.get_by_role("link", name="1 decision that lost support").wait_for()
+        attention.get_by_role("link", name="2 decisions that lost support").wait_for()
         assert attention.get_by_role("link", name="1 held action").is_visible()
+        assert attention.get_by_role("link", name="1 done action needs a follow-up").is_visible()
         assert attention.get_by_role("link", name="1 correction in the last 7 days").is_visible()
         # The menu says it too, in words a screen reader reads out.
-        assert menu.get_by_role("link", name="Review, 1 needs attention").is_visible()
+        assert menu.get_by_role("link", name="Review, 3 need attention").is_visible()
         assert menu.get_by_role("link", name="Actions, 1 held").is_visible()
         assert page.get_by_text(re.compile(r"revision", re.I)).count() == 0
         screenshot(page, "dashboard-needs-attention")
@@ -63,9 +67,15 @@ class DashboardAttentionTests:
         screenshot(page, "dashboard-held-actions")
         page.go_back()
         opens_exactly(
-            page, attention, "1 decision that lost support", r"/review/#lost-support$", ".review-item", BOOKING
-        )
+            page, attention, "2 decisions that lost support", r"/review/#lost-support$",
+            ".review-item:not(.acted-on)", BOOKING, ANNOUNCING,
+        )  # fmt: skip
         screenshot(page, "dashboard-lost-support")
+        page.go_back()
+        opens_exactly(
+            page, attention, "1 done action needs a follow-up", r"/review/#acted-on$", ".acted-on", ANNOUNCEMENT
+        )
+        screenshot(page, "dashboard-acted-on")
 
     def test_a_held_actions_page_says_why_and_links_its_decision_and_the_correction(
         self, page: Any, demo_workspace: Workspace

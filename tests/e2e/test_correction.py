@@ -1,4 +1,5 @@
-"""A reviewer corrects June to July in the demo: preview, apply, the flagged decision in the queue, re-justify."""
+"""A reviewer corrects June to July in the demo: preview (the announcement already sent is named), apply, the
+flagged decision in the queue, re-justify."""
 
 from __future__ import annotations
 
@@ -23,10 +24,13 @@ class CorrectionFlowTests:
         impact = preview_correction(
             page, "The product launch is in July.", "The board moved the launch on 2 April.", wait_for="#impact"
         )
-        assert "Book the May campaign slots" in impact.locator("div", has_text="Will need review").first.inner_text()
+        needing = impact.locator("div", has_text="Will need review").first.inner_text()
+        assert "Book the May campaign slots" in needing and "Announce the June launch" in needing
         still = impact.locator("div", has_text="Still supported").first.inner_text()
         assert "Launch in June" in still and "Northwind expects the launch in June." in still
         assert "Pay the ad agency deposit" in impact.inner_text()
+        # The announcement already went out on June: Apply marks it as needing a follow-up.
+        assert "Already acted on: Send the launch announcement — done on " in page.locator("#already-done").inner_text()
         screenshot(page, "correction-preview")
 
         # An edit after the preview disables Apply until the edited correction is previewed.

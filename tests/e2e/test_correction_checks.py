@@ -31,7 +31,7 @@ class CorrectionChecksTests:
         words = check.inner_text()
         assert "Still supported — but check" in words
         assert "Launch in June" in words and "Northwind expects the launch in June" in words
-        assert "Send the launch announcement" in words and "pending" in words
+        assert "Confirm the launch date with Northwind" in words and "pending" in words
         check.scroll_into_view_if_needed()
         screenshot(page, "correction-restating-check")
         page.get_by_role("button", name="Apply the correction").click()

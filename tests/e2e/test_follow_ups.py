@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agents.services import decisions as agents_services
+from agents.graph import actions as actions_graph
 from claims.graph import search as search_graph
 from config.demo import demo_load
 from tests.conftest import MakeUser
@@ -32,14 +32,10 @@ class AlreadyActedOnTests:
         workspace = demo_load(owner=admin)
         assert workspace is not None
         june = search_graph.claim_search_phrase(workspace=workspace, phrase="the product launch is in june", limit=1)[0]
-        decision = agents_services.decision_add(
-            workspace=workspace, title="The product launch is in June", rationale="The plan says so.",
-            justifications=[[june.id]], actor=admin,
-        )  # fmt: skip
-        announce = agents_services.action_add(
-            workspace=workspace, title="Send the launch announcement", decision_ids=[decision.id], actor=admin
-        )
-        agents_services.action_mark(workspace=workspace, action_id=announce.id, status="done", actor=admin)
+        # The demo's announcement went out on “Announce the June launch”, which rests on the plan's June alone.
+        announce = next(a for a in actions_graph.action_list(workspace=workspace, status="done"))
+        assert announce.title == "Send the launch announcement"
+        decision = announce.decision_ids[0]
         log_in(page, live_server, admin)
 
         page.goto(f"/w/{workspace.id}/claims/{june.id}/correct")
@@ -64,7 +60,7 @@ class AlreadyActedOnTests:
         from corrections import review
 
         review.decision_revise(
-            workspace=workspace, decision_id=decision.id, title="The product launch is in July", rationale="",
+            workspace=workspace, decision_id=decision, title="The product launch is in July", rationale="",
             justifications=[[july[0].id]], actions="move", actor=admin,
         )  # fmt: skip
         # The same address: a reload (a change of fragment alone would not load the page again).

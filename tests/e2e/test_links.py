@@ -42,9 +42,12 @@ class LinksBothWaysTests:
         # The old claim's "What rests on it": its decisions and the actions under them, each a link.
         rests = page.locator("ul.dependents")
         assert rests.get_by_role("link", name="Launch in June").is_visible()
+        assert rests.get_by_role("link", name="Announce the June launch").is_visible()
         assert rests.get_by_role("link", name="Send the launch announcement").is_visible()
         assert rests.get_by_role("link", name="Pay the ad agency deposit").is_visible()
         screenshot(page, "links-old-claim")
+        # The announcement that already went out on it: done, and now needing a follow-up.
         rests.get_by_role("link", name="Send the launch announcement").click()
         page.get_by_role("heading", name="Send the launch announcement", level=1).wait_for()
-        assert "Pending: still to do" in page.get_by_role("region", name="Where it stands").inner_text()
+        assert "Done: it was marked done" in page.get_by_role("region", name="Where it stands").inner_text()
+        assert "follow-up needed" in page.locator("#follow-up").inner_text()

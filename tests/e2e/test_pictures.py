@@ -88,9 +88,10 @@ class PictureTests:
         data = embedded(page, "chain-picture")
         assert {(n["id"], n["status"]) for n in nodes} == {(n["id"], n["status"]) for n in data["nodes"]}
         labels = {n["label"] for n in nodes}
-        assert {"Launch plan (March update)", "Launch in June", "Book the May campaign slots"} <= labels
+        assert {"Launch plan (March update)", "Launch in June", "Announce the June launch"} <= labels
+        assert {"Book the May campaign slots", "Send the launch announcement"} <= labels
         assert "The campaign must be ready in May because the launch is in June." in labels
-        assert len(nodes) == 7 and page.locator("#chain-picture").get_attribute("role") == "img"
+        assert len(nodes) == 9 and page.locator("#chain-picture").get_attribute("role") == "img"
         assert page.locator(".graph-legend").get_by_text("supported", exact=True).is_visible()
         # Left to right: the source, then the claim, then what was derived from it, then the decision.
         x = {n["label"]: page.evaluate(NODE_AT, ["chain-picture", n["label"]])["x"] for n in nodes}
@@ -108,9 +109,11 @@ class PictureTests:
         preview_correction(page, "The product launch is in July.", "The board moved the launch.", wait_for="#impact")
         nodes = drawn(page, "impact-picture")
         statuses = {n["label"]: n["status"] for n in nodes}
-        assert statuses["Book the May campaign slots"] == "needs_review"
+        assert statuses["Book the May campaign slots"] == statuses["Announce the June launch"] == "needs_review"
         assert statuses["Pay the ad agency deposit"] == "held"
         assert statuses["Launch in June"] == "supported" and statuses["The product launch is in July."] == "replacement"
+        # The announcement already sent on June: drawn too, as needing a follow-up (it stays done).
+        assert statuses["Send the launch announcement"] == "follow_up_needed"
         screenshot(page, "picture-impact-preview")
         watch.assert_clean()
 
@@ -124,6 +127,7 @@ class PictureTests:
             label: status for label, status in after.items() if label in promised
         }
         assert {"Book the May campaign slots", "Pay the ad agency deposit", "Launch in June"} <= set(after)
+        assert after["Send the launch announcement"] == "follow_up_needed"
         assert after["The product launch is in July."] == "current"
         screenshot(page, "picture-impact-applied")
         watch.assert_clean()
