@@ -20,6 +20,7 @@ from corrections.services.watch import claims_current_received
 from corrections.statuses import ApplyStatus
 from tests.corrections.conftest import World
 from tests.waiting import wait_until
+from workspaces import registry
 from workspaces.models import AuditEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,13 +57,16 @@ class RoundTripTests:
         launch, derived, _ = story(world)
         plan = preview_services.preview(workspace=world.trio.workspace, claim_id=world.june, statement=STATEMENT)
         before = graph.queries_sent()
-        # The contradiction watch on the replacement is the worker's (Celery runs eagerly in tests): not counted.
+        # The contradiction watch on the replacement and the telling of the correction are the workers' (Celery runs
+        # eagerly in tests): not counted.
         claims_current.disconnect(dispatch_uid="corrections.watch")
+        kicks, registry.TELL_SOON[:] = list(registry.TELL_SOON), []
         try:
             with CaptureQueriesContext(connection) as sql:
                 outcome = apply(world, plan.fingerprint, "trips")
         finally:
             claims_current.connect(claims_current_received, dispatch_uid="corrections.watch")
+            registry.TELL_SOON[:] = kicks
         assert graph.queries_sent() - before == 2
         statements = [q["sql"] for q in sql.captured_queries]
         # The lock with the intent, the outcome with the audit event, the unlock: each its own autocommit.
