@@ -11,6 +11,9 @@ down) leaves its event for the next run, counted and logged; the rest of the bat
 from __future__ import annotations
 
 import logging
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -157,12 +160,51 @@ def tell_all(*, send_now: bool = False) -> TellReport:
             return total
 
 
+class _Kicker:
+    """Queues the dispatcher from a thread of its own, so a commit that wrote to the outbox never waits for the broker
+    (an apply answers without it); kicks asked for while one waits to be sent are that one. A kick lost with its
+    process is the beat's sweep's. A forked child (a Celery or benchmark process) makes its own thread."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tell-kick")
+        self.lock = threading.Lock()
+        self.waiting = False
+
+    def kick(self) -> None:
+        with self.lock:
+            if self.waiting:
+                return
+            self.waiting = True
+        self.pool.submit(self._send)
+
+    def _send(self) -> None:
+        with self.lock:
+            self.waiting = False
+        from notifications import tasks
+
+        try:
+            tasks.tell_pending.delay()
+        except Exception as error:  # noqa: BLE001 - any failure to queue leaves the events for the sweep
+            logger.warning("the dispatcher could not be queued; the sweep will tell what is waiting: %s", error)
+
+
+_KICKER = _Kicker()
+
+
+def _new_kicker() -> None:
+    global _KICKER
+    _KICKER = _Kicker()
+
+
+os.register_at_fork(after_in_child=_new_kicker)
+
+
 def tell_soon() -> None:
-    """Queues the dispatcher (after a commit that wrote Tell rows); a broker that cannot take it is logged, never
-    raised: the beat's sweep tells what waits."""
+    """Asks the teller worker to tell what was just committed, without waiting (workspaces/registry.py
+    `tell_soon`). Where Celery runs tasks in the caller (tests), it tells them here and now."""
     from notifications import tasks
 
-    try:
+    if tasks.tell_pending.app.conf.task_always_eager:
         tasks.tell_pending.delay()
-    except Exception as error:  # noqa: BLE001 - any failure to queue leaves the events for the sweep
-        logger.warning("the dispatcher could not be queued; the sweep will tell what is waiting: %s", error)
+        return
+    _KICKER.kick()
