@@ -206,6 +206,9 @@ AFTERHACK_EMBEDDING_BATCH = number("AFTERHACK_EMBEDDING_BATCH", 64, minimum=1)
 # A semantic match must be at least this similar (cosine) to the query; below, it is left out.
 AFTERHACK_SEMANTIC_MIN_SIMILARITY = number("AFTERHACK_SEMANTIC_MIN_SIMILARITY", 0.25, minimum=0.0)
 # The Analyst's tool loop is bounded: this many model calls, and no new call after this many seconds.
+# What changed in what a caller relied on lists a change once it is this old: a write's moment is taken before its
+# graph write, so one a little earlier may commit a little later (docs/api.md, "What changed in what you relied on").
+AFTERHACK_CHANGES_SETTLE_SECONDS = number("AFTERHACK_CHANGES_SETTLE_SECONDS", 5.0, minimum=0.0)
 AFTERHACK_AGENT_MAX_STEPS = number("AFTERHACK_AGENT_MAX_STEPS", 8, minimum=1)
 AFTERHACK_AGENT_TIMEOUT = number("AFTERHACK_AGENT_TIMEOUT", 180.0, minimum=1.0)
 

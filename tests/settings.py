@@ -75,3 +75,6 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # The suite does not run collectstatic: serve static files from the apps, unhashed.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405 - WhiteNoise expects the folder to exist
+
+# What changed in what a caller relied on lists changes at once here (the settling is tested on its own).
+AFTERHACK_CHANGES_SETTLE_SECONDS = 0.0

@@ -41,6 +41,7 @@ RELIED_ON = (
 RELIED_ON_CHANGES = (
     "MATCH (x:" + CHANGE_LABEL + ") WHERE x.kind IN " + words(ChangeKind.CLAIM, ChangeKind.DECISION) + " "
     "AND x.at >= $after_at AND (x.at > $after_at OR x.kind > $after_kind OR (x.kind = $after_kind AND x.id > $after_id)) "
+    "AND x.at < $settled "
     "MATCH (x)-[:" + CHANGE_OF + "]->(n) WHERE " + RELIED_ON + " "
     "WITH x ORDER BY x.at, x.kind, x.id "
     "WITH collect(x) AS found "
@@ -98,11 +99,15 @@ def _replacement(row: dict[str, Any]) -> Replacement | None:
     return Replacement(found["id"], found.get("statement") or found.get("title") or "", found["status"])
 
 
-def relied_on_changes(*, workspace: HasGraph, me: str, after: tuple[str, str, str], limit: int) -> ReliedChanges:
+def relied_on_changes(
+    *, workspace: HasGraph, me: str, after: tuple[str, str, str], limit: int, settled: str
+) -> ReliedChanges:
     """The first `limit` changes after the position `after` ((at, kind, id); (moment, '', '') starts at a moment)
-    to the claims and decisions `me` relied on, oldest first, and how many there are from the position on."""
+    and before the moment `settled` to the claims and decisions `me` relied on, oldest first, and how many there are
+    from the position on."""
     after_at, after_kind, after_id = after
-    params = {"me": me, "after_at": after_at, "after_kind": after_kind, "after_id": after_id, "limit": limit}
+    params = {"me": me, "after_at": after_at, "after_kind": after_kind, "after_id": after_id, "limit": limit,
+              "settled": settled}  # fmt: skip
     rows = [record for record in graph.ro_records(workspace, RELIED_ON_CHANGES, params)]
     changes = [
         ReliedChange(Change.from_map(row["change"]), row["title"] or "", bool(row["changed_again"]), _replacement(row))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core import signing
 
 from afterhack.errors import UserError
@@ -73,7 +74,13 @@ def relied_on_page(
     list did not give to this user in this workspace, or for both `since` and `start`."""
     me = actor_name(user)
     position = _position(workspace, me, since, start)
-    read = relied_on_graph.relied_on_changes(workspace=workspace, me=me, after=position, limit=limit)
+    # A change's moment is its writer's, taken before its graph write: one taken a little earlier may commit a
+    # little later. Changes are listed once they are AFTERHACK_CHANGES_SETTLE_SECONDS old, so a `resume` never
+    # passes one that is still on its way.
+    settled = (datetime.now(UTC) - timedelta(seconds=settings.AFTERHACK_CHANGES_SETTLE_SECONDS)).isoformat(
+        timespec="microseconds"
+    )
+    read = relied_on_graph.relied_on_changes(workspace=workspace, me=me, after=position, limit=limit, settled=settled)
     if read.changes:
         last = read.changes[-1].change
         position = (last.at, str(last.kind), last.id)

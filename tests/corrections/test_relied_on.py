@@ -161,6 +161,17 @@ class NextStepTests:
 
 
 class CursorTests:
+    def test_a_change_is_listed_once_it_has_settled_and_a_resume_waits_for_it(
+        self, world: World, cited: str, settings: Any
+    ) -> None:
+        owner = world.trio.owner
+        settings.AFTERHACK_CHANGES_SETTLE_SECONDS = 3600.0  # every change here is younger than that
+        young = feed(world, owner).json()
+        assert (young["results"], young["count"], young["next"]) == ([], 0, None)
+        settings.AFTERHACK_CHANGES_SETTLE_SECONDS = 0.0
+        # The position it gave did not pass them: from it, both changes come once they have settled.
+        assert feed(world, owner, since=young["resume"]).json()["count"] == 2
+
     def test_two_pages_then_a_resume_gives_each_change_once(self, world: World, cited: str) -> None:
         owner = world.trio.owner
         everything = feed(world, owner).json()["results"]
