@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
-from pydantic import StrictInt
+from pydantic import ConfigDict, StrictInt
+from pydantic.config import JsonDict
 
 from afterhack.lists.cursors import MAX_LIMIT, Page, PageIn
-from afterhack.schemas import Input, PathId, Refuse, Text, errors
+from afterhack.schemas import Id, Input, PathId, Refuse, errors
 from notifications.models import Notification
 from notifications.selectors import inbox as inbox_selectors
 from notifications.services import notices as notice_services
@@ -42,9 +43,20 @@ class NotificationOut(Schema):
     read: bool
 
 
+# One of the two (null is the same as left out).
+READ_SHAPES: JsonDict = {
+    "oneOf": [
+        {"required": ["ids"], "properties": {"ids": {"type": "array"}, "all": {"type": "null"}}},
+        {"required": ["all"], "properties": {"all": {"const": True}, "ids": {"type": "null"}}},
+    ]
+}
+
+
 class ReadIn(Input):
+    model_config = ConfigDict(json_schema_extra=READ_SHAPES)
+
     ids: Annotated[
-        list[StrictInt] | None,
+        list[Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]] | None,
         Field(max_length=MAX_LIMIT, description=f"The notifications to mark read (at most {MAX_LIMIT})."),
         Refuse(words=f"“ids” must be a list of at most {MAX_LIMIT} notification ids (whole numbers)."),
     ] = None
@@ -56,7 +68,7 @@ class ReadIn(Input):
 
     @classmethod
     def misshapen(cls, data: dict[str, Any]) -> str | None:
-        if ("ids" in data) == ("all" in data):
+        if (data.get("ids") is not None) == (data.get("all") is not None):
             return READ_WORDS
         return None
 
@@ -70,8 +82,8 @@ class ReadOut(Schema):
 
 class WatchIn(Input):
     id: Annotated[
-        Text,
-        Field(max_length=64, description="The id of a claim, decision or action of the workspace."),
+        Id,
+        Field(description="The id of a claim, decision or action of the workspace."),
         Refuse(
             words="Give the “id” of a claim, decision or action of this workspace (a UUID).",
             missing="Give the “id” of the claim, decision or action to watch.",

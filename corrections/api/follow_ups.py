@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from django.http import HttpRequest
 from ninja import Field, Router
 from ninja.responses import Status
-from pydantic import StrictBool
+from pydantic import ConfigDict, StrictBool
+from pydantic.config import JsonDict
 
 from afterhack.errors import UserError
 from afterhack.schemas import Id, Input, PathId, Refuse, Text, Words, errors
@@ -29,7 +30,21 @@ BODY_RULE = (
 )
 
 
+# One of the two shapes (null is the same as left out): a follow-up to plan, or none needed and why.
+FOLLOW_UP_SHAPES: JsonDict = {
+    "oneOf": [
+        {"required": ["title"], "properties": {"title": {"type": "string"}, "not_needed": {"const": False}}},
+        {
+            "required": ["not_needed", "reason"],
+            "properties": {"not_needed": {"const": True}, "title": {"type": "null"}, "decision_ids": {"type": "null"}},
+        },
+    ]
+}
+
+
 class FollowUpIn(Input):
+    model_config = ConfigDict(json_schema_extra=FOLLOW_UP_SHAPES)
+
     title: Annotated[
         Words | None,
         Field(max_length=MAX_TITLE_CHARS, description="The follow-up action's title."),

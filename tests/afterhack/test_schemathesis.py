@@ -73,6 +73,10 @@ SEMANTIC_422 = [
     "GET /api/v1/workspaces/{ws_id}/claims/{claim_id}",
     "GET /api/v1/workspaces/{ws_id}/decisions/{decision_id}",
     "GET /api/v1/workspaces/{ws_id}/actions/{action_id}",
+    # A cursor of the inbox it did not give out; a follow-up on decisions that do not hold, or no follow-up without a
+    # reason in words.
+    "GET /api/v1/notifications",
+    "POST /api/v1/workspaces/{ws_id}/actions/{action_id}/follow-up",
     # A webhook's URL that is text but no http(s) address, or this app's own; an event kind the schema cannot list.
     "POST /api/v1/workspaces/{ws_id}/webhooks",
     "PATCH /api/v1/workspaces/{ws_id}/webhooks/{webhook_id}",
