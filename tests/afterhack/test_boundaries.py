@@ -8,18 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The application: the base, the apps and the wiring on top.
-APP_DIRS = (
-    "afterhack",
-    "workspaces",
-    "webhooks",
-    "notifications",
-    "claims",
-    "agents",
-    "corrections",
-    "mcp_server",
-    "config",
-)
+# The application: the base, the apps and the wiring on top (`LAYERS` below, the same folders in their order).
 # The benchmarks (`make bench`): on top of the application, which never runs them but through its bench command.
 BENCHMARKS = "benchmarks"
 
@@ -58,6 +47,7 @@ LAYERS = (
     "mcp_server",
     "config",
 )
+APP_DIRS = LAYERS
 # The benchmarks sit above every layer: they measure the apps from the inside, so they may import any module of any
 # layer (an app's graph modules too), and no layer imports them but the command that runs them.
 RUNS_BENCHMARKS = "config/management/commands/bench.py"
